@@ -1,0 +1,1 @@
+"""MURGAT calibration: scoring, judges, sweeps, the calibrated-configuration file."""

@@ -49,7 +49,7 @@ class Citation:
         return out
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Citation":
+    def from_dict(cls, data: dict) -> Citation:
         start = data.get("start")
         end = data.get("end", start)
         return cls(
@@ -94,19 +94,28 @@ def parse_time(text: str) -> float:
         hours, minutes = numbers
         if minutes >= 60:
             raise ValueError(f"time '{text}': minutes must be below 60 in H:MM:SS")
-        return hours * 3600 + minutes * 60 + seconds
-    return numbers[0] * 60 + seconds
+        numbers = [hours * 60 + minutes]
+    # One exact integer division, so '1:00:00.1' is the float nearest 3600.1
+    # and format_time/parse_time round-trip exactly.
+    whole_text, _, frac_text = seconds_text.partition(".")
+    scale = 10 ** len(frac_text)
+    total = (numbers[0] * 60 + int(whole_text)) * scale + (int(frac_text) if frac_text else 0)
+    return total / scale
 
 
 def format_time(seconds: float) -> str:
-    """Seconds → `M:SS` (or `H:MM:SS` from one hour on); keeps a fractional part."""
-    whole = int(math.floor(seconds + 1e-9))
-    frac = seconds - whole
+    """Seconds → `M:SS` (or `H:MM:SS` from one hour on), to the millisecond.
+
+    A fractional part is kept without trailing zeros (`0:12.5`); it is rounded
+    to whole milliseconds first, so 12.9999 becomes `0:13`, never `0:121.`.
+    """
+    millis = round(seconds * 1000)
+    whole, frac_ms = divmod(millis, 1000)
     hours, rest = divmod(whole, 3600)
     minutes, secs = divmod(rest, 60)
     sec_text = f"{secs:02d}"
-    if frac > 1e-6:
-        sec_text += f"{frac:.3f}".lstrip("0").rstrip("0")
+    if frac_ms:
+        sec_text += f".{frac_ms:03d}".rstrip("0")
     if hours:
         return f"{hours}:{minutes:02d}:{sec_text}"
     return f"{minutes}:{sec_text}"
@@ -147,10 +156,25 @@ def parse_citation_group(inner: str) -> list[Citation]:
     return out
 
 
+def _is_citation_group(citations: list[Citation]) -> bool:
+    # `(Option A, 2)` has the shape but is prose: a group counts when some part
+    # names a known modality or writes a clock time (`(smell, 0:12)` is a citation, invalid).
+    return any(c.modality in MODALITIES or ":" in (c.raw or "").rpartition(",")[2]
+               for c in citations)
+
+
 def find_citation_groups(text: str) -> list[CitationGroup]:
-    """Every citation group in `text`, with offsets, left to right."""
-    return [CitationGroup(m.start(), m.end(), tuple(parse_citation_group(m.group(1))))
-            for m in _GROUP_RE.finditer(text)]
+    """Every citation group in `text`, with offsets [start, end), left to right.
+
+    Parenthesised prose is skipped: `(see above)`, `(e.g., red)`, `(3 times)`,
+    and `(Option A, 2)` (no part has a known modality or a clock time).
+    """
+    groups = []
+    for m in _GROUP_RE.finditer(text):
+        citations = parse_citation_group(m.group(1))
+        if _is_citation_group(citations):
+            groups.append(CitationGroup(m.start(), m.end(), tuple(citations)))
+    return groups
 
 
 def parse_citations(text: str) -> list[Citation]:
@@ -160,7 +184,11 @@ def parse_citations(text: str) -> list[Citation]:
 
 def strip_citations(text: str) -> str:
     """`text` without its citation groups, white space tidied."""
-    stripped = _GROUP_RE.sub("", text)
+    pieces, last = [], 0
+    for group in find_citation_groups(text):
+        pieces.append(text[last:group.start])
+        last = group.end
+    stripped = "".join(pieces) + text[last:]
     stripped = re.sub(r"\s+([.,;:!?])", r"\1", stripped)
     return re.sub(r"\s{2,}", " ", stripped).strip()
 

@@ -25,7 +25,7 @@ class Entailment:
         return {"all": self.all, "alone": list(self.alone), "without": list(self.without)}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Entailment":
+    def from_dict(cls, data: dict) -> Entailment:
         return cls(all=data.get("all"), alone=list(data.get("alone") or []),
                    without=list(data.get("without") or []))
 
@@ -52,7 +52,7 @@ class Fact:
         return out
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Fact":
+    def from_dict(cls, data: dict) -> Fact:
         ent = data.get("entailment")
         return cls(text=data["text"], citations=[int(i) for i in data.get("citations") or []],
                    entailment=None if ent is None else Entailment.from_dict(ent),
@@ -94,7 +94,7 @@ class Sentence:
         return out
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Sentence":
+    def from_dict(cls, data: dict) -> Sentence:
         offsets = data.get("offsets") or [None, None]
         return cls(text=data["text"], verifiable=data.get("verifiable"),
                    citations=[Citation.from_dict(c) for c in data.get("citations") or []],
@@ -115,7 +115,7 @@ class EvaluationRecord:
                 "sentences": [s.to_dict() for s in self.sentences]}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "EvaluationRecord":
+    def from_dict(cls, data: dict) -> EvaluationRecord:
         return cls(response_id=str(data["response_id"]), source=str(data["source"]),
                    sentences=[Sentence.from_dict(s) for s in data.get("sentences") or []])
 
@@ -142,7 +142,7 @@ class Response:
                 "answer": self.answer, "extra": dict(self.extra)}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Response":
+    def from_dict(cls, data: dict) -> Response:
         return cls(response_id=str(data["response_id"]), text=data["text"],
                    video=data.get("video"), question=data.get("question") or "",
                    options=list(data.get("options") or []), answer=data.get("answer"),

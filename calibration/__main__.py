@@ -59,11 +59,14 @@ def _score_metric_file(path: Path, read: ReadResult, args, problems: list[Proble
         try:
             score = score_metric_entry(item.entry, item.response.response_id, source)
         except ValueError as exc:
-            problems.append(Problem(str(path), index, "evaluations", str(exc), entry=True))
+            line, is_entry = read.locations[index]
+            problems.append(Problem(str(path), line, "evaluations", str(exc), entry=is_entry))
             continue
         differences = compare_reference(item.entry, score)
         if differences:
-            notes.append(f"warning: {path}, entry {index} (id {score.response_id}): stored "
+            line, is_entry = read.locations[index]
+            where = f"entry {line}" if is_entry else f"line {line}"
+            notes.append(f"warning: {path}, {where} (id {score.response_id}): stored "
                          f"response_score differs from the recomputed one: " + "; ".join(differences))
         scores.append(score)
     return scores
@@ -79,7 +82,8 @@ def _score_records_file(path: Path, read: ReadResult, args, problems: list[Probl
         try:
             scores.extend(score_records([record], modes))
         except ValueError as exc:
-            problems.append(Problem(str(path), index, "sentences", str(exc), entry=True))
+            line, is_entry = read.locations[index]
+            problems.append(Problem(str(path), line, "sentences", str(exc), entry=is_entry))
     return scores
 
 
@@ -139,6 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
                                      description="MURGAT calibration: score, sweep and judge.")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_score_parser(subparsers)
+    from calibration.sweep_cli import add_sweep_parser  # here, so `score` never pays for scipy stats
+
+    add_sweep_parser(subparsers)
     return parser
 
 

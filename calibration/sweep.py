@@ -1,0 +1,339 @@
+"""The sweep: every judge configuration's MURGAT-S against gold, with the evidence to choose one.
+
+A configuration is (judge source, precision mode); gold is scored in the same mode. All
+configurations sit in one (configurations × gold responses) matrix X with the matching gold
+scores in Y (NaN where a source lacks a response), so every statistic is one vectorised call
+of `calibration.stats`, and every bootstrap uses the SAME resampled responses.
+
+Choosing `best`: the highest held-out r (k-fold mean, same folds for every configuration);
+ties go to the higher in-sample r, then to the earlier row (sources sorted by name, modes in
+the order given). Every other configuration is tested against it: Williams' test when both
+are compared with the same gold scores (same mode, or modes whose gold scores coincide),
+else the paired bootstrap (Williams needs one shared human variable); Holm-adjusted across
+the sweep. "Indistinguishable from best" means the adjusted p is at least `alpha`.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from annotation.errors import InputError, Problem
+from annotation.records import EvaluationRecord, source_kind
+from calibration import stats
+from calibration.score import PRECISION_MODES, score_records
+from calibration.stages import StageLoss, stage_losses
+
+
+@dataclass
+class ConfigResult:
+    """One configuration against gold over the `n` responses both have (`missing_ids`: gold
+    responses this source lacks). `system_score` is the judge's mean MURGAT-S over those
+    responses, `gold_system_score` gold's mean over the same ones."""
+
+    source: str
+    precision_mode: str
+    n: int
+    missing_ids: list[str]
+    pearson: float
+    pearson_ci: tuple[float, float]
+    spearman: float
+    spearman_ci: tuple[float, float]
+    kendall: float
+    kendall_ci: tuple[float, float]
+    mae: float
+    system_score: float
+    gold_system_score: float
+    heldout_pearson: float
+    undefined_reason: str | None = None
+    bootstrap_undefined: int = 0  # resamples in which r was undefined (left out of the CI)
+    p_vs_best: float | None = None  # Holm-adjusted; None for the best itself
+    p_vs_best_raw: float | None = None  # one-sided, before Holm
+    p_vs_best_test: str | None = None  # "williams" or "bootstrap"
+    p_boot_vs_best: float | None = None  # paired bootstrap, one-sided, not adjusted
+    indistinguishable_from_best: bool | None = None
+    vs_annotators: dict[str, dict] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return f"{self.source} [{self.precision_mode}]"
+
+    def to_dict(self) -> dict:
+        return _json_safe(asdict(self))
+
+
+@dataclass
+class SweepReport:
+    """Everything `run_sweep` found; `to_dict()` is the `sweep --json` object."""
+
+    configs: list[ConfigResult]
+    best: ConfigResult | None
+    selection: dict
+    sources: list[dict]
+    gold: dict
+    annotators: list[dict]
+    human_ceiling: dict[str, float]
+    stages: list[StageLoss]
+    settings: dict
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return _json_safe({
+            "configs": [c.to_dict() for c in self.configs],
+            "best": None if self.best is None else self.best.to_dict(),
+            "selection": self.selection, "sources": self.sources, "gold": self.gold,
+            "annotators": self.annotators, "human_ceiling": self.human_ceiling,
+            "stages": [s.to_dict() for s in self.stages], "settings": self.settings,
+            "notes": self.notes})
+
+
+def _json_safe(value):
+    """NaN/inf → None (JSON has no NaN), tuples → lists, numpy scalars → Python numbers."""
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _by_source(records: list[EvaluationRecord], what: str, problems: list[Problem]) -> dict[str, dict]:
+    out: dict[str, dict[str, EvaluationRecord]] = {}
+    for position, record in enumerate(records):
+        seen = out.setdefault(record.source, {})
+        if record.response_id in seen:
+            problems.append(Problem(f"<{what}>", position, "response_id",
+                                    f"response '{record.response_id}' appears twice for source "
+                                    f"'{record.source}'", entry=True))
+        seen[record.response_id] = record
+    return out
+
+
+def _check_inputs(gold, judges, humans, modes) -> tuple[dict, dict, dict]:
+    problems: list[Problem] = []
+    for mode in modes:
+        if mode not in PRECISION_MODES:
+            problems.append(Problem("<settings>", None, "precision", f"unknown precision mode '{mode}'"))
+    gold_by = _by_source(gold, "gold", problems)
+    judges_by = _by_source(judges, "judges", problems)
+    humans_by = _by_source(humans, "humans", problems)
+    if not gold_by:
+        problems.append(Problem("<gold>", None, None, "no gold records"))
+    elif len(gold_by) > 1:
+        problems.append(Problem("<gold>", None, "source", "gold records come from several sources: "
+                                + ", ".join(sorted(gold_by))))
+    if not judges_by:
+        problems.append(Problem("<judges>", None, None, "no judge records"))
+    if "gold" in judges_by:
+        problems.append(Problem("<judges>", None, "source", "gold records among the judges"))
+    for source in humans_by:
+        if source_kind(source) != "human":
+            problems.append(Problem("<humans>", None, "source", f"'{source}' is not a human:<name> source"))
+    if problems:
+        raise InputError(problems)
+    return gold_by, judges_by, humans_by
+
+
+def _score_matrix(records_by_source: dict, ids: list[str], modes) -> dict[tuple[str, str], np.ndarray]:
+    """(source, mode) → MURGAT-S over `ids`, NaN where the source has no record."""
+    column = {rid: i for i, rid in enumerate(ids)}
+    out: dict[tuple[str, str], np.ndarray] = {}
+    for source, records in records_by_source.items():
+        for mode in modes:
+            out[(source, mode)] = np.full(len(ids), np.nan)
+        try:
+            scores = score_records(list(records.values()), modes)
+        except ValueError as exc:  # the scorer names response, sentence and fact
+            raise InputError(Problem(f"<{source}>", None, "sentences", str(exc))) from None
+        for score in scores:
+            if score.response_id in column and score.murgat_s is not None:
+                out[(source, score.precision_mode)][column[score.response_id]] = score.murgat_s
+    return out
+
+
+def _pick_best(heldout: np.ndarray, pearson: np.ndarray) -> int | None:
+    def key(i):
+        h, p = heldout[i], pearson[i]
+        return (-h if math.isfinite(h) else math.inf, -p if math.isfinite(p) else math.inf, i)
+    finite = [i for i in range(len(pearson)) if math.isfinite(heldout[i]) or math.isfinite(pearson[i])]
+    return min(finite, key=key) if finite else None
+
+
+def _compare_with_best(b: int, i: int, X, Y, W, boot) -> tuple[float, str, float]:
+    """(raw one-sided p, test name, bootstrap p) for "best's r exceeds row i's"."""
+    both = np.isfinite(X[b]) & np.isfinite(X[i]) & np.isfinite(Y[b]) & np.isfinite(Y[i])
+    own_b, own_i = np.isfinite(X[b]) & np.isfinite(Y[b]), np.isfinite(X[i]) & np.isfinite(Y[i])
+    if (own_b == both).all() and (own_i == both).all():
+        p_boot = stats.bootstrap_p_not_greater(boot[:, b], boot[:, i])
+    else:  # pair them on the responses both have
+        Xp = np.where(both, X[[b, i]], np.nan)
+        pair = stats.bootstrap_pearson(Xp, Y[[b, i]], W)
+        p_boot = stats.bootstrap_p_not_greater(pair[:, 0], pair[:, 1])
+    if not np.allclose(Y[b, both], Y[i, both], rtol=0, atol=1e-12):
+        return p_boot, "bootstrap", p_boot
+    gold = Y[b, both]
+    r12, r13 = stats.pearson_rows(np.vstack([X[b, both], X[i, both]]), gold)
+    r23 = stats.pearson_rows(X[b, both], X[i, both])[0]
+    return stats.williams_test(r12, r13, r23, int(both.sum())).p_one_sided, "williams", p_boot
+
+
+def _annotator_block(humans_scores, gold_scores, modes) -> tuple[list[dict], dict]:
+    """Each annotator against gold and against the mean of the others (leave-one-out);
+    the ceiling is that leave-one-out r averaged over annotators."""
+    names = sorted({source for source, _ in humans_scores})
+    rows, ceiling = [], {}
+    for mode in modes:
+        loo = []
+        for name in names:
+            h = humans_scores[(name, mode)]
+            others = [humans_scores[(o, mode)] for o in names if o != name]
+            row = {"source": name, "precision_mode": mode, "n": int(np.isfinite(h).sum()),
+                   "pearson_vs_gold": float(stats.pearson_rows(h, gold_scores[mode])[0]),
+                   "pearson_vs_others": math.nan}
+            if others:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)  # nobody else scored it → NaN
+                    mean_others = np.nanmean(np.vstack(others), axis=0)
+                row["pearson_vs_others"] = float(stats.pearson_rows(h, mean_others)[0])
+                if math.isfinite(row["pearson_vs_others"]):
+                    loo.append(row["pearson_vs_others"])
+            rows.append(row)
+        ceiling[mode] = float(np.mean(loo)) if loo else math.nan
+    return rows, ceiling
+
+
+def run_sweep(gold: list[EvaluationRecord], judges: list[EvaluationRecord], modes=PRECISION_MODES,
+              humans: list[EvaluationRecord] | None = None, n_boot: int = 2000, folds: int = 5,
+              seed: int = 0, alpha: float = 0.05) -> SweepReport:
+    """Sweep every judge source × precision mode against gold (see the module docstring).
+
+    Responses are those of the gold records; a source missing some is compared on the ones
+    it has and the rest are listed (`missing_ids`, `sources`); judge records for responses
+    without gold are listed too, never used. Raises InputError (locations like
+    '<judges>, entry 3') for: no gold or no judges, gold from several sources, a gold record
+    among the judges, a non-human source among `humans`, a repeated (response, source), an
+    unknown mode, or a record the scorer rejects; ValueError for n_boot < 1 or folds < 2.
+    """
+    modes = tuple(modes)
+    humans = list(humans or [])
+    if n_boot < 1 or folds < 2:
+        raise ValueError(f"need n_boot >= 1 and folds >= 2, got n_boot={n_boot}, folds={folds}")
+    gold_by, judges_by, humans_by = _check_inputs(gold, judges, humans, modes)
+    ((gold_source, gold_records),) = gold_by.items()
+    ids = sorted(gold_records)
+    n_all = len(ids)
+    notes: list[str] = []
+    gold_scores = {mode: v for (_, mode), v in _score_matrix(gold_by, ids, modes).items()}
+    judge_scores = _score_matrix(judges_by, ids, modes)
+    rows = [(source, mode) for source in sorted(judges_by) for mode in modes]
+    X = np.vstack([judge_scores[row] for row in rows])
+    Y = np.vstack([gold_scores[mode] for _, mode in rows])
+    pairs = np.isfinite(X) & np.isfinite(Y)
+
+    W = stats.multiplicities(stats.resample_indices(n_all, n_boot, seed), n_all)
+    pearson, spearman, kendall = stats.pearson_rows(X, Y), stats.spearman_rows(X, Y), stats.kendall_rows(X, Y)
+    boot_pearson = stats.bootstrap_pearson(X, Y, W)
+    cis = {"pearson": stats.percentile_ci(boot_pearson),
+           "spearman": stats.percentile_ci(stats.bootstrap_spearman(X, Y, W)),
+           "kendall": stats.percentile_ci(stats.bootstrap_kendall(X, Y, W))}
+
+    folds_used = min(folds, n_all // stats.MIN_PAIRS)
+    if folds_used < 2:
+        notes.append(f"{n_all} gold responses are too few for {folds}-fold cross-validation "
+                     f"(each fold needs {stats.MIN_PAIRS}); held-out r is undefined")
+        heldout = np.full(len(rows), np.nan)
+        selection = stats.CrossValidatedSelection(math.nan, math.nan, math.nan)
+    else:
+        if folds_used < folds:
+            notes.append(f"cross-validation used {folds_used} folds, not {folds}: {n_all} responses")
+        fold_index = stats.kfold_indices(n_all, folds_used, seed)
+        heldout = stats.heldout_pearson(X, Y, fold_index)
+        selection = stats.crossvalidated_selection(X, Y, fold_index)
+
+    configs = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a source with no shared response → NaN
+        mae = np.nanmean(np.where(pairs, np.abs(X - Y), np.nan), axis=1)
+    for i, (source, mode) in enumerate(rows):
+        m = pairs[i]
+        configs.append(ConfigResult(
+            source=source, precision_mode=mode, n=int(m.sum()),
+            missing_ids=[ids[j] for j in np.flatnonzero(~m)],
+            pearson=float(pearson[i]), pearson_ci=(float(cis["pearson"][0][i]), float(cis["pearson"][1][i])),
+            spearman=float(spearman[i]), spearman_ci=(float(cis["spearman"][0][i]), float(cis["spearman"][1][i])),
+            kendall=float(kendall[i]), kendall_ci=(float(cis["kendall"][0][i]), float(cis["kendall"][1][i])),
+            mae=float(mae[i]) if m.any() else math.nan,
+            system_score=float(X[i, m].mean()) if m.any() else math.nan,
+            gold_system_score=float(Y[i, m].mean()) if m.any() else math.nan,
+            heldout_pearson=float(heldout[i]),
+            undefined_reason=stats.correlation_undefined_reason(X[i], Y[i]),
+            bootstrap_undefined=int(np.isnan(boot_pearson[:, i]).sum())))
+
+    b = _pick_best(heldout, pearson)
+    if b is not None:
+        others = [i for i in range(len(rows)) if i != b]
+        compared = [_compare_with_best(b, i, X, Y, W, boot_pearson) for i in others]
+        adjusted = stats.holm_adjust([p for p, _, _ in compared])
+        for i, (p_raw, test, p_boot), p_adj in zip(others, compared, adjusted, strict=True):
+            c = configs[i]
+            c.p_vs_best_raw, c.p_vs_best_test, c.p_boot_vs_best = p_raw, test, p_boot
+            c.p_vs_best = float(p_adj)
+            c.indistinguishable_from_best = bool(p_adj >= alpha) if math.isfinite(p_adj) else None
+        configs[b].indistinguishable_from_best = True
+
+    annotator_rows, ceiling = [], {}
+    if humans_by:
+        human_scores = _score_matrix(humans_by, ids, modes)
+        for name in sorted(humans_by):
+            H = np.vstack([human_scores[(name, mode)] for _, mode in rows])
+            r = stats.pearson_rows(X, H)
+            lo, hi = stats.percentile_ci(stats.bootstrap_pearson(X, H, W))
+            n = (np.isfinite(X) & np.isfinite(H)).sum(1)
+            for i, c in enumerate(configs):
+                c.vs_annotators[name] = {"pearson": float(r[i]), "pearson_ci": (float(lo[i]), float(hi[i])),
+                                         "n": int(n[i])}
+        annotator_rows, ceiling = _annotator_block(human_scores, gold_scores, modes)
+
+    gold_ids = set(ids)
+    sources = [{"source": s, "n_records": len(recs), "missing": [r for r in ids if r not in recs],
+                "not_in_gold": sorted(set(recs) - gold_ids)} for s, recs in sorted(judges_by.items())]
+    for human, recs in sorted(humans_by.items()):
+        outside = sorted(set(recs) - gold_ids)
+        if outside:
+            notes.append(f"{human}: {len(outside)} responses without gold are left out")
+    for s in sources:
+        if s["missing"] or s["not_in_gold"]:
+            notes.append(f"{s['source']}: {len(s['missing'])} gold responses missing, "
+                         f"{len(s['not_in_gold'])} responses without gold ignored")
+    selection_dict = asdict(selection)
+    selection_dict["chosen"] = [configs[i].name if i >= 0 else None for i in selection.chosen]
+    return SweepReport(
+        configs=configs, best=None if b is None else configs[b], selection=selection_dict,
+        sources=sources, gold={"source": gold_source, "n_responses": n_all},
+        annotators=annotator_rows, human_ceiling=ceiling,
+        stages=stage_losses(list(gold_records.values()), judges),
+        settings={"modes": list(modes), "n_boot": n_boot, "folds": folds, "folds_used": max(folds_used, 0),
+                  "seed": seed, "alpha": alpha, "ci_level": 0.95,
+                  "williams": "one-sided, Graham & Baldwin (2014)", "multiple_testing": "holm"},
+        notes=notes)
+
+
+def cheapest_not_worse(report: SweepReport, cost_by_source: dict[str, float]) -> ConfigResult | None:
+    """The optional rule: the cheapest configuration not significantly worse than the best
+    (the best itself or one flagged indistinguishable), by `cost_by_source` (e.g. dollars per
+    response from prices × recorded tokens). Sources without a price are not candidates;
+    ties go to the higher held-out r, then sweep order. None when no candidate has a price."""
+    candidates = [(cost_by_source[c.source], i, c) for i, c in enumerate(report.configs)
+                  if c.indistinguishable_from_best and c.source in cost_by_source]
+    if not candidates:
+        return None
+
+    def key(item):
+        cost, i, c = item
+        return cost, -c.heldout_pearson if math.isfinite(c.heldout_pearson) else math.inf, i
+    return min(candidates, key=key)[2]

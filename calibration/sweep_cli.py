@@ -1,0 +1,209 @@
+"""`python -m calibration sweep`: read gold, annotators and judges, run the sweep, print it.
+
+Records come from a project (`--project DIR`) or from files (`--gold FILE --judges FILE...`);
+in a file each record's own `source` decides its role: `gold` and `human:*` belong in the
+gold file (annotators are compared too), `judge:*` (or `human:*`, to isolate a stage) in the
+judge files; a metric file is accepted as a judge named 'judge:<file stem>'.
+Exit codes: 0 done, 2 bad input (every problem on stderr, nothing on stdout).
+"""
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+from annotation.errors import InputError, Problem
+from annotation.readers import load_rows, read_any
+from annotation.records import EvaluationRecord, source_kind
+from calibration.score import PRECISION_MODES
+from calibration.sweep import SweepReport, run_sweep
+
+
+def add_sweep_parser(subparsers) -> None:
+    """Register `sweep` on an argparse subparsers object; the handler is `args.func`."""
+    parser = subparsers.add_parser(
+        "sweep", help="which judge configuration tracks human gold best, and how sure we are",
+        description="Correlate every judge source × precision mode with gold MURGAT-S: Pearson r with a "
+                    "paired-bootstrap 95%% CI, Spearman, Kendall, held-out r from k-fold selection, "
+                    "Williams' test against the best (Holm-adjusted). Prints a table sorted by held-out r, "
+                    "or one JSON object with --json.")
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--project", metavar="DIR", help="project directory (gold, human:* and judge:* records)")
+    where.add_argument("--gold", metavar="FILE", help="records file with the gold records (and human:* ones)")
+    parser.add_argument("--judges", nargs="+", metavar="FILE", help="judge records or metric files (with --gold)")
+    parser.add_argument("--precision", choices=(*PRECISION_MODES, "all"), default="all",
+                        help="precision mode(s) to sweep (default: all)")
+    parser.add_argument("--bootstrap", type=int, default=2000, metavar="N", help="bootstrap resamples (default 2000)")
+    parser.add_argument("--folds", type=int, default=5, metavar="K", help="cross-validation folds (default 5)")
+    parser.add_argument("--seed", type=int, default=0, metavar="S", help="seed for resamples and folds (default 0)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    parser.set_defaults(func=cmd_sweep)
+
+
+class _Locator:
+    """Where the i-th record of a file sits (line or entry), read only when a problem needs it."""
+
+    def __init__(self, path: Path):
+        self.path, self._rows = path, None
+
+    def problem(self, index: int, field: str, message: str) -> Problem:
+        if self._rows is None:
+            self._rows = load_rows(self.path)
+        line, is_entry, _ = self._rows[index]
+        return Problem(str(self.path), line, field, message, entry=is_entry)
+
+
+def _read_records(path: Path, problems: list[Problem]) -> list[tuple[int, EvaluationRecord]]:
+    try:
+        fmt, read = read_any(path, source="judge:" + path.stem)
+    except InputError as exc:
+        problems.extend(exc.problems)
+        return []
+    except OSError as exc:
+        problems.append(Problem(str(path), None, None, exc.strerror or str(exc)))
+        return []
+    if fmt == "metric":
+        return list(enumerate(item.record for item in read.items))
+    if fmt != "records":
+        problems.append(Problem(str(path), None, None, f"a {fmt} file carries no judgements"))
+        return []
+    return list(enumerate(read.items))
+
+
+def _load_files(gold_name: str, judge_names: list[str], problems: list[Problem]):
+    gold, humans, judges = [], [], []
+    seen: dict[tuple[str, str], str] = {}
+
+    def unique(record, locator, index) -> bool:
+        key = (record.response_id, record.source)
+        if key in seen:
+            problems.append(locator.problem(index, "response_id", f"response '{record.response_id}' of "
+                                            f"'{record.source}' was already read from {seen[key]}"))
+            return False
+        seen[key] = str(locator.path)
+        return True
+
+    gold_path = Path(gold_name)
+    locator = _Locator(gold_path)
+    for index, record in _read_records(gold_path, problems):
+        if source_kind(record.source) == "judge":
+            problems.append(locator.problem(index, "source", f"'{record.source}' is a judge; "
+                                            "pass judge records with --judges"))
+        elif unique(record, locator, index):
+            (gold if record.source == "gold" else humans).append(record)
+    if not gold and not problems:
+        problems.append(Problem(str(gold_path), None, "source", "no record with source 'gold' in this file"))
+    for name in judge_names:
+        path = Path(name)
+        locator = _Locator(path)
+        for index, record in _read_records(path, problems):
+            if record.source == "gold":
+                problems.append(locator.problem(index, "source", "a gold record among the judges; "
+                                                "pass gold records with --gold"))
+            elif unique(record, locator, index):
+                judges.append(record)
+    return gold, humans, judges
+
+
+def _load_project(directory: str, problems: list[Problem]):
+    from annotation.store import ProjectStore  # only this path needs SQLite
+
+    try:
+        store = ProjectStore.open(directory)
+    except (FileNotFoundError, InputError) as exc:
+        if isinstance(exc, InputError):
+            problems.extend(exc.problems)
+        else:
+            problems.append(Problem(directory, None, None, str(exc).removeprefix(f"{directory}: ")))
+        return [], [], []
+    try:
+        gold = [r for r in store.list_records("gold") if r.source == "gold"]
+        humans, judges = store.list_records("human:"), store.list_records("judge:")
+    finally:
+        store.close()
+    if not gold:
+        problems.append(Problem(directory, None, "source", "the project has no gold records yet"))
+    if not judges:
+        problems.append(Problem(directory, None, "source", "the project has no judge records yet"))
+    return gold, humans, judges
+
+
+def _number(value: float, digits: int = 3) -> str:
+    return "—" if value is None or not math.isfinite(value) else f"{value:.{digits}f}"
+
+
+def format_sweep_table(report: SweepReport) -> str:
+    """The report as text: configurations by held-out r (undefined last), then the verdicts."""
+    header = ("source", "mode", "n", "r", "95% CI", "rho", "tau", "held-out r", "MAE",
+              "score", "gold", "p vs best", "~best")
+    order = sorted(report.configs, key=lambda c: (not math.isfinite(c.heldout_pearson), -c.heldout_pearson
+                                                  if math.isfinite(c.heldout_pearson) else 0.0))
+    body = []
+    for c in order:
+        flag = "best" if c is report.best else {True: "yes", False: "no", None: "?"}[c.indistinguishable_from_best]
+        p = "" if c is report.best else _number(c.p_vs_best, 4) + (" (boot)" if c.p_vs_best_test == "bootstrap" else "")
+        body.append((c.source, c.precision_mode, str(c.n), _number(c.pearson),
+                     f"[{_number(c.pearson_ci[0])}, {_number(c.pearson_ci[1])}]", _number(c.spearman),
+                     _number(c.kendall), _number(c.heldout_pearson), _number(c.mae), _number(c.system_score),
+                     _number(c.gold_system_score), p, flag))
+    widths = [max(len(row[i]) for row in (header, *body)) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) if i < 2 else cell.rjust(w)
+                       for i, (cell, w) in enumerate(zip(row, widths, strict=True))).rstrip()
+             for row in (header, *body)]
+    s = report.selection
+    lines.append("")
+    if report.best is not None:
+        b = report.best
+        lines.append(f"best: {b.name}  held-out r {_number(b.heldout_pearson)}, r {_number(b.pearson)} "
+                     f"[{_number(b.pearson_ci[0])}, {_number(b.pearson_ci[1])}], n {b.n}")
+    else:
+        lines.append("best: none — no configuration has a defined correlation")
+    lines.append(f"selection ({report.settings['folds_used']}-fold): in-sample r {_number(s['in_sample_r'])}, "
+                 f"held-out r {_number(s['heldout_r'])}, optimism {_number(s['optimism'])}")
+    for mode, value in report.human_ceiling.items():
+        lines.append(f"human ceiling [{mode}] (leave-one-annotator-out r): {_number(value)}")
+    for c in report.configs:
+        if c.undefined_reason:
+            lines.append(f"{c.name}: r undefined — {c.undefined_reason}")
+    for source in report.sources:
+        if source["missing"]:
+            shown = ", ".join(source["missing"][:10]) + (" …" if len(source["missing"]) > 10 else "")
+            lines.append(f"{source['source']}: missing {len(source['missing'])} gold responses: {shown}")
+    lines += [f"note: {note}" for note in report.notes]
+    lines.append(f"p vs best: one-sided Williams' test (Holm-adjusted); '(boot)' = paired bootstrap, used "
+                 f"across modes whose gold scores differ; ~best = not significantly worse at "
+                 f"alpha {report.settings['alpha']}")
+    return "\n".join(lines)
+
+
+def cmd_sweep(args) -> int:
+    """Load records, run the sweep, print; any bad input → every problem on stderr, exit 2."""
+    problems: list[Problem] = []
+    if args.bootstrap < 1:
+        problems.append(Problem("<arguments>", None, "--bootstrap", f"must be at least 1, got {args.bootstrap}"))
+    if args.folds < 2:
+        problems.append(Problem("<arguments>", None, "--folds", f"must be at least 2, got {args.folds}"))
+    if args.project and args.judges:
+        problems.append(Problem("<arguments>", None, "--judges", "--judges goes with --gold, not --project"))
+    if args.gold and not args.judges:
+        problems.append(Problem("<arguments>", None, "--judges", "--gold needs --judges FILE..."))
+    if not problems:
+        if args.project:
+            gold, humans, judges = _load_project(args.project, problems)
+        else:
+            gold, humans, judges = _load_files(args.gold, args.judges, problems)
+    report = None
+    if not problems:
+        modes = PRECISION_MODES if args.precision == "all" else (args.precision,)
+        try:
+            report = run_sweep(gold, judges, modes=modes, humans=humans, n_boot=args.bootstrap,
+                               folds=args.folds, seed=args.seed)
+        except InputError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        for problem in problems:
+            print(f"error: {problem}", file=sys.stderr)
+        return 2
+    print(json.dumps(report.to_dict(), allow_nan=False) if args.json else format_sweep_table(report))
+    return 0

@@ -5,9 +5,10 @@ it comes back with `valid=False`, its text in `raw` and the reason.
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 MODALITIES = ("visual", "audio")
 _SYNONYMS = {
@@ -21,6 +22,12 @@ _PART = rf"\s*([A-Za-z][A-Za-z_\- ]*?)\s*,\s*({_TIME}(?:\s*[-\u2013\u2014]\s*{_T
 _GROUP_RE = re.compile(rf"\(({_PART}(?:;{_PART})*)\)")
 _PART_RE = re.compile(rf"^{_PART}$")
 _SPAN_SPLIT_RE = re.compile(r"\s*[-\u2013\u2014]\s*")
+_SECONDS_RE = re.compile(r"\d{2}(\.\d+)?")
+_SPACE_BEFORE_PUNCTUATION_RE = re.compile(r"\s+([.,;:!?])")
+_SPACE_RUN_RE = re.compile(r"\s{2,}")
+# Files repeat the same times and groups over and over (a fact restates its sentence's group, a
+# judgement key restates one citation), so parsing is memoised; results are immutable.
+_CACHE_SIZE = 8192
 
 
 @dataclass(frozen=True)
@@ -28,14 +35,15 @@ class Citation:
     """One cited segment. `start`/`end` are seconds; a point has start == end.
 
     When `valid` is False, `reason` says why and `start`/`end` mean nothing
-    (they may be None).
+    (they may be None). Equality (and hash) ignores `raw`, which `to_dict` drops for a valid
+    citation: two invalid citations that differ only in `raw` compare equal too.
     """
 
     modality: str
     start: float | None
     end: float | None
     valid: bool = True
-    raw: str | None = None
+    raw: str | None = field(default=None, compare=False)
     reason: str | None = None
 
     @property
@@ -71,6 +79,7 @@ class CitationGroup:
     citations: tuple[Citation, ...]
 
 
+@functools.lru_cache(maxsize=_CACHE_SIZE)
 def parse_time(text: str) -> float:
     """`M:SS`, `MM:SS` or `H:MM:SS` (seconds may carry a decimal part) → seconds.
 
@@ -86,7 +95,7 @@ def parse_time(text: str) -> float:
         seconds = float(seconds_text)
     except ValueError:
         raise ValueError(f"time '{text}' is not M:SS, MM:SS or H:MM:SS") from None
-    if not re.fullmatch(r"\d{2}(\.\d+)?", seconds_text):
+    if not _SECONDS_RE.fullmatch(seconds_text):
         raise ValueError(f"time '{text}': seconds must have two digits")
     if seconds >= 60:
         raise ValueError(f"time '{text}': seconds must be below 60")
@@ -146,6 +155,12 @@ def parse_citation_group(inner: str) -> list[Citation]:
 
     Parts that do not have the `modality, time` shape come back invalid.
     """
+    return list(_parsed_group(inner)[0])
+
+
+@functools.lru_cache(maxsize=_CACHE_SIZE)
+def _parsed_group(inner: str) -> tuple[tuple[Citation, ...], bool]:
+    """`parse_citation_group(inner)` as a tuple, and whether the group is a citation group."""
     out = []
     for part in inner.split(";"):
         match = _PART_RE.match(part)
@@ -153,7 +168,7 @@ def parse_citation_group(inner: str) -> list[Citation]:
             out.append(parse_citation(match.group(1), match.group(2), raw=part.strip()))
         else:
             out.append(Citation("", None, None, False, part.strip(), "not of the form 'modality, time'"))
-    return out
+    return tuple(out), _is_citation_group(out)
 
 
 def _is_citation_group(citations: list[Citation]) -> bool:
@@ -169,28 +184,37 @@ def find_citation_groups(text: str) -> list[CitationGroup]:
     Parenthesised prose is skipped: `(see above)`, `(e.g., red)`, `(3 times)`,
     and `(Option A, 2)` (no part has a known modality or a clock time).
     """
+    return list(_groups_in(text))
+
+
+@functools.lru_cache(maxsize=1024)  # smaller: texts may be whole responses; repeats come close together
+def _groups_in(text: str) -> tuple[CitationGroup, ...]:
     groups = []
     for m in _GROUP_RE.finditer(text):
-        citations = parse_citation_group(m.group(1))
-        if _is_citation_group(citations):
-            groups.append(CitationGroup(m.start(), m.end(), tuple(citations)))
-    return groups
+        citations, is_group = _parsed_group(m.group(1))
+        if is_group:
+            groups.append(CitationGroup(m.start(), m.end(), citations))
+    return tuple(groups)
 
 
 def parse_citations(text: str) -> list[Citation]:
     """All citations of all groups in `text`, in order of appearance."""
-    return [c for g in find_citation_groups(text) for c in g.citations]
+    return [c for g in _groups_in(text) for c in g.citations]
 
 
 def strip_citations(text: str) -> str:
     """`text` without its citation groups, white space tidied."""
     pieces, last = [], 0
-    for group in find_citation_groups(text):
+    for group in _groups_in(text):
         pieces.append(text[last:group.start])
         last = group.end
     stripped = "".join(pieces) + text[last:]
-    stripped = re.sub(r"\s+([.,;:!?])", r"\1", stripped)
-    return re.sub(r"\s{2,}", " ", stripped).strip()
+    stripped = _SPACE_BEFORE_PUNCTUATION_RE.sub(_punctuation_only, stripped)
+    return _SPACE_RUN_RE.sub(" ", stripped).strip()
+
+
+def _punctuation_only(match: re.Match) -> str:
+    return match.group(1)  # a function, not r"\1": re expands a template far more slowly
 
 
 def format_citation(citation: Citation) -> str:

@@ -49,18 +49,38 @@ def labels_by_unit(events) -> dict[tuple[str, str], object]:
     return {(e.unit, e.task): e.value for e in events}
 
 
+def _judged_fact_list(i: int, labels: dict, gold_sentence: Sentence | None) -> list[dict]:
+    """The fact list whose stage-3 answers this person gave for sentence i: their own, or —
+    in a staged campaign, where everyone judges the gold facts — the gold facts, when their
+    answers are about gold facts that are not in their own list."""
+    own = labels.get((sentence_unit(i), "facts")) or []
+    if gold_sentence is None or not gold_sentence.facts:
+        return own
+    answered = {u for (u, _task) in labels if u.startswith(f"s{i}/")}
+    own_units = {fact_unit(i, f["text"], [int(c) for c in f.get("citations", [])]) for f in own}
+    gold_units = {fact_unit(i, f.text, f.citations): f for f in gold_sentence.facts}
+    if answered & (set(gold_units) - own_units):
+        return [{"text": f.text, "citations": list(f.citations)} for f in gold_sentence.facts]
+    return own
+
+
 def record_from_labels(response_id: str, source: str, sentences: list[Sentence],
-                       labels: dict[tuple[str, str], object]) -> EvaluationRecord:
+                       labels: dict[tuple[str, str], object],
+                       gold: EvaluationRecord | None = None) -> EvaluationRecord:
     """A person's evaluation record from their current labels on one response.
 
     Unlabelled values stay None (not done): a sentence without a `verifiable` label has
-    verifiable None; a fact without any stage-3 label has entailment None.
+    verifiable None; a fact without any stage-3 label has entailment None. `gold` (the
+    response's gold record, if any) supplies the facts a staged campaign asked about.
     """
     out = []
     for i, sentence in enumerate(sentences):
         unit = sentence_unit(i)
         facts = []
-        for proposal in labels.get((unit, "facts")) or []:
+        gold_sentence = None
+        if gold is not None and i < len(gold.sentences) and gold.sentences[i].text == sentence.text:
+            gold_sentence = gold.sentences[i]
+        for proposal in _judged_fact_list(i, labels, gold_sentence):
             cites = [int(c) for c in proposal.get("citations", [])]
             funit = fact_unit(i, proposal["text"], cites)
             answers = {task: value for (u, task), value in labels.items() if u == funit}
@@ -84,8 +104,11 @@ def human_records(store, response_ids: list[str] | None = None) -> list[Evaluati
         if response_ids is not None and event.response_id not in response_ids:
             continue
         by_key.setdefault((event.who, event.response_id), {})[(event.unit, event.task)] = event.value
+    gold = {r.response_id: r for r in store.list_records("gold") if r.source == "gold"}
+    order = {rid: n for n, rid in enumerate(store.response_ids())}
     records = []
-    for (who, response_id), labels in sorted(by_key.items()):
+    for (who, response_id), labels in sorted(by_key.items(), key=lambda kv: (kv[0][0], order.get(kv[0][1], 0))):
         sentences = store.response_sentences(response_id)
-        records.append(record_from_labels(response_id, f"human:{who}", sentences, labels))
+        records.append(record_from_labels(response_id, f"human:{who}", sentences, labels,
+                                          gold.get(response_id)))
     return records

@@ -35,7 +35,8 @@ def add_score_parser(subparsers) -> None:
         description="Score metric files (reference judge output) or evaluation-record files "
                     "(PROTOCOL §3). Prints a table per source and precision mode, or with --json one "
                     "object per line per (source, response, precision mode).")
-    parser.add_argument("files", nargs="+", metavar="FILE", help="metric (JSON/JSONL) or records (JSONL) file")
+    parser.add_argument("files", nargs="+", metavar="FILE",
+                        help="metric (JSON/JSONL) or records (JSONL) file; with --config, generation files")
     parser.add_argument("--format", choices=("auto", "metric", "records"), default="auto",
                         help="file format; auto detects it from the fields (default)")
     parser.add_argument("--precision", choices=(*PRECISION_MODES, "all"), default=None,
@@ -45,6 +46,9 @@ def add_score_parser(subparsers) -> None:
                         help="source name for metric files (default 'judge:' + the file's stem); "
                              "records files carry their own sources")
     parser.add_argument("--json", action="store_true", help="JSON lines instead of the table")
+    from calibration.export_cli import add_score_config_arguments
+
+    add_score_config_arguments(parser)
     parser.set_defaults(func=cmd_score)
 
 
@@ -108,7 +112,16 @@ def cmd_score(args) -> int:
     problems: list[Problem] = []
     notes: list[str] = []
     scores: list[ResponseScore] = []
-    for name in args.files:
+    incomplete = False
+    if getattr(args, "config", None):  # run the calibrated judges on new responses, then score
+        from calibration.export_cli import score_with_config
+
+        scores, incomplete = score_with_config(args, problems, notes)
+    else:
+        from calibration.export_cli import config_only_problems
+
+        problems += config_only_problems(args)
+    for name in [] if getattr(args, "config", None) else args.files:
         path = Path(name)
         try:
             fmt, read = read_any(path, fmt=args.format, source=args.source)
@@ -133,7 +146,7 @@ def cmd_score(args) -> int:
         print(_format_table(system_scores(scores)))
     else:
         print("no responses to score", file=sys.stderr)
-    return 0
+    return 1 if incomplete else 0
 
 
 # ---------------------------------------------------------------- entry
@@ -146,6 +159,12 @@ def build_parser() -> argparse.ArgumentParser:
     from calibration.sweep_cli import add_sweep_parser  # here, so `score` never pays for scipy stats
 
     add_sweep_parser(subparsers)
+    from calibration.judge_cli import add_judge_parser
+
+    add_judge_parser(subparsers)
+    from calibration.export_cli import add_export_parser
+
+    add_export_parser(subparsers)
     return parser
 
 

@@ -182,28 +182,28 @@ def _compare_with_best(b: int, i: int, X, Y, W, boot) -> tuple[float, str, float
     return stats.williams_test(r12, r13, r23, int(both.sum())).p_one_sided, "williams", p_boot
 
 
-def _annotator_block(humans_scores, gold_scores, modes) -> tuple[list[dict], dict]:
-    """Each annotator against gold and against the mean of the others (leave-one-out);
-    the ceiling is that leave-one-out r averaged over annotators."""
+def _annotator_block(humans: list[EvaluationRecord], humans_scores, gold_scores, ids, modes
+                     ) -> tuple[list[dict], dict]:
+    """Each annotator against gold and against the mean of the others; the ceiling and the
+    leave-one-out r are `calibration.ceiling.human_ceiling`'s (over the gold responses every
+    annotator completed), so the sweep and the pages draw the same line."""
+    from calibration.ceiling import human_ceilings
+
     names = sorted({source for source, _ in humans_scores})
+    ceilings = human_ceilings(humans, modes, response_ids=ids)
     rows, ceiling = [], {}
     for mode in modes:
-        loo = []
+        found = ceilings[mode]
+        loo = {"human:" + a.annotator: a for a in found.per_annotator}
         for name in names:
             h = humans_scores[(name, mode)]
-            others = [humans_scores[(o, mode)] for o in names if o != name]
-            row = {"source": name, "precision_mode": mode, "n": int(np.isfinite(h).sum()),
-                   "pearson_vs_gold": float(stats.pearson_rows(h, gold_scores[mode])[0]),
-                   "pearson_vs_others": math.nan}
-            if others:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", RuntimeWarning)  # nobody else scored it → NaN
-                    mean_others = np.nanmean(np.vstack(others), axis=0)
-                row["pearson_vs_others"] = float(stats.pearson_rows(h, mean_others)[0])
-                if math.isfinite(row["pearson_vs_others"]):
-                    loo.append(row["pearson_vs_others"])
-            rows.append(row)
-        ceiling[mode] = float(np.mean(loo)) if loo else math.nan
+            mine = loo.get(name)
+            rows.append({"source": name, "precision_mode": mode, "n": int(np.isfinite(h).sum()),
+                         "pearson_vs_gold": float(stats.pearson_rows(h, gold_scores[mode])[0]),
+                         "pearson_vs_others": math.nan if mine is None or mine.pearson is None else mine.pearson,
+                         "n_shared": len(found.response_ids),
+                         "reason": (mine.reason if mine is not None else found.reason)})
+        ceiling[mode] = math.nan if found.ceiling is None else found.ceiling
     return rows, ceiling
 
 
@@ -297,7 +297,7 @@ def run_sweep(gold: list[EvaluationRecord], judges: list[EvaluationRecord], mode
             for i, c in enumerate(configs):
                 c.vs_annotators[name] = {"pearson": float(r[i]), "pearson_ci": (float(lo[i]), float(hi[i])),
                                          "n": int(n[i])}
-        annotator_rows, ceiling = _annotator_block(human_scores, gold_scores, modes)
+        annotator_rows, ceiling = _annotator_block(humans, human_scores, gold_scores, ids, modes)
 
     gold_ids = set(ids)
     sources = [{"source": s, "n_records": len(recs), "missing": [r for r in ids if r not in recs],

@@ -232,6 +232,11 @@ def test_citation_dict_round_trip_keeps_invalid_reason():
     assert Citation.from_dict(citation.to_dict()) == citation
 
 
+def test_valid_citation_from_text_equals_itself_after_a_dict_round_trip():
+    [citation] = parse_citations("He waves (visual, 0:12).")  # raw 'visual, 0:12', which to_dict drops
+    assert Citation.from_dict(citation.to_dict()) == citation
+
+
 # --- properties ------------------------------------------------------------------
 
 _TEN_HOURS_MS = 10 * 3600 * 1000

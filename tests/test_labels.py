@@ -85,3 +85,18 @@ def test_undone_label_disappears_from_the_human_record(store):
     store.append_event("alice", "r1", "s0", "verifiable", True)
     store.undo_last("alice")
     assert human_records(store) == []
+
+
+def test_staged_answers_about_gold_facts_keep_the_gold_facts(store):
+    from annotation.records import EvaluationRecord, Fact
+    gold_fact = Fact("A man points.", [0])
+    sentences = store.response_sentences("r1")
+    gold = EvaluationRecord("r1", "gold", [Sentence(sentences[0].text, True, CITES, [gold_fact]),
+                                           Sentence(sentences[1].text, False)])
+    store.add_records([gold])
+    store.append_event("alice", "r1", "s0", "verifiable", True)
+    store.append_event("alice", "r1", "s0", "facts", [{"text": "Someone points.", "citations": [0]}])
+    store.append_event("alice", "r1", fact_unit(0, gold_fact.text, [0]), "all", False)
+    [record] = human_records(store)
+    [fact] = record.sentences[0].facts
+    assert fact.text == "A man points." and fact.entailment.all is False

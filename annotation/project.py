@@ -1,0 +1,151 @@
+"""Project-level operations shared by the CLI and the app: import files, export records.
+
+Import is all-or-nothing per call: every problem of every file is collected first
+(file, line or entry, field), and nothing is written unless there are none — or,
+with `skip_invalid`, the bad rows are left out and listed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from annotation import media as media_mod
+from annotation.errors import InputError, Problem
+from annotation.labels import human_records
+from annotation.readers import read_any
+from annotation.records import EvaluationRecord, Response, source_kind
+from annotation.sentences import sentences_for_response
+from annotation.store import ProjectStore
+
+EXPORT_SOURCES = ("gold", "human", "judge", "all")
+
+
+@dataclass
+class ImportReport:
+    responses: int = 0
+    records: int = 0
+    media: list[str] = field(default_factory=list)
+    skipped: list[Problem] = field(default_factory=list)
+    files: list[tuple[str, str]] = field(default_factory=list)  # (path, format)
+
+
+def register_media(store: ProjectStore, name: str) -> dict:
+    """Resolve `name` inside the project's media root, probe it once, store the facts.
+
+    Raises ValueError (escapes the root), FileNotFoundError or media.MediaError.
+    """
+    path = media_mod.resolve_media(store.media_root, name)
+    known = store.media(name)
+    if known and Path(known["path"]) == path and known["info"].get("size") == path.stat().st_size:
+        return known
+    info = media_mod.probe_media(path).to_dict()
+    info["size"] = path.stat().st_size
+    store.register_media(name, path, media_mod.file_sha256(path), info)
+    return store.media(name)
+
+
+def proxy_path_for(store: ProjectStore, media: dict) -> Path:
+    return store.cache_dir / "proxies" / f"{media['sha256'][:20]}.mp4"
+
+
+def prepare_media(store: ProjectStore, name: str, *, sound_view: bool = True) -> dict:
+    """The slow once-per-file work done ahead of annotation: the low-resolution proxy that
+    clips are stream-copied from, and the whole file's sound view (decoding an hour of
+    audio takes seconds; the cached view loads in a millisecond). Idempotent."""
+    from annotation.soundview import load_sound_view
+
+    media = store.media(name)
+    if media is None:
+        raise KeyError(f"media '{name}' is not registered in {store.directory}")
+    if not (media.get("proxy_path") and Path(media["proxy_path"]).exists()):
+        out = proxy_path_for(store, media)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        media_mod.make_proxy(Path(media["path"]), out)
+        store.set_proxy(name, out)
+    if sound_view and media["info"].get("has_audio"):
+        load_sound_view(Path(media["path"]), media["sha256"], store.cache_dir / "clips")
+    return store.media(name)
+
+
+def _media_problems(store, response: Response, where: tuple[str, int | None, bool]) -> list[Problem]:
+    path, line, is_entry = where
+    if not response.video:
+        return [Problem(path, line, "video", "missing: every response needs its video", is_entry)]
+    try:
+        register_media(store, response.video)
+    except (ValueError, FileNotFoundError, media_mod.MediaError) as exc:
+        return [Problem(path, line, "video", f"{exc}", is_entry)]
+    return []
+
+
+def _location(result, index: int) -> tuple[int, bool]:
+    """(line or entry index, is_entry) of the index-th item a reader returned."""
+    locations = getattr(result, "locations", None)
+    if locations and index < len(locations):
+        return locations[index]
+    return index, True
+
+
+def import_files(store: ProjectStore, paths: list[Path], *, skip_invalid: bool = False,
+                 fmt: str = "auto", source: str | None = None) -> ImportReport:
+    """Import generation, metric or record files into the project (see module doc)."""
+    report = ImportReport()
+    problems: list[Problem] = []
+    to_add_responses: list[tuple[Response, list]] = []
+    to_add_records: list[tuple[EvaluationRecord, str]] = []
+    known_ids = set(store.response_ids())
+    for path in map(Path, paths):
+        try:
+            kind, result = read_any(path, fmt=fmt, skip_invalid=skip_invalid, source=source)
+        except InputError as exc:
+            problems.extend(exc.problems)
+            continue
+        report.files.append((str(path), kind))
+        report.skipped.extend(result.skipped)
+        for index, item in enumerate(result.items):
+            line, is_entry = _location(result, index)
+            where = (str(path), line, is_entry)
+            if kind in ("generation", "metric"):
+                response = item if kind == "generation" else item.response
+                row_problems = _media_problems(store, response, where)
+                if row_problems:
+                    (report.skipped if skip_invalid else problems).extend(row_problems)
+                    continue
+                duration = store.media(response.video)["info"].get("duration_s")
+                to_add_responses.append((response, sentences_for_response(response.text, duration)))
+                known_ids.add(response.response_id)
+                if kind == "metric":
+                    to_add_records.append((item.record, str(path)))
+            else:
+                if item.response_id not in known_ids:
+                    problem = Problem(where[0], where[1], "response_id",
+                                      f"'{item.response_id}' is not in the project; import its "
+                                      "generation file first", where[2])
+                    (report.skipped if skip_invalid else problems).append(problem)
+                    continue
+                to_add_records.append((item, str(path)))
+    if problems:
+        raise InputError(problems)
+    try:
+        report.responses = store.add_responses(to_add_responses, imported_from=",".join(map(str, paths)))
+    except ValueError as exc:
+        raise InputError(str(exc), path=",".join(map(str, paths)), field="response_id") from None
+    for record, path in to_add_records:
+        report.records += store.add_records([record], imported_from=path)
+    report.media = sorted({r.video for r, _ in to_add_responses if r.video})
+    return report
+
+
+def export_records(store: ProjectStore, which: str = "all") -> list[EvaluationRecord]:
+    """Evaluation records of the project: stored (gold, judge, imported human) plus the
+    human records derived from the event log. Derived human records win over imported
+    ones with the same (response, source)."""
+    if which not in EXPORT_SOURCES:
+        raise ValueError(f"source '{which}' is not one of {', '.join(EXPORT_SOURCES)}")
+    derived = human_records(store) if which in ("human", "all") else []
+    derived_keys = {(r.response_id, r.source) for r in derived}
+    stored = [r for r in store.list_records()
+              if (r.response_id, r.source) not in derived_keys
+              and (which == "all" or source_kind(r.source) == which)]
+    order = {rid: i for i, rid in enumerate(store.response_ids())}
+    return sorted(stored + derived, key=lambda r: (r.source, order.get(r.response_id, 0)))

@@ -1,0 +1,144 @@
+"""Who labels which response: assignment with overlap, progress, resume.
+
+Assignment is computed, not stored: the pool (project setting `pool`, default every
+account with role annotator) sorted by name, and the responses in import order; response
+at position p goes to the `overlap` pool members starting at (p × overlap) mod n, round
+robin, so loads differ by at most one. A response a person has already worked on stays
+theirs whatever the pool becomes (their work is never orphaned). Done = a live
+`response/done` label; set aside = a `skip` event not undone.
+
+The queries read the store's event log; they are read-only.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from annotation.labels import RESPONSE_UNIT
+from annotation.session import DONE_TASK
+
+DEFAULT_OVERLAP = 3
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One person's (or everyone's) queue: assigned responses, how many done or set aside."""
+
+    who: str
+    assigned: int
+    done: int
+    skipped: int
+
+    @property
+    def remaining(self) -> int:
+        return self.assigned - self.done - self.skipped
+
+    def to_dict(self) -> dict:
+        return {"who": self.who, "assigned": self.assigned, "done": self.done,
+                "skipped": self.skipped, "remaining": self.remaining}
+
+
+def overlap(store) -> int:
+    """Annotators per response (setting `overlap`, default 3, at least 1)."""
+    try:
+        return max(1, int(store.get_setting("overlap", DEFAULT_OVERLAP)))
+    except (TypeError, ValueError):
+        return DEFAULT_OVERLAP
+
+
+def pool(store) -> list[str]:
+    """The annotators who receive responses, sorted: setting `pool` (names of existing
+    accounts; unknown names are ignored), else every account whose role is annotator."""
+    known = {u["name"]: u["role"] for u in store.users()}
+    chosen = store.get_setting("pool")
+    if chosen is None:
+        return sorted(name for name, role in known.items() if role == "annotator")
+    return sorted({str(name) for name in chosen if str(name) in known})
+
+
+def is_assigned(position: int, member_index: int, pool_size: int, per_response: int) -> bool:
+    """Whether pool member `member_index` (0-based, of `pool_size`) gets the response at
+    `position` when each response goes to `per_response` members round robin."""
+    if pool_size <= 0:
+        return False
+    per_response = min(per_response, pool_size)
+    return (member_index - position * per_response) % pool_size < per_response
+
+
+def touched_response_ids(store, who: str) -> set[str]:
+    """Responses on which `who` has any event (label, undo, skip or flag)."""
+    rows = store.db.conn.execute("SELECT DISTINCT response_id FROM events WHERE who = ?", [who])
+    return {row[0] for row in rows}
+
+
+def done_response_ids(store, who: str) -> set[str]:
+    rows = store.db.conn.execute(
+        "SELECT response_id FROM live_labels WHERE who = ? AND unit = ? AND task = ?",
+        [who, RESPONSE_UNIT, DONE_TASK])
+    return {row[0] for row in rows}
+
+
+def skipped_response_ids(store, who: str) -> dict[str, str]:
+    """{response_id: reason} of the responses `who` set aside and has not taken back."""
+    rows = store.db.conn.execute(
+        "SELECT s.response_id, s.value FROM events s WHERE s.who = ? AND s.kind = 'skip' "
+        "AND NOT EXISTS (SELECT 1 FROM events u WHERE u.kind = 'undo' AND u.ref = s.id) "
+        "ORDER BY s.id", [who])
+    return {row[0]: (json.loads(row[1]) or {}).get("reason", "") for row in rows}
+
+
+def unskip(store, who: str, response_id: str) -> int:
+    """Take back `who`'s skips of a response (an undo event per live skip); returns how many."""
+    rows = store.db.conn.execute(
+        "SELECT s.id FROM events s WHERE s.who = ? AND s.response_id = ? AND s.kind = 'skip' "
+        "AND NOT EXISTS (SELECT 1 FROM events u WHERE u.kind = 'undo' AND u.ref = s.id)",
+        [who, response_id]).fetchall()
+    for (skip_id,) in rows:
+        store.append_event(who, response_id, RESPONSE_UNIT, "skip", kind="undo", ref=skip_id)
+    return len(rows)
+
+
+def assigned_response_ids(store, who: str, *, response_ids: list[str] | None = None,
+                          members: list[str] | None = None) -> list[str]:
+    """`who`'s responses in import order: their round-robin share plus any they touched.
+    `response_ids`/`members` may be passed to avoid re-reading them for many people."""
+    ids = store.response_ids() if response_ids is None else response_ids
+    members = pool(store) if members is None else members
+    touched = touched_response_ids(store, who)
+    if who not in members:
+        return [rid for rid in ids if rid in touched]
+    index, n, per = members.index(who), len(members), overlap(store)
+    return [rid for position, rid in enumerate(ids)
+            if rid in touched or is_assigned(position, index, n, per)]
+
+
+def next_unfinished(store, who: str, *, assigned: list[str] | None = None,
+                    exclude: set[str] = frozenset()) -> str | None:
+    """The first of `who`'s responses (import order) neither done nor set aside nor in
+    `exclude` — where a returning annotator resumes. None when the queue is empty."""
+    assigned = assigned_response_ids(store, who) if assigned is None else assigned
+    finished = done_response_ids(store, who) | set(skipped_response_ids(store, who)) | set(exclude)
+    return next((rid for rid in assigned if rid not in finished), None)
+
+
+def progress(store, who: str, *, assigned: list[str] | None = None) -> Progress:
+    """done / skipped / assigned for one person (done and skipped counted within assigned)."""
+    assigned = assigned_response_ids(store, who) if assigned is None else assigned
+    mine = set(assigned)
+    done = done_response_ids(store, who) & mine
+    skipped = set(skipped_response_ids(store, who)) & mine - done
+    return Progress(who, len(assigned), len(done), len(skipped))
+
+
+def team_progress(store) -> tuple[list[Progress], Progress]:
+    """Progress of every pool member and of anyone else who labelled, and the overall sum
+    (who = 'overall'). Reads the response list and the pool once."""
+    ids = store.response_ids()
+    members = pool(store)
+    labellers = {row[0] for row in store.db.conn.execute("SELECT DISTINCT who FROM events")}
+    rows = [progress(store, who, assigned=assigned_response_ids(store, who, response_ids=ids,
+                                                                 members=members))
+            for who in sorted(set(members) | labellers)]
+    total = Progress("overall", sum(r.assigned for r in rows), sum(r.done for r in rows),
+                     sum(r.skipped for r in rows))
+    return rows, total

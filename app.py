@@ -1,0 +1,38 @@
+"""The annotation app: sign in, then the pages your role may open.
+
+Run: `streamlit run app.py` (project: `$MURGAT_PROJECT`, else `projects/`; the demo is
+built when there is none). Each page runs inside `pages.widgets.frame.run_page`, which
+signs people in, guards roles and turns errors into friendly messages.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from pages.widgets.context import APP_DIR
+from pages.widgets.frame import sign_in_screen, signed_in_user
+
+ALL_ROLES = ("annotator", "adjudicator", "admin")
+# (script, title, icon, roles that may open it). A script not written yet is left out,
+# so a later page only needs its line here (and run_page with the same roles).
+PAGES = (
+    ("pages/annotate.py", "Annotate", ":material/edit_note:", ALL_ROLES),
+    ("pages/disputes.py", "Disputes", ":material/gavel:", ("adjudicator", "admin")),
+    ("pages/agreement.py", "Agreement", ":material/groups:", ("adjudicator", "admin")),
+    ("pages/judges.py", "Judges", ":material/smart_toy:", ("admin",)),
+    ("pages/calibrate.py", "Calibrate", ":material/tune:", ("admin",)),
+    ("pages/admin.py", "Admin", ":material/admin_panel_settings:", ("admin",)),
+)
+
+
+def pages_for(role: str) -> list:
+    return [st.Page(script, title=title, icon=icon)
+            for script, title, icon, roles in PAGES
+            if role in roles and (APP_DIR / script).exists()]
+
+
+user = signed_in_user()
+if user is None:
+    page = st.navigation([st.Page(sign_in_screen, title="Sign in", url_path="sign-in")], position="hidden")
+else:
+    page = st.navigation(pages_for(user["role"]), position="top")
+page.run()

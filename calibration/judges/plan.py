@@ -1,0 +1,109 @@
+"""How many calls a run would make now, and what they would cost — without making any.
+
+`plan_run` walks every (configuration, response) pipeline against the cache. Calls whose
+inputs are known and that are not cached are *needed* (exact); calls that depend on an
+answer not known yet are *estimated*: a sentence whose verifiability is pending is assumed
+verifiable (stage 2 is an upper bound), and the facts of a pending decomposition are guessed
+from the gold records' facts per sentence (stage 3 is an estimate). Costs use the judge's
+observed mean tokens per stage when the cache has any, else rough defaults.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from annotation.store import ProjectStore
+from calibration.judges.cache import CallCache
+from calibration.judges.config import Configuration, JudgeConfig
+from calibration.judges.parsing import parse_answer
+from calibration.judges.pipeline import Answer, CallSpec, project_pipelines
+
+DEFAULT_FACTS_PER_SENTENCE = 2.0  # planning guess when neither answers nor gold say better
+_TOKENS_PER_PART = {"frame": 300, "video": 250, "audio": 100}  # rough, per part, for estimates
+_TOKENS_OUT = {"verifiability": 60, "decompose": 150, "entailment": 60}
+
+
+@dataclass
+class RunPlan:
+    """What a run would cost now. `needed` calls are known and not cached; `estimated` are
+    calls that depend on answers not known yet (upper bound for stage 2, a guess for stage 3)."""
+
+    configurations: list[str]
+    pipelines: int = 0
+    skipped: list[tuple[str, str, str]] = field(default_factory=list)
+    cached: int = 0
+    needed: int = 0
+    estimated: float = 0.0
+    estimated_cost: float = 0.0
+    by_stage: dict = field(default_factory=dict)
+    by_judge: dict = field(default_factory=dict)
+
+    @property
+    def calls_to_make(self) -> int:
+        return self.needed + round(self.estimated)
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "calls_to_make": self.calls_to_make}
+
+
+def estimated_cost(judge: JudgeConfig, spec: CallSpec | None, stage: str, cache: CallCache) -> float:
+    """Expected price of one call (of `spec`, or a typical one of `stage` when None)."""
+    observed = cache.mean_usage(judge.model, stage)
+    if observed is not None:
+        tokens_in, tokens_out = observed
+    else:
+        tokens_in = (len(spec.prompt) / 4 + sum(_TOKENS_PER_PART[p.kind] for p in spec.parts)
+                     if spec is not None else 400)
+        tokens_out = _TOKENS_OUT[stage]
+    return judge.cost(tokens_in, tokens_out)
+
+
+def plan_run(store: ProjectStore, judges: dict[str, JudgeConfig], configurations: list[Configuration],
+             responses: str | list[str] = "gold") -> RunPlan:
+    """Count the calls a run would make (after the cache) and their cost; makes no call."""
+    cache = CallCache(store)
+    plan = RunPlan([c.id for c in configurations])
+    seen: dict[str, Answer] = {}
+    gold_facts = [len(s.facts) for r in store.list_records("gold") if r.source == "gold"
+                  for s in r.sentences if s.verifiable and s.has_valid_citation and s.facts]
+    facts_per_sentence = sum(gold_facts) / len(gold_facts) if gold_facts else DEFAULT_FACTS_PER_SENTENCE
+
+    def tally(judge: JudgeConfig, stage: str, kind: str, count: float, cost: float) -> None:
+        plan.by_stage.setdefault(stage, {"cached": 0, "needed": 0, "estimated": 0.0})[kind] += count
+        entry = plan.by_judge.setdefault(judge.name, {"cached": 0, "needed": 0, "estimated": 0.0, "cost": 0.0})
+        entry[kind] += count
+        entry["cost"] += cost
+        plan.estimated_cost += cost
+
+    def ask(specs: list[CallSpec]) -> list[Answer]:
+        out = []
+        for spec in specs:
+            if spec.key not in seen:
+                record = cache.answered(spec.key)
+                if record is not None:
+                    seen[spec.key] = Answer(spec.key, "answered",
+                                            parse_answer(spec.stage, record.response, spec.n_citations))
+                    plan.cached += 1
+                    tally(spec.judge, spec.stage, "cached", 1, 0.0)
+                else:
+                    seen[spec.key] = Answer(spec.key, "pending")
+                    plan.needed += 1
+                    tally(spec.judge, spec.stage, "needed", 1, estimated_cost(spec.judge, spec, spec.stage, cache))
+            out.append(seen[spec.key])
+        return out
+
+    def unknown_facts(entailer: JudgeConfig, sentence) -> None:
+        k = len(sentence.valid_citation_indices)
+        per_fact = 1 + (k if k >= 2 else 0) + (k if k >= 3 else 0)
+        calls = facts_per_sentence * per_fact
+        plan.estimated += calls
+        tally(entailer, "entailment", "estimated", calls,
+              calls * estimated_cost(entailer, None, "entailment", cache))
+
+    for configuration, response_id, pipeline in project_pipelines(store, judges, configurations, responses, ask,
+                                                                 unknown_facts):
+        if isinstance(pipeline, str):
+            plan.skipped.append((configuration.id, response_id, pipeline))
+            continue
+        plan.pipelines += 1
+        pipeline.run()
+    return plan

@@ -1,0 +1,94 @@
+"""Admin: people and roles, the queue (overlap, pool), campaign mode, playback padding, progress."""
+from __future__ import annotations
+
+import streamlit as st
+
+from annotation.accounts import add_account, hash_password
+from annotation.queues import overlap, pool, team_progress
+from annotation.session import CAMPAIGN_MODES, normalise_campaign_mode
+from annotation.store import ROLES
+from pages.widgets.frame import run_page
+
+MODE_NAMES = {"end_to_end": "End to end — each annotator's own facts",
+              "staged": "Staged — everyone judges the gold units"}
+
+
+def people_tab(store) -> None:
+    users = store.users()
+    st.dataframe(users, hide_index=True, width="stretch")
+    with st.form("add_person", clear_on_submit=True):
+        st.subheader("Add a person")
+        name = st.text_input("Name", key="new_name")
+        role = st.selectbox("Role", ROLES, key="new_role")
+        password = st.text_input("Password", type="password", key="new_password")
+        if st.form_submit_button("Add", type="primary"):
+            try:
+                if len(password) < 3:
+                    raise ValueError("choose a password of at least 3 characters")
+                add_account(store, name, role, password)
+                st.success(f"Added {name.strip()} ({role}).")
+            except ValueError as exc:
+                st.error(str(exc))
+    with st.form("set_role"):
+        st.subheader("Change a role or password")
+        who = st.selectbox("Person", [u["name"] for u in users], key="edit_name")
+        new_role = st.selectbox("Role", ROLES, key="edit_role")
+        new_password = st.text_input("New password (leave empty to keep)", type="password",
+                                     key="edit_password")
+        if st.form_submit_button("Save"):
+            admins = [u["name"] for u in users if u["role"] == "admin"]
+            if new_role != "admin" and admins == [who]:
+                st.error("The project needs at least one admin.")
+            else:
+                store.set_user(who, role=new_role,
+                               password_hash=hash_password(new_password) if new_password else None)
+                st.success(f"Saved {who}.")
+
+
+def queue_tab(store) -> None:
+    names = [u["name"] for u in store.users()]
+    mode = normalise_campaign_mode(store.get_setting("campaign_mode"))
+    with st.form("queue_settings"):
+        chosen_overlap = st.number_input("Annotators per response (overlap)", min_value=1, max_value=20,
+                                         value=overlap(store), key="overlap_input")
+        chosen_pool = st.multiselect("Who receives responses (the pool)", names, default=pool(store),
+                                     key="pool_input")
+        chosen_mode = st.radio(
+            "Campaign mode", CAMPAIGN_MODES, index=CAMPAIGN_MODES.index(mode), key="mode_input",
+            format_func=MODE_NAMES.get)
+        pad_s = st.number_input("Playback padding around a cited span (seconds)", min_value=0.0,
+                                max_value=10.0, step=0.5, value=float(store.get_setting("pad_s", 1.0)),
+                                key="pad_input")
+        if st.form_submit_button("Save queue settings", type="primary"):
+            store.set_setting("overlap", int(chosen_overlap))
+            store.set_setting("pool", sorted(chosen_pool))
+            store.set_setting("campaign_mode", chosen_mode)
+            store.set_setting("pad_s", float(pad_s))
+            st.success("Saved. Queues follow the new settings; work already started stays with its "
+                       "annotator.")
+    st.caption("Staged: stage 2 starts from the adjudicated verifiability and stage 3 from the "
+               "adjudicated facts, so agreement can be measured on the same units. End to end: each "
+               "annotator takes a response through all three stages on their own facts.")
+
+
+def progress_tab(store) -> None:
+    rows, total = team_progress(store)
+    left, middle, right = st.columns(3)
+    left.metric("Done", f"{total.done} / {total.assigned}")
+    middle.metric("Set aside", total.skipped)
+    right.metric("Responses", store.count_responses())
+    st.dataframe([r.to_dict() for r in rows], hide_index=True, width="stretch")
+
+
+def admin(me: dict, store) -> None:
+    st.title("Admin")
+    people, queue, progress = st.tabs(["People", "Queue and campaign", "Progress"])
+    with people:
+        people_tab(store)
+    with queue:
+        queue_tab(store)
+    with progress:
+        progress_tab(store)
+
+
+run_page(admin, "admin", title="the admin page")

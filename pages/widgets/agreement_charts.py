@@ -1,0 +1,89 @@
+"""The agreement page's figures, as plain plotly figures built from the packages' results
+(no Streamlit here, so each figure can be checked on its own)."""
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from annotation.agreement import Agreement
+from calibration.ceiling import HumanCeiling
+
+# Krippendorff's guide: α ≥ 0.8 reliable, 0.667 ≤ α < 0.8 for tentative conclusions only
+ALPHA_THRESHOLDS = ((0.8, "0.8 reliable"), (0.667, "0.667 tentative"))
+UNDEFINED = "undefined"
+
+
+def _layout(figure: go.Figure, title: str, height: int = 360) -> go.Figure:
+    figure.update_layout(title=title, height=height, margin={"l": 40, "r": 20, "t": 50, "b": 40})
+    return figure
+
+
+def alpha_bars(results: dict[str, Agreement], names: dict[str, str]) -> go.Figure:
+    """α per stage with its bootstrap CI as error bars; an undefined stage gets no bar, only
+    the word 'undefined' (the page says why)."""
+    stages = list(results)
+    labels = [names.get(s, s) for s in stages]
+    alphas = [results[s].alpha for s in stages]
+    upper = [(r.ci_high - r.alpha) if r.alpha is not None and r.ci_high is not None else 0 for r in results.values()]
+    lower = [(r.alpha - r.ci_low) if r.alpha is not None and r.ci_low is not None else 0 for r in results.values()]
+    figure = go.Figure(go.Bar(
+        x=labels, y=alphas, error_y={"type": "data", "symmetric": False, "array": upper, "arrayminus": lower},
+        text=[UNDEFINED if a is None else f"{a:.2f}" for a in alphas], textposition="outside",
+        customdata=[[r.n_units, r.n_annotators] for r in results.values()],
+        hovertemplate="%{x}: α = %{y:.3f}<br>%{customdata[0]} units, %{customdata[1]} annotators<extra></extra>"))
+    for label, stage in zip(labels, stages, strict=True):
+        if results[stage].alpha is None:
+            figure.add_annotation(x=label, y=0, text=UNDEFINED, showarrow=False, yshift=12)
+    for level, words in ALPHA_THRESHOLDS:
+        figure.add_hline(y=level, line_dash="dot", line_color="grey", annotation_text=words,
+                         annotation_position="top left")
+    lows = [r.ci_low for r in results.values() if r.ci_low is not None] + [a for a in alphas if a is not None]
+    figure.update_yaxes(title="Krippendorff's α", range=[min([0.0, *lows]) - 0.05, 1.08])
+    return _layout(figure, "Agreement per stage (95% bootstrap CI)")
+
+
+def value_label(value: float, level: str) -> str:
+    return ("true" if value else "false") if level == "nominal" else f"{value:g} facts"
+
+
+def confusion_heatmap(counts: dict[tuple[float, float], int], a: str, b: str, level: str) -> go.Figure:
+    """Units per (a's value, b's value): a's values across, b's down, counts in the cells."""
+    values = sorted({x for x, _ in counts} | {y for _, y in counts})
+    labels = [value_label(v, level) for v in values]
+    z = [[counts.get((x, y), 0) for x in values] for y in values]
+    figure = go.Figure(go.Heatmap(z=z, x=labels, y=labels, text=z, texttemplate="%{text}", colorscale="Blues",
+                                  showscale=False,
+                                  hovertemplate=f"{a}: %{{x}}<br>{b}: %{{y}}<br>%{{z}} units<extra></extra>"))
+    figure.update_xaxes(title=a, type="category")
+    figure.update_yaxes(title=b, type="category", autorange="reversed")
+    return _layout(figure, f"{a} × {b} ({sum(counts.values())} units)", height=320)
+
+
+def gold_agreement_bars(rows: list[dict]) -> go.Figure:
+    """Per annotator: share of values equal to gold; hover gives counts and median time."""
+    figure = go.Figure(go.Bar(
+        x=[r["annotator"] for r in rows], y=[r["agrees_with_gold"] for r in rows],
+        text=[f"{r['agrees_with_gold']:.0%}" if r["agrees_with_gold"] is not None else "—" for r in rows],
+        textposition="outside",
+        customdata=[[r["compared"], r["median_s"] if r["median_s"] is not None else float("nan")] for r in rows],
+        hovertemplate="%{x}: %{y:.1%} of %{customdata[0]} values<br>median %{customdata[1]:.1f} s"
+                      "<extra></extra>"))
+    figure.update_yaxes(title="agrees with gold", range=[0, 1.1], tickformat=".0%")
+    return _layout(figure, "Agreement with gold per annotator")
+
+
+def ceiling_bars(ceilings: dict[str, HumanCeiling]) -> go.Figure:
+    """Leave-one-annotator-out Pearson r per annotator, one group of bars per precision mode."""
+    figure = go.Figure()
+    for mode, ceiling in ceilings.items():
+        rows = ceiling.per_annotator
+        figure.add_trace(go.Bar(name=f"{mode} (ceiling {ceiling.ceiling:.2f})" if ceiling.ceiling is not None
+                                else f"{mode} (undefined)",
+                                x=[r.annotator for r in rows], y=[r.pearson for r in rows],
+                                hovertemplate="%{x}: r = %{y:.3f}<extra>" + mode + "</extra>"))
+    figure.update_layout(barmode="group", legend_title="precision mode")
+    figure.update_yaxes(title="Pearson r with the others' mean", range=[-1 if _any_negative(ceilings) else 0, 1.05])
+    return _layout(figure, "Human ceiling: each annotator's MURGAT-S against the mean of the others")
+
+
+def _any_negative(ceilings: dict[str, HumanCeiling]) -> bool:
+    return any(r.pearson is not None and r.pearson < 0 for c in ceilings.values() for r in c.per_annotator)

@@ -1,0 +1,112 @@
+"""The decision controls: one button per answer (with a key), and the response-level
+actions undo, skip with a reason, and flag for the guidelines. Every click writes to the
+event log in its callback, before the rerun that shows the next question."""
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from annotation import session
+from annotation.queues import unskip
+
+WORDING = {
+    "verifiable": "Does this sentence state something directly observable in the video or its audio?",
+    "all": "Do the cited segments, taken together, support the fact?",
+    "alone": "Does this one segment, by itself, support the fact?",
+    "without": "Is the fact still supported by the other segments, without this one?",
+}
+ANSWERS = {
+    "verifiable": (("Verifiable", "V", True), ("Not verifiable", "N", False)),
+    "entailment": (("Yes, supported", "Y", True), ("No", "N", False)),
+}
+
+
+def shown_at(item_key: str) -> float:
+    """When the item was first shown in this session (the start of its time on task)."""
+    clock = st.session_state.setdefault("shown_at", {})
+    return clock.setdefault(item_key, time.monotonic())
+
+
+def spent_ms(item_key: str) -> int:
+    started = st.session_state.get("shown_at", {}).pop(item_key, None)
+    return None if started is None else int((time.monotonic() - started) * 1000)
+
+
+def _answer(store, who, response_id, question, value) -> None:
+    session.record_answer(store, who, response_id, question, value,
+                          spent_ms=spent_ms(f"{response_id}|{question.key}"))
+
+
+def answer_buttons(store, who: str, response_id: str, question: session.Question) -> None:
+    """Yes/no buttons for a stage-1 or stage-3 question (keys V/N or Y/N)."""
+    shown_at(f"{response_id}|{question.key}")
+    answers = ANSWERS["verifiable" if question.kind == "verifiable" else "entailment"]
+    columns = st.columns(len(answers))
+    for column, (label, key, value) in zip(columns, answers, strict=True):
+        column.button(label, key=f"answer:{value}", shortcut=key, width="stretch",  # neither looks preferred
+                      on_click=_answer, args=(store, who, response_id, question, value))
+
+
+def confirm_facts(store, who: str, response_id: str, question: session.Question, facts: list[dict]) -> None:
+    _answer(store, who, response_id, question, facts)
+    st.rerun()
+
+
+def _undo(store, who) -> None:
+    undone = session.undo_last_decision(store, who)
+    if undone is None:
+        st.session_state["notice"] = "Nothing to undo."
+        return
+    st.session_state["current_response"] = undone.response_id
+    st.session_state["queue_dirty"] = True
+    st.session_state["notice"] = "Undone: your last decision is open again."
+
+
+def _unskip(store, who, response_id) -> None:
+    unskip(store, who, response_id)
+    st.session_state["current_response"] = response_id
+    st.session_state["queue_dirty"] = True
+
+
+def actions(store, who: str, response_id: str, skipped: dict[str, str]) -> None:
+    """Undo, skip (reason required), flag (text required), and the set-aside responses."""
+    left, middle, right = st.columns(3)
+    left.button("Undo", key="undo", shortcut="U", icon=":material/undo:", help="Undo your last decision",
+                on_click=_undo, args=(store, who), width="stretch")
+    with middle.popover("Skip", icon=":material/skip_next:", width="stretch",
+                        help="Set this response aside, with a reason"):
+        with st.form("skip_form", clear_on_submit=True):
+            reason = st.text_input("Why do you skip it?", key="skip_reason")
+            if st.form_submit_button("Set it aside"):
+                try:
+                    session.skip_response(store, who, response_id, reason)
+                except ValueError as exc:
+                    st.warning(str(exc))
+                else:
+                    st.session_state["current_response"] = None
+                    st.session_state["queue_dirty"] = True
+                    st.rerun()
+    with right.popover("Flag", icon=":material/flag:", width="stretch",
+                       help="Flag a case the guidelines should settle"):
+        with st.form("flag_form", clear_on_submit=True):
+            text = st.text_area("What should the guidelines settle?", key="flag_text")
+            if st.form_submit_button("Send the flag"):
+                try:
+                    session.flag_for_guidelines(store, who, response_id, text)
+                except ValueError as exc:
+                    st.warning(str(exc))
+                else:
+                    st.session_state["notice"] = "Flagged; thank you. Carry on labelling."
+                    st.rerun()
+    set_aside(store, who, skipped)
+
+
+def set_aside(store, who: str, skipped: dict[str, str]) -> None:
+    """The responses this person skipped, each with its reason and a way back."""
+    if skipped:
+        with st.expander(f"Set aside ({len(skipped)})"):
+            for rid, reason in skipped.items():
+                first, second = st.columns([3, 1])
+                first.text(f"{rid}: {reason}")
+                second.button("Reopen", key=f"reopen:{rid}", on_click=_unskip, args=(store, who, rid))

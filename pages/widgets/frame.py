@@ -1,0 +1,91 @@
+"""The frame every page runs in: sign-in when nobody is signed in, the role guard, the
+sidebar, the synthetic-data banner, and friendly errors instead of tracebacks.
+
+Pages call `run_page(body, *roles)` rather than relying on app.py alone, because Streamlit
+may run a script under `pages/` directly (its legacy multipage mode, e.g. the first run of a
+server process); then the page still signs people in and still refuses other roles.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from annotation.accounts import authenticate
+from pages.widgets.context import (
+    available_projects,
+    current_store,
+    current_user,
+    friendly_errors,
+    load_css,
+    open_store,
+    sign_out,
+    synthetic_banner,
+)
+
+TITLE = "MURGAT annotation"
+
+
+def set_up_page() -> None:
+    st.set_page_config(page_title=TITLE, page_icon=":material/movie:", layout="wide")
+    load_css()
+
+
+def sign_in_screen() -> None:
+    """The sign-in page of the navigation (when nobody is signed in)."""
+    set_up_page()
+    with friendly_errors("the sign-in"):
+        sign_in_page()
+
+
+def sign_in_page() -> None:
+    """Choose the project (when there are several), then name and password; on success the
+    person ({'name', 'role'}) goes into session state and the app reruns."""
+    st.title(TITLE)
+    names = [str(p) for p in available_projects()]
+    if st.session_state.get("project") not in names:
+        st.session_state["project"] = names[0]
+    if len(names) > 1:
+        st.selectbox("Project", names, key="project", format_func=lambda p: Path(p).name)
+    store = open_store(st.session_state["project"])
+    synthetic_banner(store)
+    with st.form("sign_in"):
+        name = st.text_input("Name", key="sign_in_name")
+        password = st.text_input("Password", type="password", key="sign_in_password")
+        submitted = st.form_submit_button("Sign in", type="primary")
+    if submitted:
+        user = authenticate(store, name, password)
+        if user is None:
+            st.error("Unknown name or wrong password.")
+            return
+        st.session_state["user"] = user
+        st.rerun()
+
+
+def signed_in_user() -> dict | None:
+    with friendly_errors("the sign-in"):
+        return current_user()
+    return None
+
+
+def run_page(body, *roles: str, title: str = "this page") -> None:
+    """Run `body(user, store)` inside the frame (see module doc). Nobody signed in → the
+    sign-in form; a role not in `roles` (when given) → a refusal; any error in `body` → a
+    friendly message, details in the log."""
+    set_up_page()
+    user = signed_in_user()
+    if user is None:
+        with friendly_errors("the sign-in"):
+            sign_in_page()
+        st.stop()
+    store = current_store()
+    with st.sidebar:
+        st.caption(f"Project **{Path(store.directory).name}** · signed in as **{user['name']}** "
+                   f"({user['role']})")
+        st.button("Sign out", key="sign_out", icon=":material/logout:", on_click=sign_out)
+    synthetic_banner(store)
+    if roles and user["role"] not in roles:
+        st.error("This page is not available to your role.")
+        st.stop()
+    with friendly_errors(title):
+        body(user, store)

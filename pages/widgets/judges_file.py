@@ -1,0 +1,69 @@
+"""The project's judges file (TOML, `calibration.judges.config.load_judges`): where it is and
+how the pages show its judges. The API key itself is never read here: a judge shows only
+the NAME of its key variable and whether that variable is set."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+from annotation.errors import InputError
+from calibration.judges.config import JudgeConfig, load_judges
+
+JUDGES_SETTING = "judges_toml"
+DEFAULT_FILE_NAME = "judges.toml"
+
+
+def judges_file_path(store) -> Path | None:
+    """The project setting `judges_toml` (a relative path is taken from the project
+    directory) when set; else `<project>/judges.toml` when that file exists; else None."""
+    configured = str(store.get_setting(JUDGES_SETTING) or "").strip()
+    if configured:
+        path = Path(configured).expanduser()
+        return path if path.is_absolute() else Path(store.directory) / path
+    default = Path(store.directory) / DEFAULT_FILE_NAME
+    return default if default.exists() else None
+
+
+def load_project_judges(store) -> tuple[Path | None, dict[str, JudgeConfig], InputError | None]:
+    """(path, judges, problem): no file configured → (None, {}, None); a file that is
+    missing or wrong → (path, {}, the InputError with every located problem)."""
+    path = judges_file_path(store)
+    if path is None:
+        return None, {}, None
+    try:
+        return path, load_judges(path), None
+    except InputError as error:
+        return path, {}, error
+
+
+def key_status(judge: JudgeConfig) -> str:
+    """'no key' or '$NAME (set)' / '$NAME (not set)' — the variable's name, never its value."""
+    if not judge.api_key_env:
+        return "no key"
+    return f"${judge.api_key_env} ({'set' if os.environ.get(judge.api_key_env) else 'not set'})"
+
+
+def shown_url(url: str) -> str:
+    """The URL without user info, query or fragment (where keys sometimes hide)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host += f":{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def judge_rows(judges: dict[str, JudgeConfig]) -> list[dict]:
+    """One table row per judge: what the admin needs to check the file, and no secret."""
+    return [{"judge": judge.name, "adapter": judge.adapter, "model": judge.model,
+             "endpoints": ", ".join(shown_url(u) for u in judge.base_urls) or "(adapter default)",
+             "max concurrency": judge.max_concurrency,
+             "$ per 1k tokens in": judge.price_in_per_1k, "$ per 1k tokens out": judge.price_out_per_1k,
+             "API key": key_status(judge)}
+            for judge in judges.values()]
+
+
+def missing_keys(judges: dict[str, JudgeConfig], names) -> list[str]:
+    """The key variables (names) that the judges `names` need and the environment lacks."""
+    return sorted({judges[n].api_key_env for n in names
+                   if judges[n].api_key_env and not os.environ.get(judges[n].api_key_env)})

@@ -1,0 +1,86 @@
+"""Shared by the tests/test_app_*.py files (no tests here): tiny projects built in code,
+real media made with the bundled ffmpeg, and a few AppTest helpers."""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from annotation.accounts import add_account
+from annotation.media import ffmpeg_exe
+from annotation.project import register_media
+from annotation.records import Response
+from annotation.sentences import sentences_for_response
+from annotation.store import ProjectStore
+
+APP = Path(__file__).resolve().parents[1] / "app.py"
+FIRST_TEXT = ("The man points at the screen (visual, 0:02). He says hello and waves "
+              "(audio, 0:01-0:03; visual, 0:03). So B is right.\nAnswer: B")
+SECOND_TEXT = "A red light blinks (visual, 0:04-0:05). Thus A.\nAnswer: A"
+PEOPLE = (("ann", "annotator"), ("bob", "annotator"), ("ada", "adjudicator"), ("boss", "admin"))
+
+
+def make_video(path: Path, seconds: int = 6) -> Path:
+    """A small H.264 + AAC mp4 (test pattern and a tone) made with the bundled ffmpeg."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run([ffmpeg_exe(), "-loglevel", "error", "-f", "lavfi", "-i",
+                    f"testsrc=size=160x120:rate=25:duration={seconds}", "-f", "lavfi", "-i",
+                    f"sine=frequency=440:duration={seconds}", "-c:v", "libx264", "-preset", "ultrafast",
+                    "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", "-y", str(path)], check=True)
+    return path
+
+
+def tiny_project(directory: Path, *, texts=(FIRST_TEXT, SECOND_TEXT), with_media: bool = False,
+                 **settings) -> ProjectStore:
+    """Responses r1, r2, … over one video `clip.mp4` (made when `with_media`), the PEOPLE
+    (password = name) and overlap 2 (pool: ann, bob), plus any extra settings."""
+    store = ProjectStore.open(directory, create=True)
+    duration = None
+    if with_media:
+        make_video(store.media_root / "clip.mp4")
+        duration = register_media(store, "clip.mp4")["info"]["duration_s"]
+    store.add_responses([(Response(f"r{i}", text, "clip.mp4", "What happens first?",
+                                   ["A. He points", "B. He waves"], "A"),
+                          sentences_for_response(text, duration))
+                         for i, text in enumerate(texts, start=1)])
+    for name, role in PEOPLE:
+        add_account(store, name, role, name)
+    store.set_setting("overlap", 2)
+    for key, value in settings.items():
+        store.set_setting(key, value)
+    return store
+
+
+def open_app(monkeypatch, project: Path) -> AppTest:
+    monkeypatch.setenv("MURGAT_PROJECT", str(project))
+    app = AppTest.from_file(str(APP), default_timeout=60)
+    return app.run()
+
+
+def sign_in(app: AppTest, name: str, password: str | None = None) -> AppTest:
+    app.text_input(key="sign_in_name").input(name)
+    app.text_input(key="sign_in_password").input(name if password is None else password)
+    return next(b for b in app.button if b.label == "Sign in").click().run()
+
+
+def click(app: AppTest, key: str) -> AppTest:
+    return app.button(key=key).click().run()
+
+
+def shown_text(app: AppTest) -> str:
+    """Everything textual on the page, for 'is it shown anywhere' checks."""
+    parts = [e.value for kind in ("markdown", "caption", "html", "text", "subheader", "title",
+                                  "header", "warning", "info", "error", "success")
+             for e in getattr(app, kind)]
+    parts += [w.value for w in app.text_input] + [b.label for b in app.button]
+    parts += [c.label for c in app.checkbox]
+    return "\n".join(str(p) for p in parts)
+
+
+def highlighted(app: AppTest) -> str | None:
+    """The text inside the <mark> of the response view, or None."""
+    for element in app.html:
+        if 'class="murgat-current"' in element.value:
+            return element.value.split('class="murgat-current">', 1)[1].split("</mark>", 1)[0]
+    return None

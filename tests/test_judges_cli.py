@@ -1,0 +1,86 @@
+"""`python -m calibration judge …` through its real parser, against the test server on 127.0.0.1."""
+from __future__ import annotations
+
+import argparse
+
+import pytest
+from judge_server import JudgeServer, make_project, make_video
+
+from calibration.judge_cli import add_judge_parser
+
+SECRET = "sk-test-7f3a9c"
+
+
+@pytest.fixture(scope="module")
+def video(tmp_path_factory):
+    return make_video(tmp_path_factory.mktemp("media") / "clip.mp4")
+
+
+@pytest.fixture
+def store(tmp_path, video):
+    return make_project(tmp_path / "project", video)
+
+
+@pytest.fixture
+def server():
+    with JudgeServer() as running:
+        yield running
+
+
+def judges_file(tmp_path, server, extra: str = "") -> str:
+    path = tmp_path / "judges.toml"
+    path.write_text(f'[judges.j]\nadapter = "openai"\nmodel = "test-model"\nbase_urls = ["{server.base_url}"]\n'
+                    f'api_key_env = "TEST_JUDGE_KEY"\nbackoff_base_s = 0.001\nprice_in_per_1k = 0.01\n{extra}')
+    return str(path)
+
+
+def cli(*argv: str) -> int:
+    parser = argparse.ArgumentParser(prog="calibration")
+    add_judge_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(list(argv))
+    return args.func(args)
+
+
+def test_dry_run_prints_the_calls_needed_and_spends_nothing(store, server, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("TEST_JUDGE_KEY", SECRET)
+    code = cli("judge", "run", "--project", str(store.directory), "--judges", judges_file(tmp_path, server),
+               "--config", "j+j+j", "--responses", "all", "--dry-run")
+    out = capsys.readouterr().out
+    assert code == 0 and server.log == []
+    assert "verifiability: 6 call(s) needed, 0 cached" in out and "decompose: 4 call(s) needed" in out
+
+
+def test_run_sends_the_key_but_never_prints_or_stores_it(store, server, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("TEST_JUDGE_KEY", SECRET)
+    code = cli("judge", "run", "--project", str(store.directory), "--judges", judges_file(tmp_path, server),
+               "--config", "j+j+j", "--responses", "all")
+    captured = capsys.readouterr()
+    assert code == 0 and "records: 2 complete" in captured.out
+    assert {r.authorization for r in server.log} == {f"Bearer {SECRET}"}
+    assert SECRET not in captured.out + captured.err
+    stored = b"".join(p.read_bytes() for p in store.directory.rglob("*") if p.is_file())
+    assert SECRET.encode() not in stored
+
+
+def test_unset_key_variable_is_bad_input_before_any_call(store, server, tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("TEST_JUDGE_KEY", raising=False)
+    code = cli("judge", "run", "--project", str(store.directory), "--judges", judges_file(tmp_path, server),
+               "--config", "j+j+j", "--responses", "all", "--no-progress")
+    assert code == 2 and server.log == []
+    assert "TEST_JUDGE_KEY is not set" in capsys.readouterr().err
+
+
+def test_judges_file_problems_are_located_and_exit_2(store, server, tmp_path, capsys):
+    path = judges_file(tmp_path, server, extra="max_concurency = 4\n")
+    code = cli("judge", "list", "--judges", path)
+    err = capsys.readouterr().err
+    assert code == 2 and f"{path}, line 8, field 'judges.j.max_concurency': unknown key" in err
+
+
+def test_budget_stop_exits_1_and_says_what_was_left(store, server, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("TEST_JUDGE_KEY", SECRET)
+    code = cli("judge", "run", "--project", str(store.directory), "--judges", judges_file(tmp_path, server),
+               "--config", "j+j+j", "--responses", "all", "--max-calls", "3", "--no-progress")
+    out = capsys.readouterr().out
+    assert code == 1 and len(server.log) == 3
+    assert "stopped early: budget: --max-calls 3 reached" in out and "left without a record (2)" in out

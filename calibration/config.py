@@ -1,6 +1,6 @@
 """The calibrated MURGAT-SCORE configuration file: build it from a sweep, write, read, validate.
 
-The file (schema in docs/calibrated-config.md, `schema_version` 1) names, per stage, the judge
+The file (schema in assets/calibrated-config.md, `schema_version` 1) names, per stage, the judge
 that runs it (adapter, model, the parameters that change its answers, the prompt file and its
 sha256), the precision mode, and the evidence that chose it. `score --config` runs exactly
 that: it refuses a judges file or a prompt that no longer matches. A stage done by `gold`
@@ -187,7 +187,7 @@ def build_calibrated_config(report: SweepReport, choice: ConfigResult | None, ju
                             gold_records: list[EvaluationRecord], *, tool_version: str | None = None,
                             chosen_by: str | None = None) -> CalibratedConfig:
     """The calibrated configuration for `choice` (default: the sweep's best) with its evidence,
-    numbers taken from the report unchanged (docs/calibrated-config.md lists them).
+    numbers taken from the report unchanged (assets/calibrated-config.md lists them).
 
     Raises ValueError when there is no choice (no configuration has a defined r), when
     `choice` is not one of the report's configurations, or when it is not exportable (not a

@@ -7,7 +7,7 @@
 
 `export` sweeps the exportable configurations only (judge:V+D+E with every stage a judge of
 the judges file; the others are listed on stderr and left out, since new responses have no
-human labels), chooses one, and writes it with its evidence (docs/calibrated-config.md).
+human labels), chooses one, and writes it with its evidence (assets/calibrated-config.md).
 `score --config` imports the generation files into the project, runs the calibrated judges on
 exactly those responses through the judge runner (cached, so a rerun costs nothing) and scores
 the records in the calibrated precision mode.
@@ -29,7 +29,7 @@ def add_export_parser(subparsers) -> None:
         "export", help="choose the calibrated MURGAT-SCORE configuration and write it as JSON",
         description="Sweep the exportable judge configurations against gold, choose one (highest "
                     "held-out r, or the cheapest not significantly worse) and write it with its "
-                    "evidence to --out (schema: docs/calibrated-config.md).")
+                    "evidence to --out (schema: assets/calibrated-config.md).")
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--project", metavar="DIR", help="project directory (gold, human:* and judge:* records)")
     where.add_argument("--gold", metavar="FILE", help="records file with the gold records (and human:* ones)")

@@ -8,6 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from annotation.agreement_cli import add_agreement_parser, add_gold_parser
 from annotation.errors import InputError
 
 
@@ -87,7 +88,7 @@ def cmd_demo(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m annotation",
-                                     description="MURGAT annotation projects: import, export, demo.")
+                                     description="MURGAT annotation projects: import, export, demo, agreement, gold.")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("import", help="import generation, metric or evaluation-record files",
@@ -118,8 +119,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--project", required=True, help="directory to build it in")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=cmd_demo)
-
-    from annotation.agreement_cli import add_agreement_parser, add_gold_parser
 
     add_agreement_parser(sub)
     add_gold_parser(sub)

@@ -152,18 +152,17 @@ def cmd_score(args) -> int:
 # ---------------------------------------------------------------- entry
 
 def build_parser() -> argparse.ArgumentParser:
+    # imported here so a plain `score` run loads none of the sweep/judge machinery at import time
+    from calibration.export_cli import add_export_parser
+    from calibration.judge_cli import add_judge_parser
+    from calibration.sweep_cli import add_sweep_parser
+
     parser = argparse.ArgumentParser(prog="python -m calibration",
-                                     description="MURGAT calibration: score, sweep and judge.")
+                                     description="MURGAT calibration: score, sweep, judge and export.")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_score_parser(subparsers)
-    from calibration.sweep_cli import add_sweep_parser  # here, so `score` never pays for scipy stats
-
     add_sweep_parser(subparsers)
-    from calibration.judge_cli import add_judge_parser
-
     add_judge_parser(subparsers)
-    from calibration.export_cli import add_export_parser
-
     add_export_parser(subparsers)
     return parser
 

@@ -27,7 +27,7 @@ def alpha_bars(results: dict[str, Agreement], names: dict[str, str]) -> go.Figur
     lower = [(r.alpha - r.ci_low) if r.alpha is not None and r.ci_low is not None else 0 for r in results.values()]
     figure = go.Figure(go.Bar(
         x=labels, y=alphas, error_y={"type": "data", "symmetric": False, "array": upper, "arrayminus": lower},
-        text=[UNDEFINED if a is None else f"{a:.2f}" for a in alphas], textposition="outside",
+        text=["" if a is None else f"{a:.2f}" for a in alphas], textposition="inside", insidetextanchor="start",
         customdata=[[r.n_units, r.n_annotators] for r in results.values()],
         hovertemplate="%{x}: α = %{y:.3f}<br>%{customdata[0]} units, %{customdata[1]} annotators<extra></extra>"))
     for label, stage in zip(labels, stages, strict=True):
@@ -35,10 +35,12 @@ def alpha_bars(results: dict[str, Agreement], names: dict[str, str]) -> go.Figur
             figure.add_annotation(x=label, y=0, text=UNDEFINED, showarrow=False, yshift=12)
     for level, words in ALPHA_THRESHOLDS:
         figure.add_hline(y=level, line_dash="dot", line_color="grey", annotation_text=words,
-                         annotation_position="top left")
+                         annotation_position="right")
     lows = [r.ci_low for r in results.values() if r.ci_low is not None] + [a for a in alphas if a is not None]
     figure.update_yaxes(title="Krippendorff's α", range=[min([0.0, *lows]) - 0.05, 1.08])
-    return _layout(figure, "Agreement per stage (95% bootstrap CI)")
+    _layout(figure, "Agreement per stage (95% bootstrap CI)")
+    figure.update_layout(margin={"r": 110})  # room for the threshold labels
+    return figure
 
 
 def value_label(value: float, level: str) -> str:

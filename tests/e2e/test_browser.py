@@ -4,56 +4,21 @@ playwright. A demo annotator labels one response through all three stages, plays
 stage go to tests/e2e/screenshots/."""
 from __future__ import annotations
 
-import os
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import pytest
+from browser_support import SHOTS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
 
 from annotation.demo import build_demo
 from annotation.labels import labels_by_unit, record_from_labels
 from annotation.queues import next_unfinished
 from annotation.session import next_question
 
-ROOT = Path(__file__).resolve().parents[2]
-SHOTS = Path(__file__).resolve().parent / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--no-first-run", "--disable-component-update", "--disable-sync"]
 WHO = "dana"
 STATE_JS = """() => [...document.querySelectorAll('h3, [data-testid="stCaptionContainer"]')]
                  .map(e => e.innerText).filter(t => /Stage|decisions known/.test(t)).join(' | ')"""
 
-pytestmark = [pytest.mark.e2e,
-              pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_until_healthy(url: str, server: subprocess.Popen, timeout_s: float = 60) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as reply:
-                if reply.status == 200:
-                    return
-        except OSError:
-            pass
-        try:  # doubles as the pause between attempts, and notices a server that died
-            server.wait(timeout=0.2)
-            raise RuntimeError("streamlit exited before it served the app")
-        except subprocess.TimeoutExpired:
-            continue
-    raise TimeoutError(f"{url} did not become healthy in {timeout_s} s")
+pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")
@@ -63,43 +28,18 @@ def demo(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def server(demo, tmp_path_factory):
-    port = free_port()
-    log = (tmp_path_factory.mktemp("e2e-log") / "streamlit.log").open("w")
-    env = {**os.environ, "MURGAT_PROJECT": str(demo.directory), "PYTHONUNBUFFERED": "1"}
-    process = subprocess.Popen(
-        [str(Path(sys.executable).parent / "streamlit"), "run", "app.py", "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--server.port", str(port)],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_healthy(url, process)
+    with streamlit_server(demo.directory, tmp_path_factory.mktemp("e2e-log") / "streamlit.log") as url:
         yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
 
 
 @pytest.fixture(scope="module")
 def page(server):
-    from playwright.sync_api import sync_playwright
-    SHOTS.mkdir(exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.set_default_timeout(60_000)
+    with chromium_page() as page:
         yield page
-        browser.close()
 
 
 def sign_in(page, url: str) -> None:
-    page.goto(url)
-    page.get_by_role("textbox", name="Name").fill(WHO)
-    page.get_by_role("textbox", name="Password").fill(WHO)
-    page.get_by_role("button", name="Sign in").click()
+    fill_sign_in(page, url, WHO)
     page.wait_for_function(f"({STATE_JS})().length > 0")
 
 

@@ -1,0 +1,149 @@
+"""Agreement: how far the annotators agree, stage by stage (Krippendorff's α with bootstrap
+CIs), where they disagree (confusion matrices per annotator pair), how each annotator
+compares with gold and how fast they decide, and the human ceiling a judge can be expected to
+reach. Every figure links to its disputes.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from itertools import combinations
+
+import streamlit as st
+
+from annotation.agreement import LEVELS, measure_agreement, pair_confusion, stage_units
+from annotation.gold import gold_from_store
+from annotation.project import export_records
+from calibration.ceiling import human_ceilings
+from pages.widgets import agreement_charts, ruling
+from pages.widgets.annotator_summary import annotator_rows
+from pages.widgets.frame import run_page
+from pages.widgets.ruling import ALL, STAGE_REQUEST
+
+DISPUTES_PAGE = "pages/disputes.py"
+SHOWN_ORDER = ("verifiable", "decomposition", "entailment_all", "entailment_alone", "entailment_without")
+SHORT_NAMES = {"verifiable": "Verifiable", "decomposition": "Atomic facts", "entailment_all": "All",
+               "entailment_alone": "Alone", "entailment_without": "Without"}
+PAIRS_PER_ROW = 3
+
+
+def _number(value, pattern: str = "{:.3f}") -> str:
+    return "—" if value is None else pattern.format(value)
+
+
+@st.cache_data(show_spinner="Measuring agreement (bootstrap)…", max_entries=16)
+def cached_agreement(fingerprint: str, _records) -> dict:
+    """measure_agreement, once per distinct set of records (`fingerprint` names them)."""
+    return measure_agreement(_records)
+
+
+def fingerprint(records) -> str:
+    text = json.dumps([r.to_dict() for r in records], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def disputes_button(label: str, key: str, stage: str | None = None) -> None:
+    """A button to the disputes page, filtered to `stage` when given."""
+    if st.button(label, key=key, icon=":material/gavel:"):
+        st.session_state[STAGE_REQUEST] = stage or ALL
+        st.switch_page(DISPUTES_PAGE)
+
+
+def alpha_table(results: dict) -> list[dict]:
+    rows = []
+    for stage, result in results.items():
+        ci = (f"[{result.ci_low:.3f}, {result.ci_high:.3f}]" if result.ci_low is not None else "—")
+        note = f"undefined: {result.reason}" if result.alpha is None else ""
+        if stage == "decomposition" and result.n_pairs:
+            note = (note + "; " if note else "") + (
+                f"fact sets over {result.n_pairs} pair(s): P {_number(result.precision)}, "
+                f"R {_number(result.recall)}, F1 {_number(result.f1)}")
+        rows.append({"stage": ruling.STAGE_NAMES[stage], "alpha": _number(result.alpha), "95% CI": ci,
+                     "units": result.n_units, "annotators": result.n_annotators, "note": note})
+    return rows
+
+
+def alpha_section(results: dict, open_by_stage: Counter) -> None:
+    st.subheader("Krippendorff's α per stage")
+    results = {stage: results[stage] for stage in SHOWN_ORDER}
+    st.plotly_chart(agreement_charts.alpha_bars(results, ruling.STAGE_NAMES), key="alpha_chart")
+    st.dataframe(alpha_table(results), hide_index=True, width="stretch")
+    st.caption("Nominal α for verifiability and entailment (units: sentences; facts two or more "
+               "annotators share), interval α on the number of facts per sentence for the decomposition.")
+    st.caption("Open disputes of a stage:")
+    for column, stage in zip(st.columns(len(SHOWN_ORDER)), SHOWN_ORDER, strict=True):
+        with column:
+            disputes_button(f"{SHORT_NAMES[stage]} ({open_by_stage.get(stage, 0)})", f"to_disputes:{stage}", stage)
+
+
+def confusion_section(records, open_by_stage: Counter) -> None:
+    st.subheader("Confusion matrices per annotator pair")
+    stage = st.selectbox("Stage", SHOWN_ORDER, key="confusion_stage", format_func=ruling.STAGE_NAMES.get)
+    units = stage_units(records)[stage]
+    names = sorted({name for values in units.values() for name in values})
+    pairs = [(a, b) for a, b in combinations(names, 2) if pair_confusion(units, a, b)]
+    if not pairs:
+        st.info("No two annotators labelled the same unit of this stage yet.")
+    for start in range(0, len(pairs), PAIRS_PER_ROW):
+        row = pairs[start:start + PAIRS_PER_ROW]
+        for column, (a, b) in zip(st.columns(PAIRS_PER_ROW), row, strict=False):
+            column.plotly_chart(agreement_charts.confusion_heatmap(pair_confusion(units, a, b), a, b, LEVELS[stage]),
+                                key=f"confusion:{stage}:{a}:{b}")
+    disputes_button(f"Open the disputes of {ruling.STAGE_NAMES[stage]} ({open_by_stage.get(stage, 0)} open)",
+                    "to_disputes:confusion", stage)
+
+
+def annotators_section(gold, store) -> None:
+    st.subheader("Annotators: agreement with gold and speed")
+    rows = annotator_rows(gold.values, store.current_labels())
+    if not rows:
+        st.info("No annotator values yet.")
+        return
+    st.plotly_chart(agreement_charts.gold_agreement_bars(rows), key="gold_chart")
+    st.dataframe([{"annotator": r["annotator"], "agrees with gold": _number(r["agrees_with_gold"], "{:.1%}"),
+                   "values compared": r["compared"],
+                   "agrees on adjudicated": f"{r['adjudicated_agree']} of {r['adjudicated']}",
+                   "median time per decision": _number(r["median_s"], "{:.1f} s"),
+                   "decisions under 2 s": _number(r["fast_share"], "{:.0%}")} for r in rows],
+                 hide_index=True, width="stretch")
+    st.caption("Gold from a majority includes the annotator's own vote; the adjudicated column counts "
+               "only values an adjudicator ruled.")
+    disputes_button("Open all disputes", "to_disputes:annotators")
+
+
+def ceiling_section(records) -> None:
+    st.subheader("Human ceiling")
+    ceilings = human_ceilings(records)
+    st.plotly_chart(agreement_charts.ceiling_bars(ceilings), key="ceiling_chart")
+    names = sorted({a.annotator for c in ceilings.values() for a in c.per_annotator})
+    table = []
+    for mode, ceiling in ceilings.items():
+        by_name = {a.annotator: a for a in ceiling.per_annotator}
+        row = {"precision mode": mode, "ceiling (mean r)": _number(ceiling.ceiling),
+               "responses": len(ceiling.response_ids)}
+        row.update({name: _number(by_name[name].pearson) if name in by_name else "—" for name in names})
+        row["note"] = ceiling.reason or "; ".join(f"{a.annotator}: {a.reason}" for a in ceiling.per_annotator
+                                                  if a.reason)
+        table.append(row)
+    st.dataframe(table, hide_index=True, width="stretch")
+    st.caption("Pearson r between each annotator's MURGAT-S per response and the mean of the other "
+               "annotators' (leave one annotator out), over the responses all of them completed: the "
+               "correlation a judge can be expected to reach against human scores.")
+    disputes_button("Open all disputes", "to_disputes:ceiling")
+
+
+def agreement(me: dict, store) -> None:
+    st.title("Agreement")
+    records = export_records(store, "human")
+    gold = gold_from_store(store)
+    open_by_stage = Counter(ruling.stage_of(v) for v in gold.disputes(open_only=True))
+    if not gold.values:
+        st.info("No annotator labels yet: agreement is measured once two annotators label the same responses.")
+    alpha_section(cached_agreement(fingerprint(records), records), open_by_stage)
+    confusion_section(records, open_by_stage)
+    annotators_section(gold, store)
+    ceiling_section(records)
+
+
+run_page(agreement, "adjudicator", "admin", title="the agreement page")

@@ -1,0 +1,92 @@
+"""Shared plumbing of the real-browser tests: start `streamlit run app.py` on 127.0.0.1 against a
+project, and drive Debian's Chromium with playwright (no browser download)."""
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = Path(__file__).resolve().parent / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--no-first-run", "--disable-component-update", "--disable-sync"]
+
+needs_chromium = [pytest.mark.e2e,
+                  pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until_healthy(url: str, server: subprocess.Popen, timeout_s: float = 60) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as reply:
+                if reply.status == 200:
+                    return
+        except OSError:
+            pass
+        try:  # doubles as the pause between attempts, and notices a server that died
+            server.wait(timeout=0.2)
+            raise RuntimeError("streamlit exited before it served the app")
+        except subprocess.TimeoutExpired:
+            continue
+    raise TimeoutError(f"{url} did not become healthy in {timeout_s} s")
+
+
+@contextlib.contextmanager
+def streamlit_server(project_dir: Path, log_path: Path) -> Iterator[str]:
+    """The app served headless on a free 127.0.0.1 port for `project_dir`; yields its URL."""
+    port = free_port()
+    with log_path.open("w") as log:
+        env = {**os.environ, "MURGAT_PROJECT": str(project_dir), "PYTHONUNBUFFERED": "1"}
+        process = subprocess.Popen(
+            [str(Path(sys.executable).parent / "streamlit"), "run", "app.py", "--server.headless", "true",
+             "--server.address", "127.0.0.1", "--server.port", str(port)],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            wait_until_healthy(url, process)
+            yield url
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+@contextlib.contextmanager
+def chromium_page(viewport_height: int = 1000, **page_options):
+    """A playwright page in Debian's Chromium (launched with the flags this machine needs)."""
+    from playwright.sync_api import sync_playwright
+    SHOTS.mkdir(exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": viewport_height}, **page_options)
+        page.set_default_timeout(60_000)
+        try:
+            yield page
+        finally:
+            browser.close()
+
+
+def fill_sign_in(page, url: str, who: str) -> None:
+    """Open the app and submit the sign-in form (demo passwords equal the names)."""
+    page.goto(url)
+    page.get_by_role("textbox", name="Name").fill(who)
+    page.get_by_role("textbox", name="Password").fill(who)
+    page.get_by_role("button", name="Sign in").click()

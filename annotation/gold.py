@@ -87,7 +87,7 @@ class GoldValue:
     def disputed(self) -> bool:
         """Annotators disagree, or the value still waits for a ruling (annotators agreed but
         auto-acceptance is off, or nobody could answer it)."""
-        return self.task is not None and (len({_canonical(v) for v in self.values.values()}) > 1
+        return self.task is not None and (len({comparable_value(v) for v in self.values.values()}) > 1
                                           or (self.value is None and (bool(self.values) or self.orphan)))
 
     @property
@@ -114,7 +114,7 @@ class GoldSet:
         return dict(Counter(v.provenance.split(":")[0].split(" ")[0] for v in self.values))
 
 
-def _canonical(value) -> object:
+def comparable_value(value) -> object:
     """A hashable form: fact lists compare as sets of fact identities."""
     if isinstance(value, list):
         return frozenset(fact_identity(Fact(f["text"], list(f.get("citations", [])))) for f in value)
@@ -127,11 +127,11 @@ def decide(values: dict[str, object], rule: str, auto_accept_unanimous: bool,
     A ruling wins; no values → unresolved. Raises ValueError for an unknown rule."""
     if rule not in RULES:
         raise ValueError(f"gold rule '{rule}' is not one of {', '.join(RULES)}")
-    counts = Counter(_canonical(v) for v in values.values())
+    counts = Counter(comparable_value(v) for v in values.values())
     n = len(values)
     top, m = counts.most_common(1)[0] if counts else (None, 0)
     agreement = m / n if n else 0.0
-    value = next((v for v in values.values() if _canonical(v) == top), None)
+    value = next((v for v in values.values() if comparable_value(v) == top), None)
     if ruling is not None:
         return ruling.value, ruling.provenance, agreement
     if n == 0:

@@ -13,11 +13,11 @@ from itertools import combinations
 import streamlit as st
 
 from annotation.agreement import LEVELS, measure_agreement, pair_confusion, stage_units
+from annotation.annotator_stats import annotator_rows
 from annotation.gold import gold_from_store
 from annotation.project import export_records
 from calibration.ceiling import human_ceilings
 from pages.widgets import agreement_charts, ruling
-from pages.widgets.annotator_summary import annotator_rows
 from pages.widgets.frame import run_page
 from pages.widgets.ruling import ALL, STAGE_REQUEST
 

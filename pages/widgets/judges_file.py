@@ -55,11 +55,10 @@ def shown_url(url: str) -> str:
 
 def judge_rows(judges: dict[str, JudgeConfig]) -> list[dict]:
     """One table row per judge: what the admin needs to check the file, and no secret."""
-    return [{"judge": judge.name, "adapter": judge.adapter, "model": judge.model,
+    return [{"judge": judge.name, "adapter": judge.adapter, "model": judge.model, "API key": key_status(judge),
              "endpoints": ", ".join(shown_url(u) for u in judge.base_urls) or "(adapter default)",
              "max concurrency": judge.max_concurrency,
-             "$ per 1k tokens in": judge.price_in_per_1k, "$ per 1k tokens out": judge.price_out_per_1k,
-             "API key": key_status(judge)}
+             "$ per 1k tokens in": judge.price_in_per_1k, "$ per 1k tokens out": judge.price_out_per_1k}
             for judge in judges.values()]
 
 

@@ -17,6 +17,8 @@ DISPUTES_PAGE = "pages/disputes.py"
 def picked_from_scatter(picked: str | None, response_ids: list[str]) -> str | None:
     """The response to open: a new click on the scatter (`picked`) sets the chooser, which
     otherwise keeps the admin's own choice. Must run before anything reads the chooser."""
+    if st.session_state.get(OPEN_KEY) not in response_ids:  # e.g. a response no longer in gold
+        st.session_state[OPEN_KEY] = None
     if picked != st.session_state.get(LAST_PICK_KEY):
         st.session_state[LAST_PICK_KEY] = picked
         if picked in response_ids:
@@ -35,9 +37,10 @@ def sentence_rows(gold_record, judge_record) -> list[dict]:
     judged = judge_record.sentences if judge_record is not None else []
     for i, sentence in enumerate(gold_record.sentences):
         mine = judged[i] if i < len(judged) and judged[i].text == sentence.text else None
-        rows.append({"#": i + 1, "sentence": sentence.text, "gold: verifiable": _flag(sentence.verifiable),
+        rows.append({"#": i + 1, "gold: verifiable": _flag(sentence.verifiable),
                      "judge: verifiable": _flag(mine.verifiable if mine else None),
-                     "gold facts": len(sentence.facts), "judge facts": len(mine.facts) if mine else None})
+                     "gold facts": len(sentence.facts), "judge facts": len(mine.facts) if mine else None,
+                     "sentence": sentence.text})
     return rows
 
 

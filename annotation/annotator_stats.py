@@ -1,6 +1,6 @@
 """Per annotator: how often their value equals the gold value, and how fast they decide.
 
-Pure (no Streamlit): the agreement page's table and chart read `annotator_rows`. Values
+The agreement page's table and chart read `annotator_rows`. Values
 are compared on the questions a person is asked (a gold value with a task) whose gold is
 resolved; fact lists compare as sets of fact identities, as the gold derivation does.
 """
@@ -8,16 +8,8 @@ from __future__ import annotations
 
 from statistics import median
 
-from annotation.agreement import fact_identity
-from annotation.gold import FAST_MS, GOLD_PREFIX, GoldValue
+from annotation.gold import FAST_MS, GOLD_PREFIX, GoldValue, comparable_value
 from annotation.labels import RESPONSE_UNIT
-from annotation.records import Fact
-
-
-def _comparable(value) -> object:
-    if isinstance(value, list):
-        return frozenset(fact_identity(Fact(f["text"], list(f.get("citations", [])))) for f in value)
-    return value
 
 
 def annotator_rows(values: list[GoldValue], events) -> list[dict]:
@@ -31,9 +23,9 @@ def annotator_rows(values: list[GoldValue], events) -> list[dict]:
     for v in values:
         if v.task is None or v.value is None:
             continue
-        gold = _comparable(v.value)
+        gold = comparable_value(v.value)
         for name, answer in v.values.items():
-            same = _comparable(answer) == gold
+            same = comparable_value(answer) == gold
             tally[name][0] += same
             tally[name][1] += 1
             if v.ruling is not None:

@@ -17,6 +17,7 @@ from annotation.gold import RULES, gold_from_store, gold_settings, publish_gold,
 from annotation.readers import write_records_jsonl
 from pages.widgets import player, response_view, ruling
 from pages.widgets.frame import run_page
+from pages.widgets.opened_response import DISPUTES_FILTER
 from pages.widgets.ruling import ALL, STAGE_REQUEST
 
 STAGE_KEY = "stage"  # also the URL query parameter (?stage=entailment_all), bound to the filter
@@ -145,6 +146,9 @@ def disputes(me: dict, store) -> None:
     stage = stage_column.selectbox("Stage", (ALL, *STAGES), key=STAGE_KEY, bind="query-params",
                                    format_func=lambda s: "All stages" if s == ALL else ruling.STAGE_NAMES[s])
     responses = sorted({v.response_id for v in every})
+    requested = st.session_state.pop(DISPUTES_FILTER, None)  # a link from the calibrate page
+    if requested in responses:
+        st.session_state["dispute_response"] = requested
     response_id = response_column.selectbox("Response", (ALL, *responses), key="dispute_response",
                                             format_func=lambda r: "All responses" if r == ALL else r)
     with_ruled = ruled_column.toggle("Show ruled ones too", key="show_ruled")

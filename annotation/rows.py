@@ -60,7 +60,10 @@ def _is_json_object(line: str) -> bool:
         return False
 
 
-def _read_text(path: Path) -> str:
+def read_input_text(path: Path) -> str:
+    """The text of an input file (UTF-8, a BOM tolerated); an unreadable or non-UTF-8 file
+    raises InputError naming the file (and the line of the first bad byte)."""
+    path = Path(path)
     where = str(path)
     try:
         data = path.read_bytes()
@@ -75,7 +78,7 @@ def _read_text(path: Path) -> str:
 
 def parse_rows(path: Path) -> list[tuple[int, bool, object]]:
     """Like `readers.load_rows`, but a JSONL line that is not JSON comes back as a `BadLine`."""
-    return _parse_text(str(path), _read_text(path))
+    return _parse_text(str(path), read_input_text(path))
 
 
 def _parse_text(where: str, text: str) -> list[tuple[int, bool, object]]:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from annotation.errors import InputError, Problem
 from annotation.records import EvaluationRecord
+from annotation.rows import read_input_text
 from annotation.store import utc_now
 from calibration.judges.config import ADAPTERS, GOLD, JudgeConfig, parse_configuration
 from calibration.judges.prompts import PROMPT_DIR, load_prompt
@@ -257,12 +258,7 @@ def read_calibrated_config(path: str | Path) -> CalibratedConfig:
     file, invalid JSON, an unknown schema version, missing/unknown keys, wrong types or values,
     a 'gold' stage, a configuration that disagrees with its stages."""
     where = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("no such file", path=where) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read: {exc}", path=where) from None
+    text = read_input_text(Path(path))
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

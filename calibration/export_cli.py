@@ -21,6 +21,7 @@ from pathlib import Path
 
 from annotation.errors import InputError, Problem
 from calibration.score import PRECISION_MODES
+from calibration.sweep_cli import sweep_argument_problems
 
 
 def add_export_parser(subparsers) -> None:
@@ -54,15 +55,7 @@ def _print_problems(problems: list[Problem]) -> None:
 
 
 def _argument_problems(args) -> list[Problem]:
-    problems = []
-    if args.bootstrap < 1:
-        problems.append(Problem("<arguments>", None, "--bootstrap", f"must be at least 1, got {args.bootstrap}"))
-    if args.folds < 2:
-        problems.append(Problem("<arguments>", None, "--folds", f"must be at least 2, got {args.folds}"))
-    if args.project and args.judges_records:
-        problems.append(Problem("<arguments>", None, "--judges-records", "goes with --gold, not --project"))
-    if args.gold and not args.judges_records:
-        problems.append(Problem("<arguments>", None, "--judges-records", "--gold needs --judges-records FILE..."))
+    problems = sweep_argument_problems(args, args.judges_records, "--judges-records")
     if args.choose == "cheapest" and not args.project:
         problems.append(Problem("<arguments>", None, "--choose",
                                 "'cheapest' needs --project: the token counts are recorded in its judge calls"))

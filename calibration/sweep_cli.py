@@ -177,17 +177,24 @@ def format_sweep_table(report: SweepReport) -> str:
     return "\n".join(lines)
 
 
-def cmd_sweep(args) -> int:
-    """Load records, run the sweep, print; any bad input → every problem on stderr, exit 2."""
-    problems: list[Problem] = []
+def sweep_argument_problems(args, judge_files, judges_flag: str) -> list[Problem]:
+    """Problems with the sweep options shared by `sweep` and `export` (`judge_files` is the
+    value of the option that names the judges' record files, `judges_flag` its name)."""
+    problems = []
     if args.bootstrap < 1:
         problems.append(Problem("<arguments>", None, "--bootstrap", f"must be at least 1, got {args.bootstrap}"))
     if args.folds < 2:
         problems.append(Problem("<arguments>", None, "--folds", f"must be at least 2, got {args.folds}"))
-    if args.project and args.judges:
-        problems.append(Problem("<arguments>", None, "--judges", "--judges goes with --gold, not --project"))
-    if args.gold and not args.judges:
-        problems.append(Problem("<arguments>", None, "--judges", "--gold needs --judges FILE..."))
+    if args.project and judge_files:
+        problems.append(Problem("<arguments>", None, judges_flag, f"{judges_flag} goes with --gold, not --project"))
+    if args.gold and not judge_files:
+        problems.append(Problem("<arguments>", None, judges_flag, f"--gold needs {judges_flag} FILE..."))
+    return problems
+
+
+def cmd_sweep(args) -> int:
+    """Load records, run the sweep, print; any bad input → every problem on stderr, exit 2."""
+    problems = sweep_argument_problems(args, args.judges, "--judges")
     if not problems:
         if args.project:
             gold, humans, judges = _load_project(args.project, problems)

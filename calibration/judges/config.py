@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from annotation.errors import InputError, Problem
+from annotation.rows import read_input_text
 
 ADAPTERS = ("openai", "gemini")
 GOLD = "gold"
@@ -175,12 +176,7 @@ def load_judges(path: str | Path) -> dict[str, JudgeConfig]:
     """
     path = Path(path)
     where = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("no such file", path=where) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read: {exc}", path=where) from None
+    text = read_input_text(path)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

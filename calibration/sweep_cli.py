@@ -72,37 +72,28 @@ def _read_records(path: Path, problems: list[Problem]) -> list[tuple[int, Evalua
 
 
 def _load_files(gold_name: str, judge_names: list[str], problems: list[Problem]):
+    """Gold, human and judge records from the files. Each record goes where its own `source`
+    says (gold / human:* / judge:*), whichever option named its file, so one export of a
+    project may serve as both --gold and --judges; a file named twice is read once."""
     gold, humans, judges = [], [], []
+    by_kind = {"gold": gold, "human": humans, "judge": judges}
     seen: dict[tuple[str, str], str] = {}
-
-    def unique(record, locator, index) -> bool:
-        key = (record.response_id, record.source)
-        if key in seen:
-            problems.append(locator.problem(index, "response_id", f"response '{record.response_id}' of "
-                                            f"'{record.source}' was already read from {seen[key]}"))
-            return False
-        seen[key] = str(locator.path)
-        return True
-
-    gold_path = Path(gold_name)
-    locator = _Locator(gold_path)
-    for index, record in _read_records(gold_path, problems):
-        if source_kind(record.source) == "judge":
-            problems.append(locator.problem(index, "source", f"'{record.source}' is a judge; "
-                                            "pass judge records with --judges"))
-        elif unique(record, locator, index):
-            (gold if record.source == "gold" else humans).append(record)
-    if not gold and not problems:
-        problems.append(Problem(str(gold_path), None, "source", "no record with source 'gold' in this file"))
-    for name in judge_names:
+    for name in dict.fromkeys([gold_name, *judge_names]):
         path = Path(name)
         locator = _Locator(path)
         for index, record in _read_records(path, problems):
-            if record.source == "gold":
-                problems.append(locator.problem(index, "source", "a gold record among the judges; "
-                                                "pass gold records with --gold"))
-            elif unique(record, locator, index):
-                judges.append(record)
+            key = (record.response_id, record.source)
+            if key in seen:
+                problems.append(locator.problem(index, "response_id", f"response '{record.response_id}' "
+                                                f"of '{record.source}' was already read from {seen[key]}"))
+                continue
+            seen[key] = str(path)
+            by_kind.get(source_kind(record.source), judges).append(record)
+    if not problems and not gold:
+        problems.append(Problem(gold_name, None, "source", "no record with source 'gold' in the files"))
+    if not problems and not judges:
+        problems.append(Problem(",".join(judge_names), None, "source",
+                                "no record with a 'judge:' source in the files"))
     return gold, humans, judges
 
 

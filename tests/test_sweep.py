@@ -214,7 +214,17 @@ def test_cli_bad_input_exits_2_with_located_errors_and_nothing_on_stdout(tmp_pat
     gold_file, judge_file = write_files(tmp_path, gold, gold[:1] + judges)
     code, out, err = run_cli(["--gold", gold_file, "--judges", judge_file], capsys)
     assert (code, out) == (2, "")
-    assert f"{judge_file}, line 1, field 'source': a gold record among the judges" in err
+    assert f"{judge_file}, line 1, field 'response_id': response 'r00' of 'gold' was already read" in err
+
+
+def test_cli_routes_records_by_their_own_source_so_one_export_serves_both_options(tmp_path, capsys):
+    gold, judges = dataset(n=12)
+    everything = tmp_path / "all.jsonl"
+    everything.write_text("".join(json.dumps(r.to_dict()) + "\n" for r in gold + judges))
+    code, out, _ = run_cli(["--gold", str(everything), "--judges", str(everything), "--json",
+                            "--precision", "individual", "--bootstrap", "50"], capsys)
+    assert code == 0
+    assert {c["source"] for c in json.loads(out)["configs"]} == {r.source for r in judges}
 
 
 def test_cli_reads_gold_annotators_and_judges_from_a_project(tmp_path, capsys):

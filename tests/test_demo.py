@@ -1,6 +1,5 @@
 """The demo project: real media (ffmpeg), a real SQLite store, records that score as constructed."""
 import json
-import time
 
 import numpy as np
 import pytest
@@ -19,9 +18,8 @@ ANNOTATOR_NAMES = ("alice", "bob", "carol")
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
     directory = tmp_path_factory.mktemp("demo") / "project"
-    started = time.perf_counter()
     store = build_demo(directory, seed=0)
-    return {"store": store, "directory": directory, "seconds": time.perf_counter() - started,
+    return {"store": store, "directory": directory,
             "truth": json.loads((directory / TRUTH_FILE).read_text())}
 
 
@@ -31,10 +29,6 @@ def _all_citations(store):
 
 def _gold_scores(store, mode="individual"):
     return np.array([s.murgat_s for s in score_records(store.list_records("gold"), [mode])])
-
-
-def test_demo_builds_in_a_few_seconds(demo):
-    assert demo["seconds"] < 20  # about 2–3 s on 2 cores; generous for a busy CI machine
 
 
 def test_demo_accounts_sign_in_with_their_name_as_password(demo):

@@ -3,17 +3,19 @@
 Pure numpy, no plotting: a widget turns these arrays into a figure. Both are reduced to a fixed
 number of columns, so the figure for an hour of audio is as small as for ten seconds.
 `load_sound_view` decodes a media file once and keeps the arrays on disk per media hash.
-The mel filters are librosa's (Slaney scale and area normalisation), written out here because
-importing librosa's filters costs 1–6 s on first use, more than computing an hour's view.
+The mel filters come from librosa; the STFT is done here in blocks (bounded memory for an hour
+of audio, two threads) and averaged into a fixed number of columns.
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+import librosa
 import numpy as np
 import scipy.fft
 
@@ -63,32 +65,17 @@ def _fft_size(sample_rate: int) -> int:
     return 2 ** max(6, round(math.log2(sample_rate * 0.064)))
 
 
-def _hz_to_mel(hz: np.ndarray) -> np.ndarray:
-    """Slaney's mel scale: linear below 1 kHz, logarithmic above (librosa's default)."""
-    hz = np.asarray(hz, dtype=np.float64)
-    linear = hz * 3 / 200
-    log_part = 15 + np.log(np.maximum(hz, 1e-10) / 1000) * 27 / np.log(6.4)
-    return np.where(hz >= 1000, log_part, linear)
-
-
-def _mel_to_hz(mel: np.ndarray) -> np.ndarray:
-    mel = np.asarray(mel, dtype=np.float64)
-    return np.where(mel >= 15, 1000 * np.exp((mel - 15) * np.log(6.4) / 27), mel * 200 / 3)
-
-
-def _mel_edges_hz(n_mels: int, sample_rate: int) -> np.ndarray:
-    """n_mels + 2 frequencies evenly spaced in mel from 0 to Nyquist: band k spans [k, k+2]."""
-    return _mel_to_hz(np.linspace(0.0, _hz_to_mel(sample_rate / 2), n_mels + 2))
-
-
+@functools.lru_cache(maxsize=16)
 def _mel_filterbank(sample_rate: int, n_fft: int, n_mels: int) -> np.ndarray:
-    """(1 + n_fft // 2, n_mels) triangular filters, each of unit area (as librosa.filters.mel)."""
-    edges = _mel_edges_hz(n_mels, sample_rate)
-    bins_hz = np.fft.rfftfreq(n_fft, 1 / sample_rate)
-    rising = (bins_hz[None, :] - edges[:-2, None]) / np.diff(edges)[:-1, None]
-    falling = (edges[2:, None] - bins_hz[None, :]) / np.diff(edges)[1:, None]
-    weights = np.maximum(0, np.minimum(rising, falling)) * (2 / (edges[2:] - edges[:-2]))[:, None]
-    return weights.T.astype(np.float32)
+    """(1 + n_fft // 2, n_mels) librosa mel filters (Slaney scale, unit area), memoised: the
+    first call in a process costs ~1 s while librosa loads, later ones nothing."""
+    return np.ascontiguousarray(librosa.filters.mel(sr=sample_rate, n_fft=n_fft, n_mels=n_mels).T,
+                                dtype=np.float32)
+
+
+def _mel_centres_hz(n_mels: int, sample_rate: int) -> np.ndarray:
+    """The centre frequency of each mel band (librosa's band edges without the outer two)."""
+    return librosa.mel_frequencies(n_mels=n_mels + 2, fmin=0.0, fmax=sample_rate / 2)[1:-1]
 
 
 def _mel_power_per_frame(mono: np.ndarray, n_frames: int, n_fft: int, hop: int,
@@ -130,7 +117,7 @@ def mel_spectrogram_db(samples: np.ndarray, sample_rate: int, n_mels: int = 64,
         raise ValueError("n_mels, max_columns and sample_rate must be positive")
     mono = downmix(samples)
     n_fft = _fft_size(sample_rate)
-    mel_freqs = _mel_edges_hz(n_mels, sample_rate)[1:-1]
+    mel_freqs = _mel_centres_hz(n_mels, sample_rate)
     if mono.size == 0:
         return np.zeros(0, np.float32), mel_freqs.astype(np.float32), np.zeros((n_mels, 0), np.float32)
     hop = int(min(n_fft, max(n_fft // 4, math.ceil(mono.size / max_columns))))

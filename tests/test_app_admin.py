@@ -1,6 +1,6 @@
 """The admin page: people and roles, queue and campaign settings, progress."""
 import pytest
-from test_app_support import open_app, sign_in, tiny_project
+from app_support import open_app, sign_in, tiny_project
 
 from annotation.accounts import authenticate
 from annotation.store import ProjectStore

@@ -3,7 +3,7 @@ complete labels) and on tiny projects whose labels are written in code."""
 import json
 
 import pytest
-from test_app_support import open_app, sign_in, tiny_project
+from app_support import open_app, sign_in, tiny_project
 
 from annotation.agreement import measure_agreement
 from annotation.demo import build_demo

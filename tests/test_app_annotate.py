@@ -1,6 +1,6 @@
 """The annotate page, driven through streamlit's AppTest on tiny projects built in code."""
 import pytest
-from test_app_support import FIRST_TEXT, click, highlighted, open_app, shown_text, sign_in, tiny_project
+from app_support import FIRST_TEXT, click, highlighted, open_app, shown_text, sign_in, tiny_project
 
 from annotation.labels import fact_unit, labels_by_unit
 from annotation.records import EvaluationRecord, Fact, Sentence

@@ -8,7 +8,7 @@ simulated judge configurations built to rank strong > … > random (annotation/d
 import json
 
 import pytest
-from test_app_support import open_app, shown_text, sign_in, tiny_project
+from app_support import open_app, shown_text, sign_in, tiny_project
 
 from annotation.demo import build_demo
 from annotation.records import Entailment, EvaluationRecord, Fact, Sentence

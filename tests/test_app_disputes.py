@@ -2,7 +2,7 @@
 written in code: ann and bob disagree on r1's first sentence (stage 1) and on whether r2's one
 fact is supported (stage 3); ada adjudicates, boss is the admin."""
 import pytest
-from test_app_support import open_app, sign_in, tiny_project
+from app_support import open_app, sign_in, tiny_project
 
 from annotation.gold import gold_from_store
 from annotation.labels import fact_unit

@@ -9,8 +9,8 @@ per response (see tests/test_judges_run.py for the hand count).
 import html
 
 import pytest
+from app_support import PEOPLE, open_app, shown_text, sign_in
 from judge_server import JudgeServer, make_project, make_video
-from test_app_support import PEOPLE, open_app, shown_text, sign_in
 
 from annotation.accounts import add_account
 from annotation.store import ProjectStore

@@ -2,7 +2,7 @@
 import json
 
 import pytest
-from test_app_support import click, open_app, sign_in, tiny_project
+from app_support import click, open_app, sign_in, tiny_project
 
 from annotation.media import probe_media
 from annotation.store import ProjectStore

@@ -1,6 +1,6 @@
 """Sign-in, roles and what each role may open (app.py, pages/widgets/signin.py, context.py)."""
 import pytest
-from test_app_support import open_app, shown_text, sign_in, tiny_project
+from app_support import open_app, shown_text, sign_in, tiny_project
 
 from annotation.store import ProjectStore
 

@@ -11,7 +11,6 @@ The queries read the store's event log; they are read-only.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from annotation.labels import RESPONSE_UNIT
@@ -67,35 +66,24 @@ def is_assigned(position: int, member_index: int, pool_size: int, per_response: 
 
 def touched_response_ids(store, who: str) -> set[str]:
     """Responses on which `who` has any event (label, undo, skip or flag)."""
-    rows = store.db.conn.execute("SELECT DISTINCT response_id FROM events WHERE who = ?", [who])
-    return {row[0] for row in rows}
+    return store.touched_response_ids(who)
 
 
 def done_response_ids(store, who: str) -> set[str]:
-    rows = store.db.conn.execute(
-        "SELECT response_id FROM live_labels WHERE who = ? AND unit = ? AND task = ?",
-        [who, RESPONSE_UNIT, DONE_TASK])
-    return {row[0] for row in rows}
+    return store.labelled_response_ids(who, RESPONSE_UNIT, DONE_TASK)
 
 
 def skipped_response_ids(store, who: str) -> dict[str, str]:
     """{response_id: reason} of the responses `who` set aside and has not taken back."""
-    rows = store.db.conn.execute(
-        "SELECT s.response_id, s.value FROM events s WHERE s.who = ? AND s.kind = 'skip' "
-        "AND NOT EXISTS (SELECT 1 FROM events u WHERE u.kind = 'undo' AND u.ref = s.id) "
-        "ORDER BY s.id", [who])
-    return {row[0]: (json.loads(row[1]) or {}).get("reason", "") for row in rows}
+    return {e.response_id: (e.value or {}).get("reason", "") for e in store.live_skips(who)}
 
 
 def unskip(store, who: str, response_id: str) -> int:
     """Take back `who`'s skips of a response (an undo event per live skip); returns how many."""
-    rows = store.db.conn.execute(
-        "SELECT s.id FROM events s WHERE s.who = ? AND s.response_id = ? AND s.kind = 'skip' "
-        "AND NOT EXISTS (SELECT 1 FROM events u WHERE u.kind = 'undo' AND u.ref = s.id)",
-        [who, response_id]).fetchall()
-    for (skip_id,) in rows:
-        store.append_event(who, response_id, RESPONSE_UNIT, "skip", kind="undo", ref=skip_id)
-    return len(rows)
+    skips = store.live_skips(who, response_id)
+    for skip in skips:
+        store.append_event(who, response_id, RESPONSE_UNIT, "skip", kind="undo", ref=skip.id)
+    return len(skips)
 
 
 def assigned_response_ids(store, who: str, *, response_ids: list[str] | None = None,
@@ -135,7 +123,7 @@ def team_progress(store) -> tuple[list[Progress], Progress]:
     (who = 'overall'). Reads the response list and the pool once."""
     ids = store.response_ids()
     members = pool(store)
-    labellers = {row[0] for row in store.db.conn.execute("SELECT DISTINCT who FROM events")}
+    labellers = store.event_authors()
     rows = [progress(store, who, assigned=assigned_response_ids(store, who, response_ids=ids,
                                                                  members=members))
             for who in sorted(set(members) | labellers)]

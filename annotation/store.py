@@ -383,6 +383,31 @@ class ProjectStore:
                 params.append(value)
         return [Event.from_row(r) for r in self.db.query(sql + " ORDER BY id", params)]
 
+    def touched_response_ids(self, who: str) -> set[str]:
+        """Responses on which `who` has any event (label, undo, skip or flag)."""
+        rows = self.db.conn.execute("SELECT DISTINCT response_id FROM events WHERE who = ?", [who])
+        return {row[0] for row in rows}
+
+    def labelled_response_ids(self, who: str, unit: str, task: str) -> set[str]:
+        """Responses where `who` has a live label on (unit, task), e.g. the `done` mark."""
+        rows = self.db.conn.execute(
+            "SELECT response_id FROM live_labels WHERE who = ? AND unit = ? AND task = ?", [who, unit, task])
+        return {row[0] for row in rows}
+
+    def live_skips(self, who: str, response_id: str | None = None) -> list[Event]:
+        """`who`'s skip events that no undo has taken back, oldest first."""
+        sql = ("SELECT s.* FROM events s WHERE s.who = ? AND s.kind = 'skip' "
+               "AND NOT EXISTS (SELECT 1 FROM events u WHERE u.kind = 'undo' AND u.ref = s.id)")
+        params: list = [who]
+        if response_id is not None:
+            sql += " AND s.response_id = ?"
+            params.append(response_id)
+        return [Event.from_row(r) for r in self.db.query(sql + " ORDER BY s.id", params)]
+
+    def event_authors(self) -> set[str]:
+        """Everyone who has written at least one event."""
+        return {row[0] for row in self.db.conn.execute("SELECT DISTINCT who FROM events")}
+
     def undo_last(self, who: str, response_id: str | None = None) -> Event | None:
         """Undo `who`'s most recent live label (in `response_id` if given) by appending an
         'undo' event; the label before it comes back in force. None when nothing to undo."""

@@ -104,7 +104,7 @@ def human_records(store, response_ids: list[str] | None = None) -> list[Evaluati
         if response_ids is not None and event.response_id not in response_ids:
             continue
         by_key.setdefault((event.who, event.response_id), {})[(event.unit, event.task)] = event.value
-    gold = {r.response_id: r for r in store.list_records("gold") if r.source == "gold"}
+    gold = {r.response_id: r for r in store.list_records(source="gold")}
     order = {rid: n for n, rid in enumerate(store.response_ids())}
     records = []
     for (who, response_id), labels in sorted(by_key.items(), key=lambda kv: (kv[0][0], order.get(kv[0][1], 0))):

@@ -299,9 +299,10 @@ class ProjectStore:
             return len(records)
         return self._write(insert)
 
-    def list_records(self, source_prefix: str | None = None) -> list[EvaluationRecord]:
-        """Latest stored record per (response, source); `source_prefix` filters ('gold',
-        'human:', 'judge:', or a full source)."""
+    def list_records(self, source_prefix: str | None = None, *, source: str | None = None,
+                     response_id: str | None = None) -> list[EvaluationRecord]:
+        """Latest stored record per (response, source), in source then response order.
+        Filters: `source_prefix` ('human:', 'judge:', …), `source` (exact), `response_id`."""
         sql = ("SELECT r.record FROM records r JOIN responses p ON p.response_id = r.response_id "
                "WHERE r.id = (SELECT MAX(id) FROM records m WHERE m.source = r.source "
                "AND m.response_id = r.response_id)")
@@ -309,6 +310,12 @@ class ProjectStore:
         if source_prefix:
             sql += " AND r.source LIKE ? ESCAPE '\\'"
             params.append(source_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
+        if source is not None:
+            sql += " AND r.source = ?"
+            params.append(source)
+        if response_id is not None:
+            sql += " AND r.response_id = ?"
+            params.append(response_id)
         sql += " ORDER BY r.source, p.position"
         return [EvaluationRecord.from_dict(json.loads(row[0]))
                 for row in self.db.conn.execute(sql, params)]

@@ -34,7 +34,7 @@ def configuration_costs(report: SweepReport, judges: dict[str, JudgeConfig], sto
 
     cache, out = CallCache(store), {}
     gold_source = report.gold.get("source", "gold")
-    gold_ids = {r.response_id for r in store.list_records(gold_source) if r.source == gold_source}
+    gold_ids = {r.response_id for r in store.list_records(source=gold_source)}
     for source in dict.fromkeys(c.source for c in report.configs):
         from calibration.config import exportable_configuration
 

@@ -109,7 +109,7 @@ def _load_project(directory: str, problems: list[Problem]):
             problems.append(Problem(directory, None, None, str(exc).removeprefix(f"{directory}: ")))
         return [], [], []
     try:
-        gold = [r for r in store.list_records("gold") if r.source == "gold"]
+        gold = store.list_records(source="gold")
         humans, judges = store.list_records("human:"), store.list_records("judge:")
     finally:
         store.close()

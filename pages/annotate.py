@@ -53,7 +53,7 @@ def decision(store, who: str, rid: str, sentence, question: Question) -> None:
         st.markdown("**Split the highlighted sentence into atomic facts.**")
         draft_key = f"draft:{rid}:{question.unit}"
         if draft_key not in st.session_state:
-            judged = [r for r in store.list_records("judge:") if r.response_id == rid]
+            judged = store.list_records("judge:", response_id=rid)
             start_draft(draft_key, propose_facts(question.sentence_index, sentence, judged, rule_based_facts))
         decisions.shown_at(f"{rid}|{question.key}")
         facts_editor(sentence, draft_key, lambda facts: decisions.confirm_facts(store, who, rid, question, facts))

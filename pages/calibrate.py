@@ -46,7 +46,7 @@ _MARKDOWN_SPECIALS = re.compile(r"[\\`*_{}\[\]()<>#+\-.!|~:$]")
 def sweep_inputs(store):
     """(gold, judges, humans): the project's gold records, its `judge:*` records, and every
     `human:*` record (the event log's derived ones win over imported ones)."""
-    gold = [r for r in store.list_records("gold") if r.source == "gold"]
+    gold = store.list_records(source="gold")
     return gold, store.list_records("judge:"), export_records(store, "human")
 
 

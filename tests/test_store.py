@@ -163,3 +163,11 @@ def test_store_created_in_one_thread_works_in_another(store):
     t.join()
     assert result.get("error") is None
     assert result["ids"] == ["r1", "r2"]
+
+
+def test_records_can_be_filtered_by_exact_source_and_by_response(store):
+    store.add_records([EvaluationRecord("r1", "gold", []), EvaluationRecord("r2", "gold", []),
+                       EvaluationRecord("r1", "judge:a", [])])
+    assert [(r.response_id, r.source) for r in store.list_records(source="gold")] == [("r1", "gold"),
+                                                                                     ("r2", "gold")]
+    assert [r.source for r in store.list_records(response_id="r1")] == ["gold", "judge:a"]

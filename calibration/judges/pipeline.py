@@ -329,7 +329,7 @@ class _FactQuestions:
 def select_responses(store: ProjectStore, responses: str | list[str]) -> tuple[list[str], dict]:
     """(response ids, {id: gold record}) for 'gold' (responses with a gold record), 'all',
     or an explicit list of ids (unknown ids raise ValueError)."""
-    gold = {r.response_id: r for r in store.list_records("gold") if r.source == "gold"}
+    gold = {r.response_id: r for r in store.list_records(source="gold")}
     all_ids = store.response_ids()
     if responses == "gold":
         return [i for i in all_ids if i in gold], gold

@@ -63,7 +63,7 @@ def plan_run(store: ProjectStore, judges: dict[str, JudgeConfig], configurations
     cache = CallCache(store)
     plan = RunPlan([c.id for c in configurations])
     seen: dict[str, Answer] = {}
-    gold_facts = [len(s.facts) for r in store.list_records("gold") if r.source == "gold"
+    gold_facts = [len(s.facts) for r in store.list_records(source="gold")
                   for s in r.sentences if s.verifiable and s.has_valid_citation and s.facts]
     facts_per_sentence = sum(gold_facts) / len(gold_facts) if gold_facts else DEFAULT_FACTS_PER_SENTENCE
 

@@ -311,7 +311,7 @@ def write_new_records(store: ProjectStore, records: list[EvaluationRecord]) -> i
     """Store the records that differ from the latest stored one for their (response, source)."""
     sources = {r.source for r in records}
     latest = {(r.response_id, r.source): r.to_dict() for source in sources
-              for r in store.list_records(source) if r.source == source}
+              for r in store.list_records(source=source)}
     new = [r for r in records if latest.get((r.response_id, r.source)) != r.to_dict()]
     if new:
         store.add_records(new, imported_from="judge run")

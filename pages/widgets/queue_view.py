@@ -36,7 +36,7 @@ def snapshot(store, who: str) -> dict:
 
 
 def _gold_records(store) -> dict[str, EvaluationRecord]:
-    return {r.response_id: r for r in store.list_records("gold") if r.source == "gold"}
+    return {r.response_id: r for r in store.list_records(source="gold")}
 
 
 def progress_of(queue: dict) -> queues.Progress:

@@ -270,7 +270,9 @@ def _audio_span_args(source: Path, start_s: float, end_s: float | None, sample_r
     trim = f"start_sample={first}" + ("" if end_s is None else
                                       f":end_sample={first + round((end_s - start_s) * sample_rate)}")
     span = [] if end_s is None else ["-t", f"{end_s - start_s + preroll_s + 0.1:.6f}"]
-    return ["-ss", f"{start_s - preroll_s:.6f}", *span, "-i", str(source), "-map", "0:a:0", "-vn",
+    # No seek to 0: a seek makes the decoder drop its first frame, and there is no preroll to lose.
+    seek = ["-ss", f"{start_s - preroll_s:.6f}"] if start_s > preroll_s else []
+    return [*seek, *span, "-i", str(source), "-map", "0:a:0", "-vn",
             "-af", f"aresample={sample_rate}:async=1:first_pts=0,atrim={trim},asetpts=PTS-STARTPTS"]
 
 

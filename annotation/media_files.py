@@ -48,11 +48,13 @@ def _stderr_reason(stderr: bytes) -> str:
     return "; ".join(lines[-3:])[:400] or "ffmpeg failed without a message"
 
 
-def _run_ffmpeg(args: list[str], media: Path | str, *, no_stream_reason: str = "") -> bytes:
-    """Run ffmpeg quietly; return stdout. Any failure → MediaError naming `media`; when a
-    `-map` found no stream, the reason is `no_stream_reason` (e.g. "has no audio stream")."""
+def _run_ffmpeg(args: list[str], media: Path | str, *, no_stream_reason: str = "",
+                stdin: bytes | None = None) -> bytes:
+    """Run ffmpeg quietly, feeding it `stdin` (for a `pipe:0` input); return stdout. Any failure
+    → MediaError naming `media`; when a `-map` found no stream, the reason is `no_stream_reason`
+    (e.g. "has no audio stream")."""
     cmd = [ffmpeg_exe(), "-hide_banner", "-nostdin", "-v", "error", *args]
-    done = subprocess.run(cmd, capture_output=True)
+    done = subprocess.run(cmd, input=stdin, capture_output=True)
     if done.returncode != 0:
         if no_stream_reason and b"matches no streams" in done.stderr:
             raise MediaError(media, no_stream_reason)

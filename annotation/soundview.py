@@ -5,13 +5,20 @@ number of columns, so the figure for an hour of audio is as small as for ten sec
 `load_sound_view` decodes a media file once and keeps the arrays on disk per media hash.
 The mel filters come from librosa; the STFT is done here in blocks (bounded memory for an hour
 of audio, two threads) and averaged into a fixed number of columns.
+
+Decoding an hour of AAC takes seconds, so a long span can first be shown as an *overview*:
+a short run of AAC frames under each screen column, read straight from the MP4
+(`annotation.aac_frames`), decoded (a few percent of the audio) and drawn while the exact
+view is computed in the background and cached. `SoundView.decoded_fraction` tells them apart.
 """
 from __future__ import annotations
 
 import functools
+import logging
 import math
 import os
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -19,12 +26,17 @@ import librosa
 import numpy as np
 import scipy.fft
 
+from annotation.aac_frames import SAMPLES_PER_FRAME, AacTrack, decode_frames, read_aac_track
 from annotation.media import check_media_hash, decode_audio, probe_media, temp_path_beside
+
+log = logging.getLogger(__name__)
 
 TOP_DB = 80.0                # dynamic range shown; quieter is drawn at −80 dB
 _SILENCE_POWER = 1e-10       # below this everywhere, the audio is digital silence
 _FRAMES_PER_BLOCK = 4096     # bounds memory while transforming an hour of audio
 _PARALLEL_DECODE_S = 120.0   # longer spans are decoded by two ffmpeg processes at once
+SAMPLED_MIN_SPAN_S = 300.0   # shorter spans decode whole in well under a second: no overview
+_RUN_MARGIN = 16             # output samples dropped at each end of a run (resampler smear)
 
 
 def downmix(samples: np.ndarray) -> np.ndarray:
@@ -131,12 +143,16 @@ def mel_spectrogram_db(samples: np.ndarray, sample_rate: int, n_mels: int = 64,
     first_sample = edges[:-1] * hop
     last_sample = np.minimum((edges[1:] - 1) * hop + n_fft, mono.size)
     times = ((first_sample + last_sample) / 2 / sample_rate).astype(np.float32)
-    peak = float(pooled.max())
+    return times, mel_freqs.astype(np.float32), _power_to_db(pooled)
+
+
+def _power_to_db(pooled: np.ndarray) -> np.ndarray:
+    """(n_mels × columns) float32 dB of a (columns × n_mels) mel power array: 0 dB at the
+    loudest cell, floored at −80 dB; digital silence is −80 everywhere."""
+    peak = float(pooled.max()) if pooled.size else 0.0
     if peak <= _SILENCE_POWER:
-        db = np.full((n_mels, columns), -TOP_DB, dtype=np.float32)
-    else:
-        db = np.maximum(10 * np.log10(np.maximum(pooled.T, _SILENCE_POWER) / peak), -TOP_DB)
-    return times, mel_freqs.astype(np.float32), db.astype(np.float32)
+        return np.full(pooled.T.shape, -TOP_DB, dtype=np.float32)
+    return np.maximum(10 * np.log10(np.maximum(pooled.T, _SILENCE_POWER) / peak), -TOP_DB).astype(np.float32)
 
 
 def compact_db(db: np.ndarray) -> np.ndarray:
@@ -148,7 +164,8 @@ def compact_db(db: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class SoundView:
     """Everything a waveform + spectrogram widget draws. Times are seconds in the media;
-    the view covers [start_s, start_s + duration_s) (duration = the samples decoded)."""
+    the view covers [start_s, start_s + duration_s). `decoded_fraction` is 1.0 for the exact
+    view; an overview built from sampled frames says how much of the audio it decoded."""
 
     start_s: float
     duration_s: float
@@ -158,7 +175,69 @@ class SoundView:
     spectrogram_times_s: np.ndarray
     mel_freqs_hz: np.ndarray
     spectrogram_db: np.ndarray
+    decoded_fraction: float = 1.0
 
+    @property
+    def exact(self) -> bool:
+        return self.decoded_fraction >= 1.0
+
+
+# ---------------------------------------------------------------------------- overview of a long span
+
+def _runs_for(track: AacTrack, start_s: float, end_s: float, runs: int, frames_per_run: int) -> np.ndarray:
+    """(runs, frames_per_run) frame indices: a run of consecutive frames centred in each of
+    `runs` equal parts of [start_s, end_s), kept inside the span and the track."""
+    centres = start_s + (np.arange(runs) + 0.5) * (end_s - start_s) / runs
+    lowest = int(np.searchsorted(track.times_s, start_s))
+    highest = max(lowest, int(np.searchsorted(track.times_s, end_s)) - frames_per_run)
+    first = np.clip(np.searchsorted(track.times_s, centres) - frames_per_run // 2, lowest, highest)
+    return first[:, None] + np.arange(frames_per_run)
+
+
+def sampled_sound_view(track: AacTrack, start_s: float, end_s: float, sample_rate: int = 16000,
+                       width: int = 1200, n_mels: int = 64, max_columns: int = 600) -> SoundView | None:
+    """An overview of [start_s, end_s) from `width` short runs of AAC frames, one per envelope
+    column, decoded by two ffmpeg processes; None when the span is too short to be worth it
+    (decode it whole instead). Each run's first frame is decoded and dropped: an AAC frame
+    needs its predecessor. Spectrogram columns average the runs under them."""
+    n_fft = _fft_size(sample_rate)
+    out_per_frame = SAMPLES_PER_FRAME * sample_rate / track.sample_rate
+    frames_per_run = 1 + math.ceil((n_fft + 2 * _RUN_MARGIN) / out_per_frame)
+    span_frames = int(np.searchsorted(track.times_s, end_s) - np.searchsorted(track.times_s, start_s))
+    if end_s - start_s < SAMPLED_MIN_SPAN_S or width * frames_per_run * 4 > span_frames:
+        return None
+    runs = _runs_for(track, start_s, end_s, width, frames_per_run)
+    halves = np.array_split(runs, 2)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        decoded = list(pool.map(lambda half: decode_frames(track, half.ravel(), sample_rate), halves))
+    # A run's usable samples: after its first frame, within the margins, equal length for all.
+    usable = int((frames_per_run - 1) * out_per_frame) - 2 * _RUN_MARGIN
+    blocks = []
+    for half, samples in zip(halves, decoded, strict=True):
+        starts = np.rint((np.arange(len(half)) * frames_per_run + 1) * out_per_frame).astype(np.int64) + _RUN_MARGIN
+        if samples.size < starts[-1] + usable:
+            return None                        # the decoder gave up on a frame: decode whole
+        blocks.append(samples[starts[:, None] + np.arange(usable)])
+    run_samples = np.concatenate(blocks)                         # (width, usable)
+    run_times = track.times_s[runs[:, 1]] + (_RUN_MARGIN + usable / 2) / sample_rate
+    window = (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(n_fft) / n_fft)).astype(np.float32)
+    # Two windows per run, at its start and its end, averaged: every usable sample counts.
+    windows = np.stack([run_samples[:, :n_fft], run_samples[:, usable - n_fft:]], axis=1) * window
+    spectrum = scipy.fft.rfft(windows, axis=2)
+    run_power = ((spectrum.real ** 2 + spectrum.imag ** 2) @ _mel_filterbank(sample_rate, n_fft, n_mels)).mean(axis=1)
+    columns = min(max_columns, width)
+    edges = (np.arange(columns + 1, dtype=np.int64) * width) // columns
+    counts = np.diff(edges)
+    pooled = np.add.reduceat(run_power, edges[:-1], axis=0) / counts[:, None]
+    spec_times = (np.add.reduceat(run_times, edges[:-1]) / counts).astype(np.float32)
+    fraction = runs.size / max(span_frames, 1)
+    return SoundView(float(start_s), float(end_s - start_s), run_times.astype(np.float32),
+                     run_samples.min(axis=1), run_samples.max(axis=1), spec_times,
+                     _mel_centres_hz(n_mels, sample_rate).astype(np.float32), _power_to_db(pooled),
+                     decoded_fraction=min(fraction, 0.999))
+
+
+# ---------------------------------------------------------------------------- the cached view
 
 def _decode_span(source: Path, start_s: float, end_s: float | None, sample_rate: int) -> np.ndarray:
     """decode_audio, split across two ffmpeg processes for long spans (two cores, half the wait)."""
@@ -173,34 +252,26 @@ def _decode_span(source: Path, start_s: float, end_s: float | None, sample_rate:
     return np.concatenate(halves)
 
 
-def load_sound_view(source: Path, media_hash: str, cache_dir: Path, *, start_s: float = 0.0,
-                    end_s: float | None = None, sample_rate: int = 16000, width: int = 1200,
-                    n_mels: int = 64, max_columns: int = 600) -> SoundView:
-    """The sound view of [start_s, end_s) of `source` (None = to the end), cached on disk.
-
-    First call decodes the audio and computes both views; later calls with the same arguments
-    load `cache_dir/media_hash/sound_….npz` (~1 ms). Decoding dominates the first call (an
-    hour of AAC takes 3–6 s on two idle cores), so call it once for the whole file at import,
-    in the background next to `make_proxy`; a cited span's view is ~0.1 s cold.
-    Errors as for `decode_audio`; a media_hash that is not a plain name → ValueError.
-    """
-    check_media_hash(media_hash)
-    end_tag = "end" if end_s is None else str(round(end_s * 1000))
-    path = Path(cache_dir) / media_hash / (
-        f"sound_{round(start_s * 1000)}-{end_tag}_sr{sample_rate}_w{width}_m{n_mels}"
-        f"_c{max_columns}.npz")
-    try:
-        with np.load(path) as stored:
-            arrays = {f.name: stored[f.name] for f in fields(SoundView)}
-        return SoundView(**{**arrays, "start_s": float(arrays["start_s"]),
-                            "duration_s": float(arrays["duration_s"])})
-    except (OSError, KeyError, ValueError):
-        pass                                  # not cached yet (or unreadable): compute it
+def _exact_view(source: Path, start_s: float, end_s: float | None, sample_rate: int, width: int,
+                n_mels: int, max_columns: int) -> SoundView:
     samples = _decode_span(Path(source), start_s, end_s, sample_rate)
     env_times, mins, maxs = waveform_envelope(samples, sample_rate, width)
     spec_times, mel_freqs, db = mel_spectrogram_db(samples, sample_rate, n_mels, max_columns)
-    view = SoundView(float(start_s), samples.size / sample_rate, env_times + start_s, mins, maxs,
+    return SoundView(float(start_s), samples.size / sample_rate, env_times + start_s, mins, maxs,
                      spec_times + start_s, mel_freqs, db)
+
+
+def _read_view(path: Path) -> SoundView | None:
+    try:
+        with np.load(path) as stored:
+            arrays = {f.name: stored[f.name] for f in fields(SoundView)}
+    except (OSError, KeyError, ValueError):
+        return None                           # not cached yet (or unreadable, or an older format)
+    scalars = ("start_s", "duration_s", "decoded_fraction")
+    return SoundView(**{**arrays, **{name: float(arrays[name]) for name in scalars}})
+
+
+def _write_view(path: Path, view: SoundView) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temp_path_beside(path)
     try:
@@ -209,4 +280,82 @@ def load_sound_view(source: Path, media_hash: str, cache_dir: Path, *, start_s: 
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+# Exact views being computed after an overview was shown, by cache path: one job per view.
+_background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sound-view")
+_pending: dict[Path, Future] = {}
+_pending_lock = threading.Lock()
+_overviews: dict[Path, SoundView] = {}        # shown while their exact view is pending
+
+
+def _compute_and_store(path: Path, *args) -> None:
+    try:
+        _write_view(path, _exact_view(*args))
+    except Exception:
+        log.exception("the exact sound view for %s could not be computed", path)
+    finally:
+        with _pending_lock:
+            _pending.pop(path, None)
+            _overviews.pop(path, None)
+
+
+def wait_for_exact_views(timeout_s: float | None = None) -> None:
+    """Block until every exact view started after an overview is on disk (tests, benchmarks)."""
+    with _pending_lock:
+        futures = list(_pending.values())
+    for future in futures:
+        future.result(timeout=timeout_s)
+
+
+def load_sound_view(source: Path, media_hash: str, cache_dir: Path, *, start_s: float = 0.0,
+                    end_s: float | None = None, sample_rate: int = 16000, width: int = 1200,
+                    n_mels: int = 64, max_columns: int = 600, overview_first: bool = False) -> SoundView:
+    """The sound view of [start_s, end_s) of `source` (None = to the end), cached on disk.
+
+    First call decodes the audio and computes both views; later calls with the same arguments
+    load `cache_dir/media_hash/sound_….npz` (~1 ms). Decoding dominates the first call (an
+    hour of AAC takes 3–6 s on two idle cores): `annotation.project.prepare_media` computes
+    the whole file's view at import. With `overview_first`, a long span of an MP4/AAC file
+    that is not cached yet gives an overview at once (`sampled_sound_view`, well under a
+    second for an hour) and the exact view is computed in the background for the next call.
+    Errors as for `decode_audio`; a media_hash that is not a plain name → ValueError.
+    """
+    check_media_hash(media_hash)
+    end_tag = "end" if end_s is None else str(round(end_s * 1000))
+    path = Path(cache_dir) / media_hash / (
+        f"sound_{round(start_s * 1000)}-{end_tag}_sr{sample_rate}_w{width}_m{n_mels}"
+        f"_c{max_columns}.npz")
+    view = _read_view(path)
+    if view is not None:
+        return view
+    args = (Path(source), start_s, end_s, sample_rate, width, n_mels, max_columns)
+    if overview_first:
+        with _pending_lock:
+            shown = _overviews.get(path)
+        if shown is not None:
+            return shown
+        overview = _overview(Path(source), start_s, end_s, sample_rate, width, n_mels, max_columns)
+        if overview is not None:
+            with _pending_lock:
+                if path not in _pending:
+                    _overviews[path] = overview
+                    _pending[path] = _background.submit(_compute_and_store, path, *args)
+            return overview
+    view = _exact_view(*args)
+    _write_view(path, view)
     return view
+
+
+def _overview(source: Path, start_s: float, end_s: float | None, sample_rate: int, width: int,
+              n_mels: int, max_columns: int) -> SoundView | None:
+    """An overview when the file can be sampled and the span is long; otherwise None."""
+    track = read_aac_track(source)
+    if track is None or len(track) == 0:
+        return None
+    end = float(track.times_s[-1]) + SAMPLES_PER_FRAME / track.sample_rate if end_s is None else end_s
+    try:
+        return sampled_sound_view(track, start_s, end, sample_rate, width, n_mels, max_columns)
+    except Exception:                         # an odd file: the exact decode still works
+        log.exception("no sampled overview of %s; decoding it whole", source)
+        return None

@@ -336,6 +336,20 @@ def test_decoded_sample_i_lies_at_start_plus_i_over_rate(tmp_path):
     assert np.abs(samples - np.sin(2 * np.pi * 300 * t) / 8).max() < 0.01   # lavfi sine: amplitude 1/8
 
 
+@pytest.mark.parametrize("start_s", [0.0, 0.2])
+def test_audio_from_the_first_half_second_keeps_its_first_frame(tmp_path, start_s):
+    # A seek, even to 0, makes ffmpeg's AAC decoder drop its first frame (23 ms of silence).
+    tone = tmp_path / "tone.m4a"
+    subprocess.run([ffmpeg_exe(), "-v", "error", "-nostdin", "-f", "lavfi", "-i",
+                    "sine=frequency=300:sample_rate=16000:duration=3", "-c:a", "aac", str(tone)], check=True)
+    samples = decode_audio(tone, start_s, start_s + 0.2)
+    t = start_s + np.arange(samples.size) / 16000
+    expected = np.sin(2 * np.pi * 300 * t) / 8                       # lavfi sine: amplitude 1/8
+    first_frame_rms = np.sqrt(np.mean(samples[:1024] ** 2))
+    assert first_frame_rms == pytest.approx(np.sqrt(np.mean(expected[:1024] ** 2)), rel=0.2)
+    assert np.abs(samples - expected)[1024:].max() < 0.05        # the encoder settles within frames
+
+
 def test_decoded_audio_is_mono_float32_of_the_span_length(indexed_video):
     samples = decode_audio(indexed_video, 1.0, 2.5, sample_rate=8000)
     assert samples.dtype == np.float32 and samples.ndim == 1

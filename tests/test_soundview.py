@@ -157,3 +157,62 @@ def test_sound_view_of_long_audio_decoded_in_two_parts_equals_one_decode(tmp_pat
 def test_sound_view_refuses_a_hash_that_leaves_the_cache(indexed_video, tmp_path):
     with pytest.raises(ValueError):
         load_sound_view(indexed_video, "../x", tmp_path)
+
+
+# ---------------------------------------------------------------------------- overview of a long span
+
+STEP_S, STEP_HZ = 30, (400, 800, 1600, 3200)     # the tone steps through these every 30 s
+
+
+@pytest.fixture(scope="module")
+def long_m4a(media_dir):
+    """330 s of 48 kHz stereo AAC: a tone stepping through STEP_HZ, quiet in its first 5 s of each minute."""
+    out = media_dir / "long_steps.m4a"
+    freq = f"({'+'.join(f'{hz}*eq(mod(floor(t/{STEP_S}),4),{k})' for k, hz in enumerate(STEP_HZ))})"
+    tone = f"0.5*sin(2*PI*{freq}*t)*(0.1+0.9*gte(mod(t,60),5))"
+    subprocess.run([ffmpeg_exe(), "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
+                    f"aevalsrc='{tone}|{tone}':s=48000:d=330", "-c:a", "aac", str(out)], check=True)
+    return out
+
+
+def test_overview_of_a_long_span_decodes_little_and_agrees_with_the_exact_view(long_m4a, tmp_path):
+    from annotation.aac_frames import read_aac_track
+    from annotation.soundview import sampled_sound_view
+
+    exact = load_sound_view(long_m4a, file_sha256(long_m4a), tmp_path, width=200, max_columns=100)
+    overview = sampled_sound_view(read_aac_track(long_m4a), 0.0, 330.0, width=200, max_columns=100)
+    assert overview.decoded_fraction < 0.1 and not overview.exact and exact.exact
+    assert overview.spectrogram_db.shape == exact.spectrogram_db.shape == (64, 100)
+    assert overview.envelope_maxs.shape == (200,)
+    assert np.corrcoef(overview.spectrogram_db.ravel(), exact.spectrogram_db.ravel())[0, 1] > 0.9
+    assert np.abs(overview.spectrogram_times_s - exact.spectrogram_times_s).max() < 330 / 100
+    # Every column away from a step shows the tone of its time, and its loudness.
+    loudest = overview.mel_freqs_hz[np.argmax(overview.spectrogram_db, axis=0)]
+    times = overview.spectrogram_times_s
+    steady = np.abs(times / STEP_S - np.round(times / STEP_S)) * STEP_S > 3
+    expected = np.array(STEP_HZ)[(times // STEP_S).astype(int) % 4]
+    assert np.all(np.abs(loudest[steady] / expected[steady] - 1) < 0.1)
+    loud, quiet = (overview.envelope_times_s % 60) > 6, (overview.envelope_times_s % 60) < 4
+    assert np.all(np.abs(overview.envelope_maxs[loud] / exact.envelope_maxs[loud] - 1) < 0.1)   # fewer samples, lower peaks
+    assert np.all(overview.envelope_maxs[quiet] < 0.15 * exact.envelope_maxs.max())
+
+
+def test_first_look_at_a_long_span_is_an_overview_and_then_the_exact_view(long_m4a, tmp_path):
+    from annotation.soundview import wait_for_exact_views
+
+    media_hash = file_sha256(long_m4a)
+    first = load_sound_view(long_m4a, media_hash, tmp_path, width=200, max_columns=100, overview_first=True)
+    assert not first.exact and first.duration_s == pytest.approx(330, abs=0.1)
+    wait_for_exact_views(timeout_s=60)
+    assert list((tmp_path / media_hash).glob("sound_*.npz"))
+    then = load_sound_view(long_m4a, media_hash, tmp_path, width=200, max_columns=100, overview_first=True)
+    assert then.exact and then.spectrogram_db.shape == first.spectrogram_db.shape
+
+
+def test_short_spans_and_files_without_an_aac_index_are_computed_exactly_at_once(long_m4a, tmp_path):
+    wav = tmp_path / "long.wav"
+    subprocess.run([ffmpeg_exe(), "-v", "error", "-nostdin", "-i", str(long_m4a), "-ac", "1", "-ar", "8000",
+                    str(wav)], check=True)
+    assert load_sound_view(wav, "wav", tmp_path, width=200, max_columns=100, overview_first=True).exact
+    short = load_sound_view(long_m4a, "m4a", tmp_path, start_s=10, end_s=70, overview_first=True)
+    assert short.exact

@@ -85,6 +85,12 @@ def _mel_filterbank(sample_rate: int, n_fft: int, n_mels: int) -> np.ndarray:
                                 dtype=np.float32)
 
 
+def warm_up(sample_rate: int = 16000, n_mels: int = 64) -> None:
+    """Pay librosa's one-time load (~1 s per process) now, e.g. in a thread at server start,
+    so that a person's first sound view does not."""
+    _mel_filterbank(sample_rate, _fft_size(sample_rate), n_mels)
+
+
 def _mel_centres_hz(n_mels: int, sample_rate: int) -> np.ndarray:
     """The centre frequency of each mel band (librosa's band edges without the outer two)."""
     return librosa.mel_frequencies(n_mels=n_mels + 2, fmin=0.0, fmax=sample_rate / 2)[1:-1]

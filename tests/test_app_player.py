@@ -67,8 +67,18 @@ def test_invalid_citation_is_listed_and_plays_nothing(app):
 def test_timeline_shows_every_valid_citation_of_the_response(app):
     app.toggle(key="show_timeline").set_value(True).run()
     figure = json.loads(app.get("plotly_chart")[0].proto.spec)
-    points = [tuple(p) for trace in figure["data"] for p in trace["customdata"]]
+    points = [tuple(p) for trace in figure["data"] for p in trace.get("customdata", [])]
     assert sorted(points) == [(0, 0), (1, 0), (1, 1)]  # the invalid 0:75 is left out
+
+
+def test_timeline_shows_the_whole_media_sound_below_the_citations(app, project):
+    app.toggle(key="show_timeline").set_value(True).run()
+    figure = json.loads(app.get("plotly_chart")[0].proto.spec)
+    sound = [t for t in figure["data"] if "customdata" not in t]
+    assert [t["type"] for t in sound] == ["scatter", "scatter", "heatmap"]
+    assert [t["yaxis"] for t in sound] == ["y2", "y2", "y3"]
+    duration = ProjectStore.open(project).media("clip.mp4")["info"]["duration_s"]
+    assert figure["layout"]["xaxis3"]["range"] == [0, duration]
 
 
 def test_sound_view_draws_waveform_and_spectrogram_with_the_span_shaded(app):

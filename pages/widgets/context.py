@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import logging
 import os
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -46,7 +47,18 @@ def build_demo_project(directory: str) -> str:
 
 @st.cache_resource(show_spinner=False)
 def open_store(directory: str) -> ProjectStore:
+    warm_up_sound_library()
     return ProjectStore.open(directory)
+
+
+@st.cache_resource(show_spinner=False)
+def warm_up_sound_library() -> threading.Thread:
+    """Once per server process, in the background: librosa's one-time load (~1 s)."""
+    from annotation.soundview import warm_up
+
+    thread = threading.Thread(target=warm_up, name="sound-warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 def available_projects() -> list[Path]:

@@ -16,27 +16,45 @@ from annotation.soundview import compact_db, load_sound_view
 log = logging.getLogger("murgat.app")
 
 
+def add_sound_traces(figure: go.Figure, view, waveform_row: int, spectrogram_row: int) -> None:
+    """The min/max waveform band and the mel heatmap of `view` into two rows of `figure`."""
+    times = view.envelope_times_s
+    figure.add_scatter(x=times, y=view.envelope_maxs, mode="lines", line={"width": 0.6, "color": "#444"},
+                       hoverinfo="skip", showlegend=False, row=waveform_row, col=1)
+    figure.add_scatter(x=times, y=view.envelope_mins, mode="lines", line={"width": 0.6, "color": "#444"},
+                       fill="tonexty", fillcolor="rgba(60,60,60,0.5)", hoverinfo="skip",
+                       showlegend=False, row=waveform_row, col=1)
+    figure.add_heatmap(x=view.spectrogram_times_s, y=view.mel_freqs_hz, z=compact_db(view.spectrogram_db),
+                       colorscale="Magma", zmin=-80, zmax=0, showscale=False,
+                       hovertemplate="%{x:.2f} s, %{y:.0f} Hz: %{z} dB<extra></extra>",
+                       row=spectrogram_row, col=1)
+    figure.update_yaxes(title_text="amplitude", row=waveform_row, col=1)
+    figure.update_yaxes(title_text="mel Hz", type="log", row=spectrogram_row, col=1)
+
+
 def sound_figure(view, cited_start_s: float, cited_end_s: float) -> go.Figure:
     """Waveform above, spectrogram below, sharing the time axis; the cited span shaded."""
     figure = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.04,
                            row_heights=[0.35, 0.65])
-    times = view.envelope_times_s
-    figure.add_scatter(x=times, y=view.envelope_maxs, mode="lines", line={"width": 0.6, "color": "#444"},
-                       hoverinfo="skip", showlegend=False, row=1, col=1)
-    figure.add_scatter(x=times, y=view.envelope_mins, mode="lines", line={"width": 0.6, "color": "#444"},
-                       fill="tonexty", fillcolor="rgba(60,60,60,0.5)", hoverinfo="skip",
-                       showlegend=False, row=1, col=1)
-    figure.add_heatmap(x=view.spectrogram_times_s, y=view.mel_freqs_hz, z=compact_db(view.spectrogram_db),
-                       colorscale="Magma", zmin=-80, zmax=0, showscale=False,
-                       hovertemplate="%{x:.2f} s, %{y:.0f} Hz: %{z} dB<extra></extra>", row=2, col=1)
+    add_sound_traces(figure, view, 1, 2)
     for row in (1, 2):
         figure.add_vrect(x0=cited_start_s, x1=cited_end_s, fillcolor="rgba(255,215,0,0.35)",
                          line_width=0, row=row, col=1)
-    figure.update_yaxes(title_text="amplitude", row=1, col=1)
-    figure.update_yaxes(title_text="mel Hz", type="log", row=2, col=1)
     figure.update_xaxes(title_text="seconds in the media", row=2, col=1)
     figure.update_layout(height=320, margin={"l": 10, "r": 10, "t": 10, "b": 30})
     return figure
+
+
+def whole_media_sound(store, media: dict):
+    """The whole file's sound view (cached at import by prepare_media); on a first look at a
+    long file not prepared yet, an overview while the exact view is computed. None (and a
+    log entry) when the sound cannot be decoded."""
+    try:
+        return load_sound_view(Path(media["path"]), media["sha256"], store.cache_dir / "clips",
+                               overview_first=True)
+    except Exception:
+        log.exception("could not decode the sound of %s", media.get("name"))
+        return None
 
 
 def sound_view(store, video_name: str | None, citation: Citation, pad_s: float) -> None:

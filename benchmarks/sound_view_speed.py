@@ -12,8 +12,8 @@ in a process whose libraries are loaded (librosa's one-time load is reported on 
 - how close the overview is to the exact view (dB correlation, mean |ΔdB|, envelope peaks);
 - cached view: load_sound_view again (reads the .npz);
 - a cited 6 s span's view, cold (what the annotate page needs per citation);
-- payload: the plotly JSON of a waveform (min/max band) + heatmap figure, with the heatmap as
-  compact int8 decibels and, for comparison, as float32.
+- payload: the plotly JSON of the annotate page's waveform (min/max band) + heatmap figure, with
+  the heatmap as compact int8 decibels (as the page sends it) and, for comparison, as float32.
 Targets: first ≤ 1 s, then ≤ 100 ms; payload ≤ 200 KB.
 """
 from __future__ import annotations
@@ -32,7 +32,6 @@ from annotation.media import decode_audio, file_sha256, probe_media
 from annotation.soundview import (
     _decode_span,
     _mel_filterbank,
-    compact_db,
     load_sound_view,
     mel_spectrogram_db,
     sampled_sound_view,
@@ -41,20 +40,14 @@ from annotation.soundview import (
 )
 
 
-def sound_figure(view, z):
-    """The figure a waveform widget would draw: a min/max band above a mel heatmap."""
-    import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
+def sound_figure(view, heatmap=None):
+    """The annotate page's figure (pages/widgets/sound.py); `heatmap` replaces its int8 dB."""
+    from pages.widgets.sound import sound_figure as page_figure
 
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.4, 0.6], vertical_spacing=0.02)
-    fig.add_trace(go.Scatter(x=view.envelope_times_s, y=view.envelope_maxs, mode="lines", line_width=0.5,
-                             showlegend=False), row=1, col=1)
-    fig.add_trace(go.Scatter(x=view.envelope_times_s, y=view.envelope_mins, mode="lines", line_width=0.5,
-                             fill="tonexty", showlegend=False), row=1, col=1)
-    fig.add_trace(go.Heatmap(x=view.spectrogram_times_s, y=view.mel_freqs_hz, z=z, colorscale="Magma",
-                             showscale=False), row=2, col=1)
-    fig.update_yaxes(type="log", row=2, col=1)
-    return fig
+    figure = page_figure(view, view.start_s, view.start_s + 6.0)
+    if heatmap is not None:
+        figure.update_traces(z=heatmap, selector={"type": "heatmap"})
+    return figure
 
 
 def closeness(overview, exact) -> dict:
@@ -99,7 +92,7 @@ def main() -> None:
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
-    compact_json = sound_figure(view, compact_db(view.spectrogram_db)).to_json()
+    compact_json = sound_figure(view).to_json()
     float_json = sound_figure(view, view.spectrogram_db).to_json()
     cached_s, overview_s = summary(cached_ms), summary(overview_ms)
     close = closeness(overview, view)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+import plotly.colors
 import plotly.graph_objects as go
 import streamlit as st
 from plotly.subplots import make_subplots
@@ -14,6 +15,9 @@ from annotation.media import AUDIO_POINT_S
 from annotation.soundview import compact_db, load_sound_view
 
 log = logging.getLogger("murgat.app")
+# Magma, but starting at pure black: Streamlit's chart draws Magma's first colour, "#000004", pink,
+# so silence (−80 dB) looked loud. Checked in Chromium by tests/e2e/test_sound_colours.py.
+SPECTROGRAM_COLOURS = ["#000000", *plotly.colors.sequential.Magma[1:]]
 
 
 def add_sound_traces(figure: go.Figure, view, waveform_row: int, spectrogram_row: int) -> None:
@@ -25,11 +29,12 @@ def add_sound_traces(figure: go.Figure, view, waveform_row: int, spectrogram_row
                        fill="tonexty", fillcolor="rgba(60,60,60,0.5)", hoverinfo="skip",
                        showlegend=False, row=waveform_row, col=1)
     figure.add_heatmap(x=view.spectrogram_times_s, y=view.mel_freqs_hz, z=compact_db(view.spectrogram_db),
-                       colorscale="Magma", zmin=-80, zmax=0, showscale=False,
+                       colorscale=SPECTROGRAM_COLOURS, zmin=-80, zmax=0, showscale=False,
                        hovertemplate="%{x:.2f} s, %{y:.0f} Hz: %{z} dB<extra></extra>",
                        row=spectrogram_row, col=1)
     figure.update_yaxes(title_text="amplitude", row=waveform_row, col=1)
-    figure.update_yaxes(title_text="mel Hz", type="log", row=spectrogram_row, col=1)
+    figure.update_yaxes(title_text="Hz (mel bands)", type="log", tickvals=[100, 300, 1000, 3000, 8000],
+                        ticktext=["100", "300", "1k", "3k", "8k"], row=spectrogram_row, col=1)
 
 
 def sound_figure(view, cited_start_s: float, cited_end_s: float) -> go.Figure:

@@ -39,7 +39,7 @@ from annotation.media_files import (  # noqa: F401 (re-exported: callers use ann
 PROXY_HEIGHT = 480           # proxy and default clip height; clips are for a player, not for pixels
 PROXY_KEYFRAME_S = 1.0       # ≤ 1 s of leading frames for a player to skip after a stream copy
 AUDIO_POINT_S = 1.0          # an audio point citation `(audio, 0:12)` covers the cited second
-_CLIP_FORMAT = "v1"          # bump when the clip recipe changes, so old cache entries are ignored
+CLIP_FORMAT = "v1"          # bump when the clip recipe changes, so old cache entries are ignored
 _info_memo: dict[str, MediaInfo] = {}
 
 
@@ -165,7 +165,7 @@ def cut_clip(source: Path, media_hash: str, modality: str, start_s: float, end_s
                       f"_max{_ms(max_clip_s)}" if max_clip_s else ""])
     kind, suffix = ("video", ".mp4") if modality == "visual" else ("audio", ".wav")
     path = Path(cache_dir) / media_hash / (
-        f"{modality}_{_ms(start_s)}-{_ms(end_s)}_pad{_ms(pad_s)}{limits}_{_CLIP_FORMAT}{suffix}")
+        f"{modality}_{_ms(start_s)}-{_ms(end_s)}_pad{_ms(pad_s)}{limits}_{CLIP_FORMAT}{suffix}")
     clip = Clip(path, kind, clip_start, clip_end, start_s, end_s)
     if path.exists():
         return clip
@@ -234,7 +234,7 @@ def frame_for_citation(source: Path, media_hash: str, time_s: float, cache_dir: 
     if time_s > info.duration_s:
         raise ValueError(f"time {time_s:.3f} s is beyond the end of {source} ({info.duration_s:.3f} s)")
     limits = f"_h{max_height}" if max_height else ""
-    path = Path(cache_dir) / media_hash / f"frame_{_ms(time_s)}{limits}_{_CLIP_FORMAT}.jpg"
+    path = Path(cache_dir) / media_hash / f"frame_{_ms(time_s)}{limits}_{CLIP_FORMAT}.jpg"
     clip = Clip(path, "frame", time_s, time_s, time_s, time_s)
     if path.exists():
         return clip

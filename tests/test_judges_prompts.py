@@ -70,6 +70,15 @@ def test_judge_limits_change_the_part_hash():
         citation, MEDIA, replace(JUDGE, max_height=240)).hash
 
 
+def test_a_new_clip_recipe_changes_the_part_hash(monkeypatch):
+    import annotation.media
+
+    citation = Citation("visual", 1.0, 3.0)
+    before = media_part_spec(citation, MEDIA, JUDGE).hash
+    monkeypatch.setattr(annotation.media, "CLIP_FORMAT", "v-next")
+    assert media_part_spec(citation, MEDIA, JUDGE).hash != before
+
+
 def _entailment_asks(citations: str, fact_citations: list[int]) -> tuple[list[int], Entailment]:
     """Part counts of the entailment calls a fact needs (every answer 'yes'), and its result."""
     sentence = Sentence("It happens " + citations + ".", True, parse_citations(citations),

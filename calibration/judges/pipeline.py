@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import annotation.media as media_recipe
 from annotation.citations import Citation
 from annotation.records import Entailment, EvaluationRecord, Fact, Response, Sentence
 from annotation.store import ProjectStore
@@ -57,11 +58,12 @@ class MediaPartSpec:
 
     @property
     def hash(self) -> str:
-        """Content address of the part: the source's hash, the span and the limits that apply."""
+        """Content address of the part: the source's hash, the span, the limits that apply and
+        the clip recipe's version (a new recipe sends the judge other bytes)."""
         fields = [self.media_sha256, self.kind, round(self.start_s, 3), round(self.end_s, 3),
                   self.max_height if self.kind != "audio" else None,
                   self.fps if self.kind == "video" else None,
-                  self.max_clip_s if self.kind != "frame" else None]
+                  self.max_clip_s if self.kind != "frame" else None, media_recipe.CLIP_FORMAT]
         return hashlib.sha256(json.dumps(fields).encode()).hexdigest()
 
     @property

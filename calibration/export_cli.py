@@ -66,10 +66,10 @@ def cmd_export(args) -> int:
     """Sweep, choose, write --out; bad input → every problem on stderr, exit 2, nothing written."""
     from calibration.config import (
         build_calibrated_config,
-        cheapest_choice,
-        exportable_configuration,
+            exportable_configuration,
         write_calibrated_config,
     )
+    from calibration.costs import cheapest_choice
     from calibration.judges.config import load_judges
     from calibration.sweep import run_sweep
     from calibration.sweep_cli import _load_files, _load_project

@@ -18,8 +18,8 @@ from dataclasses import asdict, dataclass, field
 
 from annotation.alignment import fact_match_counts, normalise_fact_text
 from annotation.records import EvaluationRecord, Fact, Sentence
+from calibration.label_metrics import accuracy, binary_prf, cohen_kappa
 from calibration.score import derive_entailment
-from calibration.stats import accuracy, binary_prf, cohen_kappa
 
 ENTAILMENT_FIELDS = ("all", "alone", "without")
 

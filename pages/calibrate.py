@@ -19,10 +19,10 @@ from annotation.errors import InputError
 from annotation.project import export_records
 from calibration.config import (
     build_calibrated_config,
-    cheapest_choice,
     exportable_configuration,
     write_calibrated_config,
 )
+from calibration.costs import cheapest_choice
 from calibration.score import PRECISION_MODES, score_records
 from calibration.sweep import run_sweep
 from pages.widgets import calibration_charts as charts

@@ -16,12 +16,11 @@ from calibration.config import (
     SCHEMA_VERSION,
     CalibratedConfig,
     build_calibrated_config,
-    cheapest_choice,
-    configuration_costs,
     gold_sha256,
     read_calibrated_config,
     write_calibrated_config,
 )
+from calibration.costs import cheapest_choice, configuration_costs
 from calibration.export_cli import add_export_parser
 from calibration.judges.config import JudgeConfig, parse_configuration
 from calibration.judges.runner import run_configurations

@@ -214,23 +214,3 @@ def test_cross_validated_selection_chooses_the_correlated_row_in_every_fold():
     X[7] = y + 0.3 * rng.normal(size=60)
     result = stats.crossvalidated_selection(X, y, stats.kfold_indices(60, 5, seed=0))
     assert result.chosen == [7] * 5
-
-
-# --- agreement -----------------------------------------------------------------------------
-
-def test_cohen_kappa_hand_computed():
-    # observed 3/4; chance (1/2)(1/4) + (1/2)(3/4) = 1/2; κ = (3/4 − 1/2) / (1 − 1/2)
-    assert stats.cohen_kappa([1, 1, 0, 0], [1, 0, 0, 0]) == pytest.approx(0.5)
-
-
-def test_cohen_kappa_is_undefined_when_both_raters_always_say_the_same_label():
-    assert math.isnan(stats.cohen_kappa([True, True], [True, True]))
-
-
-def test_binary_prf_of_the_positive_label():
-    # TP = 1, FP = 1, FN = 2
-    assert stats.binary_prf([1, 1, 0, 0, 0], [1, 0, 1, 1, 0]) == pytest.approx((0.5, 1 / 3, 0.4))
-
-
-def test_accuracy_of_nothing_is_undefined():
-    assert math.isnan(stats.accuracy([], []))

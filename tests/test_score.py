@@ -1,4 +1,4 @@
-"""The scorer (PROTOCOL §2 derivations, §3 scores): hand-computed cases and properties."""
+"""The scorer (PROTOCOL §3 scores): hand-computed cases and properties (§2 derivations: test_derivation.py)."""
 from __future__ import annotations
 
 import itertools
@@ -6,9 +6,19 @@ import itertools
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from score_support import (
+    AUDIO,
+    AUDIO_LATE,
+    BROKEN,
+    VISUAL,
+    VISUAL_LATE,
+    judged,
+    record_of,
+    sentence_with,
+    three_cited,
+)
 
-from annotation.citations import Citation
-from annotation.records import Entailment, EvaluationRecord, Fact, Sentence
+from annotation.records import Entailment, Fact, Sentence
 from calibration.score import (
     PRECISION_MODES,
     ResponseScore,
@@ -21,102 +31,6 @@ from calibration.score import (
     score_records,
     system_scores,
 )
-
-VISUAL = Citation("visual", 1.0, 1.0)
-AUDIO = Citation("audio", 2.0, 4.0)
-VISUAL_LATE = Citation("visual", 5.0, 6.0)
-AUDIO_LATE = Citation("audio", 8.0, 8.0)
-BROKEN = Citation("visual", None, None, valid=False, raw="visual, 0:75",
-                  reason="time '0:75': seconds must be below 60")
-
-
-def judged(indices, all=None, alone=(), without=(), text="a fact"):
-    return Fact(text, list(indices), Entailment(all, list(alone), list(without)))
-
-
-def sentence_with(citations, facts=(), verifiable=True):
-    return Sentence("A sentence.", verifiable, list(citations), list(facts))
-
-
-def record_of(*sentences, response_id="r1", source="human:alice"):
-    return EvaluationRecord(response_id, source, list(sentences))
-
-
-def three_cited():
-    return sentence_with([VISUAL, AUDIO, VISUAL_LATE])
-
-
-# ---------------------------------------------------------------- derivations (§2)
-
-def test_single_citation_alone_copies_all_and_without_is_false():
-    fact = judged([0], all=True)
-    assert derive_entailment(fact, sentence_with([VISUAL])) == Entailment(True, [True], [False])
-
-
-def test_single_citation_given_alone_is_not_overwritten():
-    fact = judged([0], all=True, alone=[False], without=[None])
-    assert derive_entailment(fact, sentence_with([VISUAL])) == Entailment(True, [False], [False])
-
-
-def test_two_citations_without_one_is_alone_of_the_other():
-    fact = judged([0, 1], all=True, alone=[True, False], without=[None, None])
-    assert derive_entailment(fact, sentence_with([VISUAL, AUDIO])).without == [False, True]
-
-
-def test_two_citations_given_without_is_not_overwritten():
-    fact = judged([0, 1], all=True, alone=[True, False], without=[True, None])
-    assert derive_entailment(fact, sentence_with([VISUAL, AUDIO])).without == [True, True]
-
-
-def test_invalid_citation_supports_nothing_whatever_was_recorded():
-    fact = judged([0, 1], all=True, alone=[True, True], without=[False, False])
-    derived = derive_entailment(fact, sentence_with([VISUAL, BROKEN]))
-    assert derived == Entailment(True, [True, False], [False, True])
-
-
-def test_invalid_citation_rule_applies_before_the_two_citation_rule():
-    # alone[1] becomes False first, so without[0] (= alone[1]) is filled with False, not null
-    fact = judged([0, 1], all=True, alone=[None, True], without=[None, None])
-    derived = derive_entailment(fact, sentence_with([VISUAL, BROKEN]))
-    assert derived == Entailment(True, [None, False], [False, True])
-
-
-def test_three_citations_fill_nothing():
-    fact = judged([0, 1, 2], all=True, alone=[None, True, None], without=[None, None, False])
-    derived = derive_entailment(fact, three_cited())
-    assert derived == Entailment(True, [None, True, None], [None, None, False])
-
-
-def test_empty_lists_mean_not_judged():
-    fact = judged([0, 1, 2], all=False)
-    assert derive_entailment(fact, three_cited()) == Entailment(False, [None] * 3, [None] * 3)
-
-
-def test_missing_entailment_derives_as_all_null():
-    fact = Fact("a fact", [0, 1], None)
-    assert derive_entailment(fact, sentence_with([VISUAL, AUDIO])) == Entailment(None, [None] * 2, [None] * 2)
-
-
-def test_derivation_leaves_the_fact_unchanged():
-    fact = judged([0], all=True, alone=[None], without=[None])
-    derive_entailment(fact, sentence_with([VISUAL]))
-    assert fact.entailment == Entailment(True, [None], [None])
-
-
-def test_citation_index_out_of_range_is_an_error_naming_the_fact():
-    with pytest.raises(ValueError, match="'the man waves'.*index 2"):
-        derive_entailment(judged([0, 2], text="the man waves"), sentence_with([VISUAL, AUDIO]))
-
-
-def test_negative_citation_index_is_out_of_range():
-    with pytest.raises(ValueError, match="index -1"):
-        derive_entailment(judged([-1]), sentence_with([VISUAL]))
-
-
-def test_alone_list_of_the_wrong_length_is_an_error():
-    with pytest.raises(ValueError, match="'alone' has 1 entries"):
-        derive_entailment(judged([0, 1], all=True, alone=[True]), sentence_with([VISUAL, AUDIO]))
-
 
 # ---------------------------------------------------------------- fact recall and precision (§3)
 

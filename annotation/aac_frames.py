@@ -164,18 +164,23 @@ def _frame_table(data, stbl: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _priming_ticks(data, parts: dict) -> int:
-    """The media time the edit list starts at (AAC priming, usually 1024 or 2112 samples)."""
+    """The media time the edit list starts at (AAC priming, usually 1024 or 2112 samples).
+    Anything but one plain edit (a delayed start, several edits, another rate) is declined:
+    the times would need the whole edit list, and the caller can decode the span instead."""
     if b"edts" not in parts:
         return 0
     edts = _children(data, *parts[b"edts"][0])
     if b"elst" not in edts:
         return 0
     payload = edts[b"elst"][0][0]
-    version = data[payload]
-    fmt = ">QqHH" if version == 1 else ">IiHH"
-    for _, media_time, _, _ in struct.iter_unpack(fmt, bytes(data[payload + 8:payload + 8 + struct.calcsize(fmt)])):
-        return max(int(media_time), 0)
-    return 0
+    version, count = data[payload], struct.unpack_from(">I", data, payload + 4)[0]
+    fmt = ">QqhH" if version == 1 else ">IihH"
+    if count != 1:
+        raise _NotIndexable(f"an edit list of {count} edits")
+    _, media_time, rate, fraction = struct.unpack_from(fmt, data, payload + 8)
+    if media_time < 0 or (rate, fraction) != (1, 0):
+        raise _NotIndexable("an edit list with a delayed start or another rate")
+    return int(media_time)
 
 
 def read_aac_track(path: Path) -> AacTrack | None:

@@ -110,3 +110,12 @@ def test_damaged_files_are_declined_not_raised(m4a, tmp_path):
                     "-movflags", "+faststart", str(front)], check=True)
     (tmp_path / "front-half.m4a").write_bytes(front.read_bytes()[:len(data) // 2])
     assert read_aac_track(tmp_path / "front-half.m4a") is None     # frames past the end of the file
+
+
+def test_an_audio_track_that_starts_late_is_declined(m4a, tmp_path):
+    # -itsoffset writes an empty edit first: the times would need the whole edit list.
+    late = tmp_path / "late.mp4"
+    subprocess.run([ffmpeg_exe(), "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
+                    "testsrc2=size=64x48:rate=5:duration=12", "-itsoffset", "2", "-i", str(m4a),
+                    "-map", "0:v", "-map", "1:a", "-c:v", "libx264", "-c:a", "copy", str(late)], check=True)
+    assert read_aac_track(late) is None

@@ -29,10 +29,13 @@ def people_tab(store) -> None:
                 st.success(f"Added {name.strip()} ({role}).")
             except ValueError as exc:
                 st.error(str(exc))
+    st.subheader("Change a role or password")
+    # The person is chosen outside the form, so the role below starts at theirs: saving a new
+    # password alone must not change anybody's role.
+    who = st.selectbox("Person", [u["name"] for u in users], key="edit_name")
+    current_role = next(u["role"] for u in users if u["name"] == who)
     with st.form("set_role"):
-        st.subheader("Change a role or password")
-        who = st.selectbox("Person", [u["name"] for u in users], key="edit_name")
-        new_role = st.selectbox("Role", ROLES, key="edit_role")
+        new_role = st.selectbox("Role", ROLES, index=ROLES.index(current_role), key=f"edit_role:{who}")
         new_password = st.text_input("New password (leave empty to keep)", type="password",
                                      key="edit_password")
         if st.form_submit_button("Save"):

@@ -38,15 +38,26 @@ def test_existing_name_is_refused_with_a_message(admin):
 
 
 def test_admin_changes_a_role(admin, project):
-    admin.selectbox(key="edit_name").select("bob")
-    admin.selectbox(key="edit_role").select("adjudicator")
+    admin.selectbox(key="edit_name").select("bob").run()
+    admin.selectbox(key="edit_role:bob").select("adjudicator")
     submit(admin, "Save")
     assert ProjectStore.open(project).user("bob")["role"] == "adjudicator"
 
 
+def test_changing_only_a_password_keeps_the_role(admin, project):
+    store = ProjectStore.open(project)
+    store.set_user("bob", role="adjudicator")
+    admin.run()
+    admin.selectbox(key="edit_name").select("bob").run()
+    assert admin.selectbox(key="edit_role:bob").value == "adjudicator"
+    admin.text_input(key="edit_password").input("new-secret")
+    submit(admin, "Save")
+    assert authenticate(ProjectStore.open(project), "bob", "new-secret") == {"name": "bob", "role": "adjudicator"}
+
+
 def test_last_admin_cannot_be_demoted(admin, project):
-    admin.selectbox(key="edit_name").select("boss")
-    admin.selectbox(key="edit_role").select("annotator")
+    admin.selectbox(key="edit_name").select("boss").run()
+    admin.selectbox(key="edit_role:boss").select("annotator")
     app = submit(admin, "Save")
     assert "at least one admin" in app.error[0].value
     assert ProjectStore.open(project).user("boss")["role"] == "admin"

@@ -88,7 +88,7 @@ def test_dispute_plays_its_cited_frame_and_clip_with_the_annotation_player(monke
     write_labels(tiny_project(tmp_path / "m", with_media=True))
     app = disputes_page(monkeypatch, tmp_path / "m")
     assert len(app.get("image")) == 1 and len(app.get("video")) == 1  # a visual point: frame + clip
-    assert "cited 0:02; this clip is 0:01–0:03, the cited part at 1.0–1.0 s" in [c.value for c in app.caption]
+    assert "cited 0:02; this clip is 0:01–0:03, the cited moment at 1.0 s" in [c.value for c in app.caption]
 
 
 def test_ruling_made_on_the_page_is_in_gold_with_adjudicator_and_reason(monkeypatch, project):

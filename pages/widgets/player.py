@@ -65,9 +65,10 @@ def span_caption(clip) -> str:
     cited = format_time(clip.cited_start_s)
     if clip.cited_end_s > clip.cited_start_s:
         cited += f"–{format_time(clip.cited_end_s)}"
+    where = (f"the cited part at {offset_start:.1f}–{offset_end:.1f} s" if offset_end > offset_start
+             else f"the cited moment at {offset_start:.1f} s")
     return (f"cited {cited}; "
-            f"this clip is {format_time(clip.source_start_s)}–{format_time(clip.source_end_s)}, "
-            f"the cited part at {offset_start:.1f}–{offset_end:.1f} s")
+            f"this clip is {format_time(clip.source_start_s)}–{format_time(clip.source_end_s)}, {where}")
 
 
 def span_track(clip) -> str:

@@ -1,4 +1,6 @@
-"""A small OpenAI-compatible chat-completions server for the judge tests, on 127.0.0.1.
+"""A small model server for the judge tests, on 127.0.0.1: OpenAI-compatible chat completions
+at `base_url` (…/v1/chat/completions), and Gemini's REST API (…/v1beta/models/M:generateContent)
+at `gemini_base_url`, which is what google-genai speaks.
 
 It answers by rule (`scripted_answer`, or a function the test passes), can add latency, and
 fails on demand — HTTP 429 and 500, a timeout (it answers only after the client gave up), a
@@ -48,6 +50,20 @@ def _prompt_and_parts(body: dict) -> tuple[str, list[str], list[str]]:
     parts = [p for p in content if p.get("type") in _PART_KINDS]
     urls = [(p[p["type"]].get("url") or p[p["type"]].get("data") or "")[:40] for p in parts]
     return prompt, [_PART_KINDS[p["type"]] for p in parts], urls
+
+
+_GEMINI_KINDS = {"video": "video", "image": "frame", "audio": "audio"}
+
+
+def _gemini_prompt_and_parts(body: dict) -> tuple[str, list[str], list[str]]:
+    """(prompt text, part kinds, mime types) of a generateContent body."""
+    parts = [part for content in body["contents"] for part in content["parts"]]
+    prompt = "".join(part.get("text", "") for part in parts)
+    # The REST API takes camelCase or snake_case names; google-genai sends snake_case.
+    media = [part.get("inlineData") or part["inline_data"] for part in parts
+             if "inlineData" in part or "inline_data" in part]
+    types = [m.get("mimeType") or m["mime_type"] for m in media]
+    return prompt, [_GEMINI_KINDS[t.split("/")[0]] for t in types], types
 
 
 def stage_of(body: dict, prompt: str) -> str:
@@ -133,6 +149,10 @@ class JudgeServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
 
+    @property
+    def gemini_base_url(self) -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/"
+
     def fail_next(self, kind: str, n: int = 1) -> None:
         with self._lock:
             self._forced.extend([kind] * n)
@@ -159,23 +179,37 @@ class JudgeServer:
     def _handle(self, handler: BaseHTTPRequestHandler) -> None:
         raw = handler.rfile.read(int(handler.headers.get("Content-Length") or 0))
         body = json.loads(raw)
-        prompt, kinds, urls = _prompt_and_parts(body)
+        gemini = handler.path.endswith(":generateContent")
+        prompt, kinds, urls = (_gemini_prompt_and_parts if gemini else _prompt_and_parts)(body)
         stage = stage_of(body, prompt)
         failure = self._failure()
         entry = LoggedRequest(stage, prompt, kinds, urls, hashlib.sha256(raw).hexdigest(), failure or "200",
-                              handler.headers.get("Authorization"))
+                              handler.headers.get("x-goog-api-key" if gemini else "Authorization"))
         with self._lock:
             self.log.append(entry)
         if self.latency_s:
             time.sleep(self.latency_s)
         if failure in ("429", "500"):
-            payload = json.dumps({"error": {"message": f"injected {failure}"}}).encode()
+            payload = json.dumps({"error": {"code": int(failure), "message": f"injected {failure}",
+                                            "status": "RESOURCE_EXHAUSTED" if failure == "429" else "INTERNAL"}}
+                                 ).encode()
             self._send(handler, int(failure), payload, {"Retry-After": "0"} if failure == "429" else {})
             return
         if failure == "timeout":
             time.sleep(self.timeout_sleep_s)  # the client has given up by now
         if failure == "malformed":
             self._send(handler, 200, b'{"choices": [{"message": {"content": "trunc')
+            return
+        if gemini:
+            model = handler.path.split("/models/")[-1].split(":")[0]
+            text = self.answer(stage, prompt, kinds, model)
+            payload = json.dumps({
+                "candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP",
+                                "index": 0}],
+                "usageMetadata": {"promptTokenCount": len(prompt) // 4 + 100 * len(kinds),
+                                  "candidatesTokenCount": max(1, len(text) // 4)},
+                "modelVersion": model}).encode()
+            self._send(handler, 200, payload)
             return
         text = self.answer(stage, prompt, kinds, body.get("model"))
         payload = json.dumps({

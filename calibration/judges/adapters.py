@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import http.client
+import importlib
 import itertools
 import json
 import threading
@@ -189,11 +190,14 @@ class GeminiAdapter:
         if judge.base_urls:
             options["base_url"] = judge.base_urls[0]
         self._client = genai.Client(api_key=api_key, http_options=types.HttpOptions(**options))
-        try:
-            import httpx
-            self._transport_errors: tuple = (httpx.TransportError,)
-        except ImportError:
-            self._transport_errors = ()
+        # google-genai sends through httpx or (from 3.x) its fork httpx2: a dropped connection or
+        # a timeout from either must become a retryable CallError, not end the run.
+        self._transport_errors: tuple = ()
+        for module in ("httpx", "httpx2"):
+            try:
+                self._transport_errors += (importlib.import_module(module).TransportError,)
+            except ImportError:
+                pass
 
     def __repr__(self) -> str:
         return f"GeminiAdapter({self.judge.name!r}, {self.judge.model!r})"
@@ -218,6 +222,8 @@ class GeminiAdapter:
                             retryable=code in (408, 429) or code >= 500, status=code) from None
         except (TimeoutError, ConnectionError, *self._transport_errors) as exc:
             raise CallError(f"Gemini request failed: {type(exc).__name__}: {exc}", retryable=True) from None
+        except ValueError as exc:  # a reply body that is not JSON (cut off, a proxy's error page)
+            raise CallError(f"Gemini sent an unreadable reply: {exc}", retryable=True) from None
         usage = getattr(response, "usage_metadata", None)
         return Reply(response.text or "", getattr(usage, "prompt_token_count", None),
                      getattr(usage, "candidates_token_count", None))

@@ -69,6 +69,11 @@ MIGRATIONS: list[str] = [
         tokens_in INTEGER, tokens_out INTEGER, latency_ms INTEGER, cost REAL,
         created_at TEXT NOT NULL);
     """,
+    # Single sign-on maps an identity's email to an account; one account per email, case-blind.
+    """
+    ALTER TABLE users ADD COLUMN email TEXT;
+    CREATE UNIQUE INDEX users_by_email ON users(lower(email)) WHERE email IS NOT NULL;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -301,14 +306,18 @@ class ProjectStore(EventLog):
         return out
 
     # -- users ----------------------------------------------------------------------------
-    def add_user(self, name: str, role: str, password_hash: str | None) -> None:
+    def add_user(self, name: str, role: str, password_hash: str | None, email: str | None = None) -> None:
+        """Insert an account; a role outside ROLES raises ValueError, an email another account
+        already has (case-blind) raises sqlite3.IntegrityError (annotation.accounts checks first)."""
         if role not in ROLES:
             raise ValueError(f"role '{role}' is not one of {', '.join(ROLES)}")
         self._write(lambda c: c.execute(
-            "INSERT INTO users(name, role, password_hash, created_at) VALUES (?, ?, ?, ?)",
-            [name, role, password_hash, utc_now()]))
+            "INSERT INTO users(name, role, password_hash, email, created_at) VALUES (?, ?, ?, ?, ?)",
+            [name, role, password_hash, email or None, utc_now()]))
 
-    def set_user(self, name: str, *, role: str | None = None, password_hash: str | None = None) -> None:
+    def set_user(self, name: str, *, role: str | None = None, password_hash: str | None = None,
+                 email: str | None = None) -> None:
+        """Change what is given (None keeps it); `email=""` removes the email."""
         if role is not None and role not in ROLES:
             raise ValueError(f"role '{role}' is not one of {', '.join(ROLES)}")
 
@@ -317,16 +326,26 @@ class ProjectStore(EventLog):
                 conn.execute("UPDATE users SET role = ? WHERE name = ?", [role, name])
             if password_hash is not None:
                 conn.execute("UPDATE users SET password_hash = ? WHERE name = ?", [password_hash, name])
+            if email is not None:
+                conn.execute("UPDATE users SET email = ? WHERE name = ?", [email or None, name])
         self._write(update)
 
     def user(self, name: str) -> dict | None:
-        row = self.db.conn.execute("SELECT name, role, password_hash FROM users WHERE name = ?",
+        row = self.db.conn.execute("SELECT name, role, password_hash, email FROM users WHERE name = ?",
                                    [name]).fetchone()
-        return None if row is None else {"name": row[0], "role": row[1], "password_hash": row[2]}
+        return None if row is None else {"name": row[0], "role": row[1], "password_hash": row[2],
+                                         "email": row[3]}
+
+    def user_by_email(self, email: str) -> dict | None:
+        """The account whose email equals `email` ignoring case (same keys as `user`), or None."""
+        row = self.db.conn.execute("SELECT name FROM users WHERE lower(email) = lower(?)",
+                                   [email.strip()]).fetchone()
+        return None if row is None else self.user(row[0])
 
     def users(self) -> list[dict]:
-        return [{"name": r[0], "role": r[1]}
-                for r in self.db.conn.execute("SELECT name, role FROM users ORDER BY name")]
+        return [{"name": r[0], "role": r[1], "email": r[2]}
+                for r in self.db.conn.execute("SELECT name, role, email FROM users ORDER BY name")]
+
 
 def _split_sql(script: str) -> list[str]:
     """Statements of a migration script (our migrations hold no ';' inside literals)."""

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation.accounts import add_account, hash_password
+from annotation.accounts import add_account, hash_password, set_email
 from annotation.queues import overlap, pool, team_progress
 from annotation.session import CAMPAIGN_MODES, normalise_campaign_mode
 from annotation.store import ROLES
@@ -21,31 +21,41 @@ def people_tab(store) -> None:
         name = st.text_input("Name", key="new_name")
         role = st.selectbox("Role", ROLES, key="new_role")
         password = st.text_input("Password", type="password", key="new_password")
+        email = st.text_input("Email (for single sign-on; optional)", key="new_email")
         if st.form_submit_button("Add", type="primary"):
             try:
                 if len(password) < 3:
                     raise ValueError("choose a password of at least 3 characters")
-                add_account(store, name, role, password)
+                add_account(store, name, role, password, email)
                 st.success(f"Added {name.strip()} ({role}).")
             except ValueError as exc:
                 st.error(str(exc))
-    st.subheader("Change a role or password")
+    st.subheader("Change a role, password or email")
     # The person is chosen outside the form, so the role below starts at theirs: saving a new
     # password alone must not change anybody's role.
     who = st.selectbox("Person", [u["name"] for u in users], key="edit_name")
-    current_role = next(u["role"] for u in users if u["name"] == who)
+    current = next(u for u in users if u["name"] == who)
+    current_role = current["role"]
     with st.form("set_role"):
         new_role = st.selectbox("Role", ROLES, index=ROLES.index(current_role), key=f"edit_role:{who}")
         new_password = st.text_input("New password (leave empty to keep)", type="password",
                                      key="edit_password")
+        # Keyed per person (like the role) so the field starts at the chosen person's email.
+        new_email = st.text_input("Email for single sign-on (empty: none)", value=current["email"] or "",
+                                  key=f"edit_email:{who}")
         if st.form_submit_button("Save"):
             admins = [u["name"] for u in users if u["role"] == "admin"]
             if new_role != "admin" and admins == [who]:
                 st.error("The project needs at least one admin.")
             else:
-                store.set_user(who, role=new_role,
-                               password_hash=hash_password(new_password) if new_password else None)
-                st.success(f"Saved {who}.")
+                try:
+                    # The email first: a refused email leaves the role and password unchanged too.
+                    set_email(store, who, new_email)
+                    store.set_user(who, role=new_role,
+                                   password_hash=hash_password(new_password) if new_password else None)
+                    st.success(f"Saved {who}.")
+                except ValueError as exc:
+                    st.error(str(exc))
 
 
 def queue_tab(store) -> None:

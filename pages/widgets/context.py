@@ -95,10 +95,42 @@ def current_user() -> dict | None:
 
 
 def sign_out() -> None:
-    """Forget the person and everything of theirs in this session (the project choice stays)."""
+    """Forget the person and everything of theirs in this session (the project choice stays).
+    A single sign-on identity is logged out too (`st.logout`), else the sign-in page would
+    sign the same person straight back in from the identity cookie."""
+    signed_in_with_sso = sso_identity() is not None
     for key in list(st.session_state.keys()):
         if key != "project" and not str(key).startswith("$$"):  # '$$…' are Streamlit's own
             del st.session_state[key]
+    if signed_in_with_sso:
+        st.logout()
+
+
+def sso_settings() -> dict:
+    """The `[auth]` section of the deployment's Streamlit secrets, or {} when there is none
+    (then single sign-on is not offered)."""
+    if not st.secrets.load_if_toml_exists():
+        return {}
+    auth = st.secrets.get("auth")
+    return dict(auth) if auth else {}
+
+
+def sso_provider(settings: dict) -> str | None:
+    """None for the plain `[auth]` form (client_id in `[auth]` itself, `st.login()`); else the
+    first named `[auth.NAME]` section that has a client_id (`st.login(NAME)`)."""
+    if "client_id" in settings:
+        return None
+    return next((name for name, value in settings.items()
+                 if hasattr(value, "get") and value.get("client_id")), None)
+
+
+def sso_identity() -> dict | None:
+    """The identity `st.login` signed in (st.user as a dict: email, name, …), or None when
+    single sign-on is not configured or nobody is signed in with it."""
+    if not sso_settings():
+        return None
+    identity = st.user.to_dict()
+    return identity if identity.get("is_logged_in") else None
 
 
 def escaped(text: str) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from annotation.accounts import authenticate
+from annotation.accounts import account_for_identity, authenticate
 from pages.widgets.context import (
     available_projects,
     current_store,
@@ -20,6 +20,9 @@ from pages.widgets.context import (
     load_css,
     open_store,
     sign_out,
+    sso_identity,
+    sso_provider,
+    sso_settings,
     synthetic_banner,
 )
 
@@ -39,8 +42,9 @@ def sign_in_screen() -> None:
 
 
 def sign_in_page() -> None:
-    """Choose the project (when there are several), then name and password; on success the
-    person ({'name', 'role'}) goes into session state and the app reruns."""
+    """Choose the project (when there are several), then name and password, or single sign-on
+    when the secrets configure it; on success the person ({'name', 'role'}) goes into session
+    state and the app reruns."""
     st.title(TITLE)
     names = [str(p) for p in available_projects()]
     if st.session_state.get("project") not in names:
@@ -49,6 +53,9 @@ def sign_in_page() -> None:
         st.selectbox("Project", names, key="project", format_func=lambda p: Path(p).name)
     store = open_store(st.session_state["project"])
     synthetic_banner(store)
+    settings = sso_settings()
+    if settings:
+        single_sign_on(store, sso_provider(settings))
     with st.form("sign_in"):
         name = st.text_input("Name", key="sign_in_name")
         password = st.text_input("Password", type="password", key="sign_in_password")
@@ -60,6 +67,34 @@ def sign_in_page() -> None:
             return
         st.session_state["user"] = user
         st.rerun()
+
+
+def single_sign_on(store, provider: str | None) -> None:
+    """Offer `st.login`; once the provider has sent the person back, sign in the account whose
+    email is the identity's email, or say that no account has it (with a way to log out)."""
+    identity = sso_identity()
+    if identity is None:
+        if st.button("Sign in with single sign-on", key="sso_sign_in", icon=":material/key:"):
+            st.login(provider)
+        return
+    email = str(identity.get("email") or "").strip()
+    shown = "`" + email.replace("`", "'") + "`"  # a code span: the provider's text shown literally
+    if not email:
+        st.warning("Your single sign-on identity carries no email address, so it cannot be matched "
+                   "to an account; ask an admin, or sign in with your name and password.")
+    elif identity.get("email_verified") is False:
+        # An unverified address could be anyone's: never let it open that person's account.
+        st.warning(f"Your identity provider has not verified the email {shown}, so it cannot sign "
+                   "you in; verify it there, or sign in with your name and password.")
+    else:
+        account = account_for_identity(store, email)
+        if account is not None:
+            st.session_state["user"] = account
+            st.rerun()
+        st.warning(f"You are signed in with single sign-on as {shown}, but no account in this project "
+                   f"has the email {shown}; ask an admin to add it.")
+    st.button("Sign out of single sign-on", key="sso_sign_out", icon=":material/logout:",
+              on_click=st.logout)
 
 
 def signed_in_user() -> dict | None:

@@ -48,14 +48,15 @@ def wait_until_healthy(url: str, server: subprocess.Popen, timeout_s: float = 60
 
 
 @contextlib.contextmanager
-def streamlit_server(project_dir: Path, log_path: Path) -> Iterator[str]:
-    """The app served headless on a free 127.0.0.1 port for `project_dir`; yields its URL."""
+def streamlit_server(project_dir: Path, log_path: Path, extra_args: tuple[str, ...] = ()) -> Iterator[str]:
+    """The app served headless on a free 127.0.0.1 port for `project_dir`, with any `extra_args`
+    for `streamlit run` (e.g. `--secrets.files=…`); yields its URL."""
     port = free_port()
     with log_path.open("w") as log:
         env = {**os.environ, "MURGAT_PROJECT": str(project_dir), "PYTHONUNBUFFERED": "1"}
         process = subprocess.Popen(
             [str(Path(sys.executable).parent / "streamlit"), "run", "app.py", "--server.headless", "true",
-             "--server.address", "127.0.0.1", "--server.port", str(port)],
+             "--server.address", "127.0.0.1", "--server.port", str(port), *extra_args],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
         try:

@@ -216,8 +216,15 @@ def check_fact_list(facts: list[dict], n_citations: int) -> list[str]:
 
 # -- writes: every decision goes to the event log at once --------------------------------------
 def record_answer(store, who: str, response_id: str, question: Question, value,
-                  spent_ms: int | None = None) -> int:
-    """Append the person's answer to `question` (bool, or the fact list for stage 2)."""
+                  spent_ms: int | None = None) -> int | None:
+    """Append the person's answer to `question` (bool, or the fact list for stage 2); the new
+    event's id. None, and nothing written, when the person has already answered it (a label in
+    force for its unit and task): a second click that reached a button still on screen from
+    the question before — a double click, or a click while the page redraws — must neither
+    answer again nor answer a question the person has not seen. Undo reopens a question."""
+    if any(e.unit == question.unit and e.task == question.task
+           for e in store.current_labels(who, response_id)):
+        return None
     if question.kind == "facts":
         value = [{"text": str(f["text"]).strip(), "citations": sorted({int(c) for c in f["citations"]})}
                  for f in value]

@@ -236,6 +236,18 @@ def test_time_spent_is_kept_with_the_decision(store):
     assert store.current_labels("ana", "r1")[0].spent_ms == 1234
 
 
+def test_a_question_already_answered_is_not_answered_again_until_undone(store):
+    # A double click, or a click on a button still on screen while the page redraws, must
+    # neither change the answer nor write a second one.
+    question = next_question(two_sentences(), {})
+    assert record_answer(store, "ana", "r1", question, True) is not None
+    assert record_answer(store, "ana", "r1", question, False) is None
+    assert current(store) == {("s0", "verifiable"): True} and len(store.events("ana")) == 1
+    undo_last_decision(store, "ana")
+    assert record_answer(store, "ana", "r1", question, False) is not None
+    assert current(store) == {("s0", "verifiable"): False}
+
+
 def test_undo_after_done_takes_back_the_last_choice_too(store):
     question = next_question(two_sentences(), {})
     record_answer(store, "ana", "r1", question, False)

@@ -34,8 +34,10 @@ def spent_ms(item_key: str) -> int:
 
 
 def _answer(store, who, response_id, question, value) -> None:
-    session.record_answer(store, who, response_id, question, value,
-                          spent_ms=spent_ms(f"{response_id}|{question.key}"))
+    recorded = session.record_answer(store, who, response_id, question, value,
+                                     spent_ms=spent_ms(f"{response_id}|{question.key}"))
+    if recorded is None:
+        st.session_state["notice"] = "That click was for a decision you had already made; nothing changed."
 
 
 def answer_buttons(store, who: str, response_id: str, question: session.Question) -> None:
@@ -44,13 +46,15 @@ def answer_buttons(store, who: str, response_id: str, question: session.Question
     answers = ANSWERS["verifiable" if question.kind == "verifiable" else "entailment"]
     columns = st.columns(len(answers))
     for column, (label, key, value) in zip(columns, answers, strict=True):
-        column.button(label, key=f"answer:{value}", shortcut=key, width="stretch",  # neither looks preferred
-                      on_click=_answer, args=(store, who, response_id, question, value))
+        # The question is in the key: a click on the button of the question before (still on
+        # screen while the page redraws) then runs that question's callback, which refuses it,
+        # instead of answering the new question unseen.
+        column.button(label, key=f"answer:{value}:{response_id}|{question.key}", shortcut=key,
+                      width="stretch", on_click=_answer, args=(store, who, response_id, question, value))
 
 
 def confirm_facts(store, who: str, response_id: str, question: session.Question, facts: list[dict]) -> None:
     _answer(store, who, response_id, question, facts)
-    st.rerun()
 
 
 def _undo(store, who) -> None:
@@ -77,29 +81,33 @@ def actions(store, who: str, response_id: str, skipped: dict[str, str]) -> None:
     with middle.popover("Skip", icon=":material/skip_next:", width="stretch",
                         help="Set this response aside, with a reason"):
         with st.form("skip_form", clear_on_submit=True):
-            reason = st.text_input("Why do you skip it?", key="skip_reason")
-            if st.form_submit_button("Set it aside"):
-                try:
-                    session.skip_response(store, who, response_id, reason)
-                except ValueError as exc:
-                    st.warning(str(exc))
-                else:
-                    st.session_state["current_response"] = None
-                    st.session_state["queue_dirty"] = True
-                    st.rerun()
+            st.text_input("Why do you skip it?", key="skip_reason")
+            st.form_submit_button("Set it aside", on_click=_skip, args=(store, who, response_id))
     with right.popover("Flag", icon=":material/flag:", width="stretch",
                        help="Flag a case the guidelines should settle"):
         with st.form("flag_form", clear_on_submit=True):
-            text = st.text_area("What should the guidelines settle?", key="flag_text")
-            if st.form_submit_button("Send the flag"):
-                try:
-                    session.flag_for_guidelines(store, who, response_id, text)
-                except ValueError as exc:
-                    st.warning(str(exc))
-                else:
-                    st.session_state["notice"] = "Flagged; thank you. Carry on labelling."
-                    st.rerun()
+            st.text_area("What should the guidelines settle?", key="flag_text")
+            st.form_submit_button("Send the flag", on_click=_flag, args=(store, who, response_id))
     set_aside(store, who, skipped)
+
+
+def _skip(store, who, response_id) -> None:
+    try:
+        session.skip_response(store, who, response_id, st.session_state.get("skip_reason", ""))
+    except ValueError as exc:
+        st.session_state["notice"] = f"Not set aside: {exc}"
+        return
+    st.session_state["current_response"] = None
+    st.session_state["queue_dirty"] = True
+
+
+def _flag(store, who, response_id) -> None:
+    try:
+        session.flag_for_guidelines(store, who, response_id, st.session_state.get("flag_text", ""))
+    except ValueError as exc:
+        st.session_state["notice"] = f"Not flagged: {exc}"
+        return
+    st.session_state["notice"] = "Flagged; thank you. Carry on labelling."
 
 
 def set_aside(store, who: str, skipped: dict[str, str]) -> None:

@@ -88,10 +88,23 @@ def facts_editor(sentence: Sentence, draft_key: str, on_confirm) -> None:
     left, right = st.columns(2)
     left.button("Add a fact", key=f"{draft_key}:add", icon=":material/add:", on_click=_add,
                 args=(draft_key, sentence.valid_citation_indices))
-    if right.button("Confirm facts", key=f"{draft_key}:confirm", type="primary", shortcut="Ctrl+Enter"):
-        facts = draft_facts(draft_key, n)
-        problems = check_fact_list(facts, n)
-        if problems:
-            st.warning("; ".join(problems).capitalize() + ".")
-        else:
-            on_confirm(facts)
+    # A callback, not `if st.button(...)`: callbacks run before the script, so a click that
+    # arrives while the page is still drawing (a slow clip, a busy server) is never dropped.
+    right.button("Confirm facts", key=f"{draft_key}:confirm", type="primary", shortcut="Ctrl+Enter",
+                 on_click=_confirm, args=(draft_key, n, on_confirm))
+    problems = st.session_state.pop(_problems_key(draft_key), None)
+    if problems:
+        st.warning(problems)
+
+
+def _problems_key(draft_key: str) -> str:
+    return f"{draft_key}:problems"
+
+
+def _confirm(draft_key: str, n_citations: int, on_confirm) -> None:
+    facts = draft_facts(draft_key, n_citations)
+    problems = check_fact_list(facts, n_citations)
+    if problems:
+        st.session_state[_problems_key(draft_key)] = "; ".join(problems).capitalize() + "."
+    else:
+        on_confirm(facts)

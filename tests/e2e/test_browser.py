@@ -18,6 +18,9 @@ WHO = "dana"
 STATE_JS = """() => [...document.querySelectorAll('h3, [data-testid="stCaptionContainer"]')]
                  .map(e => e.innerText).filter(t => /Stage|decisions known/.test(t)).join(' | ')"""
 
+IDLE_JS = """() => document.querySelector('[data-test-script-state]')
+                      ?.getAttribute('data-test-script-state') === 'notRunning'"""
+
 pytestmark = needs_chromium
 
 
@@ -47,11 +50,24 @@ def state(page) -> str:
     return page.evaluate(STATE_JS)
 
 
+def wait_until_drawn(page) -> None:
+    """Until the app's script has finished its run: the header changes before the rest of the
+    page is redrawn, and a button still on screen from the question before would be stale
+    (the app refuses such a click, as it would a person's double click)."""
+    page.wait_for_function(IDLE_JS)
+
+
 def act(page, button_name: re.Pattern) -> None:
     """Click a decision button and wait until the page shows the next decision."""
+    wait_until_drawn(page)
     before = state(page)
     page.get_by_role("button", name=button_name).first.click()
-    page.wait_for_function(f"prev => ({STATE_JS})() !== prev && ({STATE_JS})().length > 0", arg=before)
+    try:
+        page.wait_for_function(f"prev => ({STATE_JS})() !== prev && ({STATE_JS})().length > 0", arg=before)
+        wait_until_drawn(page)
+    except Exception:
+        page.screenshot(path=SHOTS / "failed_act.png", full_page=True)   # what the person would see
+        raise
 
 
 def expected_visual_durations(demo, response_id: str) -> list[float]:

@@ -73,6 +73,11 @@ def click(app: AppTest, key: str) -> AppTest:
     return matches[0].click().run()
 
 
+def press(app: AppTest, label: str) -> AppTest:
+    """Click the button with this label (form submit buttons have no key of their own)."""
+    return next(b for b in app.button if b.label == label).click().run()
+
+
 def shown_text(app: AppTest) -> str:
     """Everything textual on the page, for 'is it shown anywhere' checks."""
     parts = [e.value for kind in ("markdown", "caption", "html", "text", "subheader", "title",

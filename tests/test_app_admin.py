@@ -1,6 +1,6 @@
 """The admin page: people and roles, queue and campaign settings, progress."""
 import pytest
-from app_support import open_app, sign_in, tiny_project
+from app_support import open_app, press, sign_in, tiny_project
 
 from annotation.accounts import authenticate
 from annotation.store import ProjectStore
@@ -18,29 +18,25 @@ def admin(monkeypatch, project):
     return app.switch_page("pages/admin.py").run()
 
 
-def submit(app, label):
-    return next(b for b in app.button if b.label == label).click().run()
-
-
 def test_admin_adds_a_person_who_can_then_sign_in(admin, project):
     admin.text_input(key="new_name").input("eve")
     admin.selectbox(key="new_role").select("adjudicator")
     admin.text_input(key="new_password").input("secret")
-    submit(admin, "Add")
+    press(admin, "Add")
     assert authenticate(ProjectStore.open(project), "eve", "secret") == {"name": "eve", "role": "adjudicator"}
 
 
 def test_existing_name_is_refused_with_a_message(admin):
     admin.text_input(key="new_name").input("ann")
     admin.text_input(key="new_password").input("secret")
-    app = submit(admin, "Add")
+    app = press(admin, "Add")
     assert "already exists" in app.error[0].value
 
 
 def test_admin_changes_a_role(admin, project):
     admin.selectbox(key="edit_name").select("bob").run()
     admin.selectbox(key="edit_role:bob").select("adjudicator")
-    submit(admin, "Save")
+    press(admin, "Save")
     assert ProjectStore.open(project).user("bob")["role"] == "adjudicator"
 
 
@@ -51,14 +47,14 @@ def test_changing_only_a_password_keeps_the_role(admin, project):
     admin.selectbox(key="edit_name").select("bob").run()
     assert admin.selectbox(key="edit_role:bob").value == "adjudicator"
     admin.text_input(key="edit_password").input("new-secret")
-    submit(admin, "Save")
+    press(admin, "Save")
     assert authenticate(ProjectStore.open(project), "bob", "new-secret") == {"name": "bob", "role": "adjudicator"}
 
 
 def test_last_admin_cannot_be_demoted(admin, project):
     admin.selectbox(key="edit_name").select("boss").run()
     admin.selectbox(key="edit_role:boss").select("annotator")
-    app = submit(admin, "Save")
+    app = press(admin, "Save")
     assert "at least one admin" in app.error[0].value
     assert ProjectStore.open(project).user("boss")["role"] == "admin"
 
@@ -68,7 +64,7 @@ def test_queue_settings_are_saved(admin, project):
     admin.multiselect(key="pool_input").set_value(["ann"])
     admin.radio(key="mode_input").set_value("staged")
     admin.number_input(key="pad_input").set_value(0.5)
-    submit(admin, "Save queue settings")
+    press(admin, "Save queue settings")
     store = ProjectStore.open(project)
     assert [store.get_setting(k) for k in ("overlap", "pool", "campaign_mode", "pad_s")] == [1, ["ann"], "staged", 0.5]
 

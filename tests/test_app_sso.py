@@ -1,7 +1,7 @@
 """Single sign-on on the sign-in page and the admin page (AppTest seeds `st.secrets` and `st.user`;
 the real provider round trip is tests/e2e/test_sso.py)."""
 import pytest
-from app_support import APP, open_app, sign_in, tiny_project
+from app_support import APP, open_app, press, sign_in, tiny_project
 from streamlit.testing.v1 import AppTest
 
 from annotation.accounts import set_email
@@ -99,22 +99,18 @@ def admin(monkeypatch, project):
     return app.switch_page("pages/admin.py").run()
 
 
-def submit(app, label):
-    return next(b for b in app.button if b.label == label).click().run()
-
-
 def test_admin_adds_a_person_with_an_email(admin, project):
     admin.text_input(key="new_name").input("eve")
     admin.text_input(key="new_password").input("secret")
     admin.text_input(key="new_email").input("Eve@Example.org")
-    submit(admin, "Add")
+    press(admin, "Add")
     assert ProjectStore.open(project).user("eve")["email"] == "eve@example.org"
 
 
 def test_admin_sets_an_email_in_change_a_role(admin, project):
     admin.selectbox(key="edit_name").select("bob").run()
     admin.text_input(key="edit_email:bob").input("bob@example.org")
-    submit(admin, "Save")
+    press(admin, "Save")
     store = ProjectStore.open(project)
     assert store.user("bob")["email"] == "bob@example.org" and store.user("bob")["role"] == "annotator"
 
@@ -128,7 +124,7 @@ def test_a_duplicate_email_is_refused_with_a_message_and_nothing_changes(admin, 
     admin.selectbox(key="edit_name").select("bob").run()
     admin.selectbox(key="edit_role:bob").select("adjudicator")
     admin.text_input(key="edit_email:bob").input("ANN@example.org")
-    app = submit(admin, "Save")
+    app = press(admin, "Save")
     assert "already belongs to 'ann'" in app.error[0].value
     assert ProjectStore.open(project).user("bob") | {"password_hash": None} == {
         "name": "bob", "role": "annotator", "password_hash": None, "email": None}
@@ -138,7 +134,7 @@ def test_adding_a_person_with_an_invalid_email_is_refused(admin, project):
     admin.text_input(key="new_name").input("eve")
     admin.text_input(key="new_password").input("secret")
     admin.text_input(key="new_email").input("eve at example")
-    app = submit(admin, "Add")
+    app = press(admin, "Add")
     assert "is not an email address" in app.error[0].value and ProjectStore.open(project).user("eve") is None
 
 

@@ -2,26 +2,19 @@
 Gemini's REST API (generateContent) on 127.0.0.1: the same project and hand-computed records as
 test_judges_run.py, media sent inline with their MIME types, the key in Gemini's header, and
 Gemini's errors retried or reported like any other endpoint's."""
+# The project fixtures (store, video) are imported from test_judges_run and used as parameters
+# (ruff reads them as unused imports redefined): shared pytest fixtures without a conftest.
+# ruff: noqa: F401, F811
 from __future__ import annotations
 
 import pytest
-from judge_server import JudgeServer, make_project, make_video
-from test_judges_run import CALLS_PER_CONFIGURATION, EXPECTED, summary
+from judge_server import JudgeServer
+from test_judges_run import CALLS_PER_CONFIGURATION, EXPECTED, store, summary, video
 
 from calibration.judges.config import JudgeConfig, parse_configuration
 from calibration.judges.runner import run_configurations
 
 pytest.importorskip("google.genai", reason="the gemini adapter's package, pinned in requirements.txt")
-
-
-@pytest.fixture(scope="module")
-def video(tmp_path_factory):
-    return make_video(tmp_path_factory.mktemp("media") / "clip.mp4")
-
-
-@pytest.fixture
-def store(tmp_path, video):
-    return make_project(tmp_path / "project", video)
 
 
 def gemini_judge(server, monkeypatch, **overrides) -> dict[str, JudgeConfig]:

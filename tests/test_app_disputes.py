@@ -2,7 +2,7 @@
 written in code: ann and bob disagree on r1's first sentence (stage 1) and on whether r2's one
 fact is supported (stage 3); ada adjudicates, boss is the admin."""
 import pytest
-from app_support import open_app, sign_in, tiny_project
+from app_support import click, open_app, sign_in, tiny_project
 
 from annotation.gold import gold_from_store
 from annotation.labels import fact_unit
@@ -94,7 +94,7 @@ def test_dispute_plays_its_cited_frame_and_clip_with_the_annotation_player(monke
 def test_ruling_made_on_the_page_is_in_gold_with_adjudicator_and_reason(monkeypatch, project):
     app = disputes_page(monkeypatch, project)
     app.button_group(key="ruling_reason").select("annotator error").run()
-    app.button(key="rule:True").click().run()
+    click(app, "rule:True")
     ruled = gold_value(project, "r1", 0, "verifiable")
     assert (ruled.value, ruled.provenance) == (True, "adjudicated:ada:annotator error")
 
@@ -102,35 +102,45 @@ def test_ruling_made_on_the_page_is_in_gold_with_adjudicator_and_reason(monkeypa
 def test_ruling_reaches_the_gold_record_provenance(monkeypatch, project):
     app = disputes_page(monkeypatch, project)
     app.button_group(key="ruling_reason").select("ambiguous media").run()
-    app.button(key="rule:False").click().run()
+    click(app, "rule:False")
     record = next(r for r in gold_from_store(store_of(project)).records if r.response_id == "r1")
     assert record.sentences[0].verifiable is False
     assert record.sentences[0].provenance["verifiable"] == "adjudicated:ada:ambiguous media"
 
 
 def test_ruling_without_a_reason_names_the_adjudicator_only(monkeypatch, project):
-    disputes_page(monkeypatch, project).button(key="rule:False").click().run()
+    click(disputes_page(monkeypatch, project), "rule:False")
     assert gold_value(project, "r1", 0, "verifiable").provenance == "adjudicated:ada"
 
 
 def test_reason_tag_does_not_carry_over_to_the_next_ruling(monkeypatch, project):
     app = disputes_page(monkeypatch, project)
     app.button_group(key="ruling_reason").select("guideline gap").run()
-    app.button(key="rule:True").click().run()
-    app.button(key="rule:True").click().run()  # r2's fact, now shown
+    click(app, "rule:True")
+    click(app, "rule:True")  # r2's fact, now shown
     assert gold_value(project, "r2", 0, "all").provenance == "adjudicated:ada"
+
+
+def test_a_second_click_on_a_rulings_button_never_rules_the_dispute_shown_next(monkeypatch, project):
+    # The button from the first dispute, clicked again as the page moves on (a double click).
+    app = disputes_page(monkeypatch, project)
+    first = next(b for b in app.button if b.label == "Rule: Verifiable")
+    click(app, "rule:True")
+    assert app.selectbox(key="dispute_choice").value == STAGE_THREE
+    first.click().run()
+    assert not gold_value(project, "r2", 0, "all").provenance.startswith("adjudicated")
 
 
 def test_ruled_dispute_leaves_the_list_and_the_next_one_is_shown(monkeypatch, project):
     app = disputes_page(monkeypatch, project)
-    app.button(key="rule:True").click().run()
+    click(app, "rule:True")
     assert app.selectbox(key="dispute_choice").value == STAGE_THREE
     assert "Ruled “Verifiable” on r1, sentence 1, verifiable." in [t.value for t in app.toast]
 
 
 def test_ruled_disputes_come_back_when_asked_for(monkeypatch, project):
     app = disputes_page(monkeypatch, project)
-    app.button(key="rule:True").click().run()
+    click(app, "rule:True")
     app.toggle(key="show_ruled").set_value(True).run()
     assert "r1 · sentence 1 · verifiable · 50% agree · ⚡ ann · ruled" in app.selectbox(key="dispute_choice").options
 
@@ -154,7 +164,7 @@ def test_fact_list_ruling_takes_the_chosen_annotators_facts(monkeypatch, project
         store.append_event(who, "r1", "s1", "facts", [{"text": text, "citations": [0]}])
     app = disputes_page(monkeypatch, project)
     app.selectbox(key="stage").select("decomposition").run()
-    app.button(key="rule_facts:bob").click().run()
+    click(app, "rule_facts:bob")
     record = next(r for r in gold_from_store(store).records if r.response_id == "r1")
     assert [(f.text, f.citations) for f in record.sentences[1].facts] == [("A man points at the screen.", [0])]
     assert record.sentences[1].provenance["facts"] == "adjudicated:ada"
@@ -178,7 +188,7 @@ def test_fact_list_edited_on_the_page_is_ruled_with_its_reason(monkeypatch, proj
 
 def test_admin_publishes_the_gold_set_as_the_projects_gold_source(monkeypatch, project):
     app = disputes_page(monkeypatch, project, "boss")
-    app.button(key="rule:True").click().run()
+    click(app, "rule:True")
     app.button(key="publish_gold").click().run()
     stored = {r.response_id: r for r in store_of(project).list_records("gold")}
     assert sorted(stored) == ["r1", "r2"]

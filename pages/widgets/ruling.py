@@ -132,11 +132,6 @@ def _record_ruling(store, who: str, value: GoldValue, answer) -> bool:
     return True
 
 
-def _rule_from_editor(store, who: str, value: GoldValue, facts: list[dict]) -> None:
-    if _record_ruling(store, who, value, facts):
-        st.rerun()
-
-
 def ruling_controls(store, who: str, value: GoldValue, sentence: Sentence) -> None:
     """The optional reason tag, then one button per answer (yes/no questions) or, for a fact
     list, one button per annotator's list and an editor that starts from any of them."""
@@ -152,7 +147,9 @@ def ruling_controls(store, who: str, value: GoldValue, sentence: Sentence) -> No
         kind = "verifiable" if value.question == "verifiable" else "entailment"
         columns = st.columns(2)
         for column, (label, _shortcut, answer) in zip(columns, decisions.ANSWERS[kind], strict=True):
-            column.button(f"Rule: {label}", key=f"rule:{answer}", width="stretch",
+            # The dispute is in the key: a click on a button still on screen from the dispute
+            # before must rule that one again, not the next one unseen.
+            column.button(f"Rule: {label}", key=f"rule:{answer}:{dispute_id(value)}", width="stretch",
                           on_click=_record_ruling, args=(store, who, value, answer))
         return
     lists = {name: value.values[name] for name in sorted(value.values)}
@@ -162,10 +159,10 @@ def ruling_controls(store, who: str, value: GoldValue, sentence: Sentence) -> No
     for start in range(0, len(names), 2):  # two per row: the labels stay readable
         for column, name in zip(st.columns(2), names[start:start + 2], strict=False):
             column.button(f"Rule {name}'s facts" if name in value.values else "Rule the current gold facts",
-                          key=f"rule_facts:{name}", width="stretch",
+                          key=f"rule_facts:{name}:{dispute_id(value)}", width="stretch",
                           on_click=_record_ruling, args=(store, who, value, lists[name]))
     with st.expander("Or edit a fact list and rule it"):
         start = st.selectbox("Start from", list(lists) or ["an empty list"], key="ruling_start")
         draft_key = f"gold_draft:{dispute_id(value)}:{start}"
         start_draft(draft_key, lists.get(start, []))
-        facts_editor(sentence, draft_key, lambda facts: _rule_from_editor(store, who, value, facts))
+        facts_editor(sentence, draft_key, lambda facts: _record_ruling(store, who, value, facts))

@@ -213,7 +213,7 @@ def sampled_sound_view(track: AacTrack, start_s: float, end_s: float, sample_rat
     if end_s - start_s < SAMPLED_MIN_SPAN_S or width * frames_per_run * 4 > span_frames:
         return None
     runs = _runs_for(track, start_s, end_s, width, frames_per_run)
-    halves = np.array_split(runs, 2)
+    halves = [half for half in np.array_split(runs, 2) if len(half)]   # one run: one process
     with ThreadPoolExecutor(max_workers=2) as pool:
         decoded = list(pool.map(lambda half: decode_frames(track, half.ravel(), sample_rate), halves))
     # A run's usable samples: after its first frame, within the margins, equal length for all.

@@ -216,3 +216,11 @@ def test_short_spans_and_files_without_an_aac_index_are_computed_exactly_at_once
     assert load_sound_view(wav, "wav", tmp_path, width=200, max_columns=100, overview_first=True).exact
     short = load_sound_view(long_m4a, "m4a", tmp_path, start_s=10, end_s=70, overview_first=True)
     assert short.exact
+
+
+def test_overview_of_one_column_is_one_run(long_m4a):
+    from annotation.aac_frames import read_aac_track
+    from annotation.soundview import sampled_sound_view
+
+    view = sampled_sound_view(read_aac_track(long_m4a), 0.0, 330.0, width=1, max_columns=1)
+    assert view.envelope_maxs.shape == (1,) and view.spectrogram_db.shape == (64, 1)

@@ -147,3 +147,12 @@ def test_a_named_provider_section_is_the_one_logged_in_with():
                 "keycloak": {"client_id": "murgat", "client_secret": "s",
                              "server_metadata_url": "https://idp.example.org/.well-known/openid-configuration"}}
     assert sso_provider(settings) == "keycloak"
+
+
+def test_back_from_the_provider_the_project_with_an_account_for_the_email_is_chosen(monkeypatch, tmp_path):
+    # Two projects; only the second ("b") has an account with this email.
+    tiny_project(tmp_path / "a")
+    set_email(tiny_project(tmp_path / "b"), "bob", "bob@example.org")
+    app = open_with_sso(monkeypatch, tmp_path, email="bob@example.org", email_verified=True)
+    assert app.session_state["user"] == {"name": "bob", "role": "annotator"}
+    assert app.session_state["project"] == str(tmp_path / "b")

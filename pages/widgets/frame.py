@@ -48,7 +48,7 @@ def sign_in_page() -> None:
     st.title(TITLE)
     names = [str(p) for p in available_projects()]
     if st.session_state.get("project") not in names:
-        st.session_state["project"] = names[0]
+        st.session_state["project"] = project_for_identity(names) or names[0]
     if len(names) > 1:
         st.selectbox("Project", names, key="project", format_func=lambda p: Path(p).name)
     store = open_store(st.session_state["project"])
@@ -67,6 +67,16 @@ def sign_in_page() -> None:
             return
         st.session_state["user"] = user
         st.rerun()
+
+
+def project_for_identity(names: list[str]) -> str | None:
+    """The first project with an account for the single sign-on identity's email. Coming back
+    from the provider starts a new browser session, so the project chosen before is gone."""
+    identity = sso_identity()
+    email = (identity or {}).get("email")
+    if not email or identity.get("email_verified") is False:
+        return None
+    return next((name for name in names if account_for_identity(open_store(name), email)), None)
 
 
 def single_sign_on(store, provider: str | None) -> None:

@@ -157,13 +157,19 @@ def test_response_filter_keeps_only_that_responses_disputes(monkeypatch, project
     assert [o.split(" · ")[0] for o in app.selectbox(key="dispute_choice").options] == ["r2"]
 
 
-def test_fact_list_ruling_takes_the_chosen_annotators_facts(monkeypatch, project):
+def decomposition_dispute(monkeypatch, project):
+    """ann and bob split r1's second sentence differently; the page shows that dispute."""
     store = store_of(project)
     for who, text in (("ann", "A man points."), ("bob", "A man points at the screen.")):
         store.append_event(who, "r1", "s1", "verifiable", True)
         store.append_event(who, "r1", "s1", "facts", [{"text": text, "citations": [0]}])
     app = disputes_page(monkeypatch, project)
     app.selectbox(key="stage").select("decomposition").run()
+    return store, app
+
+
+def test_fact_list_ruling_takes_the_chosen_annotators_facts(monkeypatch, project):
+    store, app = decomposition_dispute(monkeypatch, project)
     click(app, "rule_facts:bob")
     record = next(r for r in gold_from_store(store).records if r.response_id == "r1")
     assert [(f.text, f.citations) for f in record.sentences[1].facts] == [("A man points at the screen.", [0])]
@@ -171,12 +177,7 @@ def test_fact_list_ruling_takes_the_chosen_annotators_facts(monkeypatch, project
 
 
 def test_fact_list_edited_on_the_page_is_ruled_with_its_reason(monkeypatch, project):
-    store = store_of(project)
-    for who, text in (("ann", "A man points."), ("bob", "A man points at the screen.")):
-        store.append_event(who, "r1", "s1", "verifiable", True)
-        store.append_event(who, "r1", "s1", "facts", [{"text": text, "citations": [0]}])
-    app = disputes_page(monkeypatch, project)
-    app.selectbox(key="stage").select("decomposition").run()
+    store, app = decomposition_dispute(monkeypatch, project)
     app.button_group(key="ruling_reason").select("guideline gap").run()
     draft = "gold_draft:r1|s1|facts:ann"
     app.text_input(key=f"{draft}:text:0").input("A man points with his hand.").run()

@@ -1,30 +1,17 @@
 """`python -m calibration judge …` through its real parser, against the test server on 127.0.0.1."""
+# The project and server fixtures are imported from test_judges_run and used as parameters
+# (ruff reads them as unused imports redefined): shared pytest fixtures without a conftest.
+# ruff: noqa: F401, F811
 from __future__ import annotations
 
 import argparse
 
 import pytest
-from judge_server import JudgeServer, make_project, make_video
+from test_judges_run import server, store, video
 
 from calibration.judge_cli import add_judge_parser
 
 SECRET = "sk-test-7f3a9c"
-
-
-@pytest.fixture(scope="module")
-def video(tmp_path_factory):
-    return make_video(tmp_path_factory.mktemp("media") / "clip.mp4")
-
-
-@pytest.fixture
-def store(tmp_path, video):
-    return make_project(tmp_path / "project", video)
-
-
-@pytest.fixture
-def server():
-    with JudgeServer() as running:
-        yield running
 
 
 def judges_file(tmp_path, server, extra: str = "") -> str:

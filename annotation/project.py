@@ -52,7 +52,7 @@ def prepare_media(store: ProjectStore, name: str, *, sound_view: bool = True) ->
     """The slow once-per-file work done ahead of annotation: the low-resolution proxy that
     clips are stream-copied from, and the whole file's sound view (decoding an hour of
     audio takes seconds; the cached view loads in a millisecond). Idempotent."""
-    from annotation.soundview import load_sound_view
+    from annotation.sound_cache import load_sound_view
 
     media = store.media(name)
     if media is None:

@@ -29,15 +29,8 @@ from _media import OUT, hour_audio, report, summary, timed_ms
 
 from annotation.aac_frames import read_aac_track
 from annotation.media import decode_audio, file_sha256, probe_media
-from annotation.soundview import (
-    _decode_span,
-    _mel_filterbank,
-    load_sound_view,
-    mel_spectrogram_db,
-    sampled_sound_view,
-    wait_for_exact_views,
-    waveform_envelope,
-)
+from annotation.sound_cache import _decode_span, load_sound_view, wait_for_exact_views
+from annotation.soundview import _mel_filterbank, mel_spectrogram_db, sampled_sound_view, waveform_envelope
 
 
 def sound_figure(view, heatmap=None):

@@ -1,4 +1,5 @@
-"""annotation.soundview: envelope and mel spectrogram arithmetic, and the on-disk sound view."""
+"""annotation.soundview (envelope, mel spectrogram, the overview of a long span) and
+annotation.sound_cache (the on-disk sound view, overview first)."""
 # Fixtures are imported from media_fixtures and used as parameters (ruff reads them as unused
 # imports redefined): that is how shared pytest fixtures work without a conftest.
 # ruff: noqa: F401, F811
@@ -11,10 +12,10 @@ import pytest
 from media_fixtures import SINE_HZ, indexed_video, indexed_video_hash, media_dir
 
 from annotation.media import ffmpeg_exe, file_sha256
+from annotation.sound_cache import load_sound_view
 from annotation.soundview import (
     compact_db,
     downmix,
-    load_sound_view,
     mel_spectrogram_db,
     waveform_envelope,
 )
@@ -198,7 +199,7 @@ def test_overview_of_a_long_span_decodes_little_and_agrees_with_the_exact_view(l
 
 
 def test_first_look_at_a_long_span_is_an_overview_and_then_the_exact_view(long_m4a, tmp_path):
-    from annotation.soundview import wait_for_exact_views
+    from annotation.sound_cache import wait_for_exact_views
 
     media_hash = file_sha256(long_m4a)
     first = load_sound_view(long_m4a, media_hash, tmp_path, width=200, max_columns=100, overview_first=True)

@@ -66,7 +66,10 @@ def test_signing_out_of_an_sso_session_does_not_sign_straight_back_in(server, pr
         sign_in_with_sso(page, server, provider, DANA)
         sidebar = page.get_by_test_id("stSidebar")
         expect(sidebar).to_contain_text("signed in as dana", timeout=WAIT_MS)
-        sidebar.get_by_role("button", name="Sign out").click()
+        # st.logout navigates the browser through /auth/logout back to the app; a reload
+        # issued while that navigation is under way is aborted, so wait for it to land.
+        with page.expect_navigation(timeout=WAIT_MS):
+            sidebar.get_by_role("button", name="Sign out").click()
         expect(page.get_by_role("button", name="Sign in with single sign-on")).to_be_visible(timeout=WAIT_MS)
         page.reload()
         expect(page.get_by_role("button", name="Sign in with single sign-on")).to_be_visible(timeout=WAIT_MS)
@@ -78,6 +81,7 @@ def test_sso_identity_without_an_account_is_told_to_ask_an_admin(server, provide
         sign_in_with_sso(page, server, provider, STRANGER)
         expect(page.get_by_text("no account in this project has the email")).to_be_visible(timeout=WAIT_MS)
         expect(page.get_by_text("nobody@example.org").first).to_be_visible()
-        page.get_by_role("button", name="Sign out of single sign-on").click()
+        with page.expect_navigation(timeout=WAIT_MS):
+            page.get_by_role("button", name="Sign out of single sign-on").click()
         expect(page.get_by_role("button", name="Sign in with single sign-on")).to_be_visible(timeout=WAIT_MS)
         expect(page.get_by_text("no account in this project has the email")).to_have_count(0)

@@ -64,6 +64,11 @@ def sign_in(app: AppTest, name: str, password: str | None = None) -> AppTest:
     return next(b for b in app.button if b.label == "Sign in").click().run()
 
 
+def open_page_as(monkeypatch, project: Path, name: str, page: str) -> AppTest:
+    """Sign in as `name` (password = name) and open `page`, e.g. 'pages/admin.py'."""
+    return sign_in(open_app(monkeypatch, project), name).switch_page(page).run()
+
+
 def click(app: AppTest, key: str) -> AppTest:
     """Click the button with this key. Answer buttons carry their question in the key
     ('answer:True:r1|s0|verifiable'): 'answer:True' clicks the one on the page."""

@@ -1,6 +1,6 @@
 """The admin page: people and roles, queue and campaign settings, progress."""
 import pytest
-from app_support import open_app, press, sign_in, tiny_project
+from app_support import open_page_as, press, tiny_project
 
 from annotation.accounts import authenticate
 from annotation.store import ProjectStore
@@ -14,8 +14,7 @@ def project(tmp_path):
 
 @pytest.fixture
 def admin(monkeypatch, project):
-    app = sign_in(open_app(monkeypatch, project), "boss")
-    return app.switch_page("pages/admin.py").run()
+    return open_page_as(monkeypatch, project, "boss", "pages/admin.py")
 
 
 def test_admin_adds_a_person_who_can_then_sign_in(admin, project):
@@ -71,5 +70,5 @@ def test_queue_settings_are_saved(admin, project):
 
 def test_progress_shows_done_of_assigned(monkeypatch, project):
     ProjectStore.open(project).append_event("ann", "r1", "response", "done", True)
-    app = sign_in(open_app(monkeypatch, project), "boss").switch_page("pages/admin.py").run()
+    app = open_page_as(monkeypatch, project, "boss", "pages/admin.py")
     assert app.metric[0].value == "1 / 4"  # ann and bob each have r1 and r2

@@ -1,7 +1,7 @@
 """Single sign-on on the sign-in page and the admin page (AppTest seeds `st.secrets` and `st.user`;
 the real provider round trip is tests/e2e/test_sso.py)."""
 import pytest
-from app_support import APP, open_app, press, sign_in, tiny_project
+from app_support import APP, open_app, open_page_as, press, sign_in, tiny_project
 from streamlit.testing.v1 import AppTest
 
 from annotation.accounts import set_email
@@ -95,8 +95,7 @@ def test_password_sign_out_without_single_sign_on_leaves_st_user_alone(monkeypat
 
 @pytest.fixture
 def admin(monkeypatch, project):
-    app = sign_in(open_app(monkeypatch, project), "boss")
-    return app.switch_page("pages/admin.py").run()
+    return open_page_as(monkeypatch, project, "boss", "pages/admin.py")
 
 
 def test_admin_adds_a_person_with_an_email(admin, project):

@@ -9,13 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from annotation import media as media_mod
-from annotation.errors import InputError, Problem
-from annotation.labels import human_records
-from annotation.readers import read_any
-from annotation.records import EvaluationRecord, Response, source_kind
-from annotation.sentences import sentences_for_response
-from annotation.store import ProjectStore
+from annotation.formats.readers import read_any
+from annotation.media.clips import make_proxy
+from annotation.media.files import MediaError, file_sha256, probe_media, resolve_media
+from annotation.protocol.errors import InputError, Problem
+from annotation.protocol.records import EvaluationRecord, Response, source_kind
+from annotation.protocol.sentences import sentences_for_response
+from annotation.store.project_store import ProjectStore
+from annotation.work.labels import human_records
 
 EXPORT_SOURCES = ("gold", "human", "judge", "all")
 
@@ -34,13 +35,13 @@ def register_media(store: ProjectStore, name: str) -> dict:
 
     Raises ValueError (escapes the root), FileNotFoundError or media.MediaError.
     """
-    path = media_mod.resolve_media(store.media_root, name)
+    path = resolve_media(store.media_root, name)
     known = store.media(name)
     if known and Path(known["path"]) == path and known["info"].get("size") == path.stat().st_size:
         return known
-    info = media_mod.probe_media(path).to_dict()
+    info = probe_media(path).to_dict()
     info["size"] = path.stat().st_size
-    store.register_media(name, path, media_mod.file_sha256(path), info)
+    store.register_media(name, path, file_sha256(path), info)
     return store.media(name)
 
 
@@ -52,7 +53,7 @@ def prepare_media(store: ProjectStore, name: str, *, sound_view: bool = True) ->
     """The slow once-per-file work done ahead of annotation: the low-resolution proxy that
     clips are stream-copied from, and the whole file's sound view (decoding an hour of
     audio takes seconds; the cached view loads in a millisecond). Idempotent."""
-    from annotation.sound_cache import load_sound_view
+    from annotation.media.sound_cache import load_sound_view
 
     media = store.media(name)
     if media is None:
@@ -60,7 +61,7 @@ def prepare_media(store: ProjectStore, name: str, *, sound_view: bool = True) ->
     if not (media.get("proxy_path") and Path(media["proxy_path"]).exists()):
         out = proxy_path_for(store, media)
         out.parent.mkdir(parents=True, exist_ok=True)
-        media_mod.make_proxy(Path(media["path"]), out)
+        make_proxy(Path(media["path"]), out)
         store.set_proxy(name, out)
     if sound_view and media["info"].get("has_audio"):
         load_sound_view(Path(media["path"]), media["sha256"], store.cache_dir / "clips")
@@ -73,7 +74,7 @@ def _media_problems(store, response: Response, where: tuple[str, int | None, boo
         return [Problem(path, line, "video", "missing: every response needs its video", is_entry)]
     try:
         register_media(store, response.video)
-    except (ValueError, FileNotFoundError, media_mod.MediaError) as exc:
+    except (ValueError, FileNotFoundError, MediaError) as exc:
         return [Problem(path, line, "video", f"{exc}", is_entry)]
     return []
 

@@ -17,9 +17,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from media_fixtures import make_indexed_video  # noqa: E402
+from media_fixtures import make_indexed_video
 
-from annotation.media import ffmpeg_exe  # noqa: E402
+from annotation.media.files import ffmpeg_exe
 
 OUT = ROOT / "benchmarks" / "out"
 LONG_W, LONG_H, LONG_FPS = 1280, 720, 25

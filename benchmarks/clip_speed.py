@@ -28,7 +28,8 @@ import numpy as np
 from _media import LONG_FPS, LONG_H, LONG_INDEX_BITS, LONG_W, OUT, long_video, report, summary, timed_ms
 from media_fixtures import BLOCK_H, CHROMIUM, first_frame_indices_in_chromium, frame_index_of, index_from_gray
 
-from annotation.media import cut_clip, ffmpeg_exe, file_sha256, make_proxy, probe_media
+from annotation.media.clips import cut_clip, make_proxy
+from annotation.media.files import ffmpeg_exe, file_sha256, probe_media
 
 SEGMENT_S = 4.0
 

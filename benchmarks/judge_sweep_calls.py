@@ -27,10 +27,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from judge_server import JudgeServer, make_project, make_video, scripted_answer, varied_responses  # noqa: E402
+from judge_server import JudgeServer, make_project, make_video, scripted_answer, varied_responses
 
-from calibration.judges.config import JudgeConfig, parse_configuration  # noqa: E402
-from calibration.judges.runner import run_configurations  # noqa: E402
+from calibration.judges.judges_file import JudgeConfig, parse_configuration
+from calibration.judges.runner import run_configurations
 
 VERIFIERS, DECOMPOSERS, ENTAILERS = ("v0", "v1", "v2"), ("d0", "d1", "d2"), ("e0", "e1", "e2")
 

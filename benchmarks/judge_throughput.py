@@ -26,10 +26,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from judge_server import make_project, make_video, varied_responses  # noqa: E402
+from judge_server import make_project, make_video, varied_responses
 
-from calibration.judges.config import JudgeConfig, parse_configuration  # noqa: E402
-from calibration.judges.runner import run_configurations  # noqa: E402
+from calibration.judges.judges_file import JudgeConfig, parse_configuration
+from calibration.judges.runner import run_configurations
 
 
 def timed_run(store, judges, concurrency: int, max_calls: int | None) -> tuple[int, float]:

@@ -34,26 +34,27 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from streamlit.testing.v1 import AppTest  # noqa: E402
+from streamlit.testing.v1 import AppTest
 
-from annotation.accounts import add_account  # noqa: E402
-from annotation.labels import labels_by_unit, sentence_unit  # noqa: E402
-from annotation.media import ffmpeg_exe  # noqa: E402
-from annotation.project import register_media  # noqa: E402
-from annotation.queues import assigned_response_ids, next_unfinished, pool  # noqa: E402
-from annotation.records import Response  # noqa: E402
-from annotation.sentences import sentences_for_response  # noqa: E402
-from annotation.session import next_question, record_answer  # noqa: E402
-from annotation.store import ProjectStore, utc_now  # noqa: E402
+from annotation.media.files import ffmpeg_exe
+from annotation.project import register_media
+from annotation.protocol.records import Response
+from annotation.protocol.sentences import sentences_for_response
+from annotation.store.accounts import add_account
+from annotation.store.event_log import utc_now
+from annotation.store.project_store import ProjectStore
+from annotation.work.labels import labels_by_unit, sentence_unit
+from annotation.work.queues import assigned_response_ids, next_unfinished, pool
+from annotation.work.session import next_question, record_answer
 
 WHO = "ann"
 SPANS = ("0:02", "0:03-0:05", "0:07", "0:10-0:12", "0:14")
 BASELINE_SCRIPT = '''
 import streamlit as st
-from annotation.store import ProjectStore
+from annotation.store.project_store import ProjectStore
 store = ProjectStore.open({directory!r})
 def write():
-    store.append_event("ann", {response_id!r}, "baseline", "verifiable", False, spent_ms=1)
+    store.events.append("ann", {response_id!r}, "baseline", "verifiable", False, spent_ms=1)
 st.button("Not verifiable", key="answer:False", on_click=write)
 '''
 
@@ -91,11 +92,11 @@ def generate(directory: Path, n_responses: int) -> ProjectStore:
                 rows.append((now, who, rid, sentence_unit(s), "verifiable", "true", 2500))  # relabel
             rows += [(now, who, rid, f"s0/f{k}", "all", "true", 4000) for k in range(12)]
             rows.append((now, who, rid, "response", "done", "true", 900))
-    store.db.conn.execute("BEGIN")
-    store.db.conn.executemany(
+    store.database.connection.execute("BEGIN")
+    store.database.connection.executemany(
         "INSERT INTO events(at, who, response_id, unit, task, kind, value, spent_ms) "
         "VALUES (?, ?, ?, ?, ?, 'label', ?, ?)", rows)
-    store.db.conn.execute("COMMIT")
+    store.database.connection.execute("COMMIT")
     return store
 
 
@@ -175,13 +176,13 @@ def time_click_functions(store: ProjectStore, clicks: int) -> list[float]:
     for _ in range(clicks):
         started = time.perf_counter()
         sentences = store.response_sentences(rid)
-        question = next_question(sentences, labels_by_unit(store.current_labels("bob", rid)))
+        question = next_question(sentences, labels_by_unit(store.events.current_labels("bob", rid)))
         if question is None:
-            store.append_event("bob", rid, "response", "done", True)
+            store.events.append("bob", rid, "response", "done", True)
             rid = next_unfinished(store, "bob")
             continue
         record_answer(store, "bob", rid, question, False, spent_ms=1)
-        next_question(store.response_sentences(rid), labels_by_unit(store.current_labels("bob", rid)))
+        next_question(store.response_sentences(rid), labels_by_unit(store.events.current_labels("bob", rid)))
         samples.append(time.perf_counter() - started)
     return samples
 
@@ -198,7 +199,7 @@ def main() -> None:
         started = time.perf_counter()
         store = generate(directory, args.responses)
         built_s = time.perf_counter() - started
-        n_events = store.db.conn.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+        n_events = store.database.connection.execute("SELECT COUNT(*) FROM events").fetchone()[0]
         page = time_page_clicks(directory, args.clicks, args.warm_up)
         baseline = time_baseline_clicks(directory, store.response_ids()[0], args.clicks, args.warm_up)
         functions = time_click_functions(store, args.clicks)

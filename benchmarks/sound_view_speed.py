@@ -27,10 +27,16 @@ from pathlib import Path
 import numpy as np
 from _media import OUT, hour_audio, report, summary, timed_ms
 
-from annotation.aac_frames import read_aac_track
-from annotation.media import decode_audio, file_sha256, probe_media
-from annotation.sound_cache import _decode_span, load_sound_view, wait_for_exact_views
-from annotation.soundview import _mel_filterbank, mel_spectrogram_db, sampled_sound_view, waveform_envelope
+from annotation.media.aac_frames import read_aac_track
+from annotation.media.clips import decode_audio
+from annotation.media.files import file_sha256, probe_media
+from annotation.media.sound_cache import decode_span, load_sound_view, wait_for_exact_views
+from annotation.media.soundview import (
+    mel_filterbank,
+    mel_spectrogram_db,
+    sampled_sound_view,
+    waveform_envelope,
+)
 
 
 def sound_figure(view, heatmap=None):
@@ -60,7 +66,7 @@ def main() -> None:
     audio = hour_audio()
     duration_s = probe_media(audio).duration_s
     media_hash = file_sha256(audio)
-    _, library_load_ms = timed_ms(_mel_filterbank, 16000, 1024, 64)   # once per process
+    _, library_load_ms = timed_ms(mel_filterbank, 16000, 1024, 64)   # once per process
     work = Path(tempfile.mkdtemp(prefix="sound_view_", dir=OUT))
     try:
         track = read_aac_track(audio)
@@ -75,7 +81,7 @@ def main() -> None:
         view, exact_first_ms = timed_ms(load_sound_view, audio, media_hash, work / "baseline")
         span_view, span_ms = timed_ms(load_sound_view, audio, media_hash, work / "cache", start_s=1800.0,
                                       end_s=1806.0)
-        samples, decode2_ms = timed_ms(_decode_span, audio, 0.0, None, 16000)
+        samples, decode2_ms = timed_ms(decode_span, audio, 0.0, None, 16000)
         _, decode1_ms = timed_ms(decode_audio, audio)
         _, envelope_ms = timed_ms(waveform_envelope, samples, 16000)
         _, mel_ms = timed_ms(mel_spectrogram_db, samples, 16000)

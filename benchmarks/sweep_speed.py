@@ -22,7 +22,7 @@ from scipy import stats as scipy_stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from calibration.stats import bootstrap_pearson, multiplicities, percentile_ci, resample_indices  # noqa: E402
+from calibration.stats.bootstrap import bootstrap_pearson, multiplicities, percentile_ci, resample_indices
 
 
 def make_data(configs: int, responses: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation.accounts import add_account, hash_password, set_email
-from annotation.queues import overlap, pool, team_progress
-from annotation.session import CAMPAIGN_MODES, normalise_campaign_mode
-from annotation.store import ROLES
+from annotation.store.accounts import add_account, hash_password, set_email
+from annotation.store.project_store import ROLES
+from annotation.work.queues import overlap, pool, team_progress
+from annotation.work.session import CAMPAIGN_MODES, normalise_campaign_mode
 from pages.widgets.frame import run_page
 
 MODE_NAMES = {"end_to_end": "End to end — each annotator's own facts",

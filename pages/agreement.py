@@ -12,11 +12,11 @@ from itertools import combinations
 
 import streamlit as st
 
-from annotation.agreement import LEVELS, measure_agreement, pair_confusion, stage_units
-from annotation.annotator_stats import annotator_rows
-from annotation.gold import gold_from_store
+from annotation.agreement.annotator_stats import annotator_rows
+from annotation.agreement.gold import gold_from_store
+from annotation.agreement.reliability import LEVELS, measure_agreement, pair_confusion, stage_units
 from annotation.project import export_records
-from calibration.ceiling import human_ceilings
+from calibration.sweep.ceiling import human_ceilings
 from pages.widgets import agreement_charts, ruling
 from pages.widgets.frame import run_page
 from pages.widgets.ruling import ALL, STAGE_REQUEST
@@ -96,7 +96,7 @@ def confusion_section(records, open_by_stage: Counter) -> None:
 
 def annotators_section(gold, store) -> None:
     st.subheader("Annotators: agreement with gold and speed")
-    rows = annotator_rows(gold.values, store.current_labels())
+    rows = annotator_rows(gold.values, store.events.current_labels())
     if not rows:
         st.info("No annotator values yet.")
         return

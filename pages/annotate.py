@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation.fact_proposals import rule_based_facts
-from annotation.session import Question, normalise_campaign_mode, plan, propose_facts
+from annotation.work.proposals import rule_based_facts
+from annotation.work.session import Question, normalise_campaign_mode, plan, propose_facts
 from pages.widgets import decisions, player, queue_view, response_view, sound, timeline
 from pages.widgets.context import APP_DIR, show_text
 from pages.widgets.facts_editor import facts_editor, start_draft

@@ -1,7 +1,7 @@
 """Calibrate (admin): which judge configuration tracks the human gold best, how sure we are,
 and the calibrated configuration to export.
 
-The sweep is `calibration.sweep.run_sweep` over the project's gold, `judge:*` and human
+The sweep is `calibration.sweep.run.run_sweep` over the project's gold, `judge:*` and human
 records (imported or derived from the event log), cached in session state under a hash of
 its inputs and settings, so reruns (a click on the scatter, a tab) do not redo it.
 """
@@ -15,16 +15,16 @@ from pathlib import Path
 
 import streamlit as st
 
-from annotation.errors import InputError
-from annotation.project import export_records
-from calibration.config import (
+from annotation.protocol.errors import InputError
+from calibration.config.calibrated import (
     build_calibrated_config,
     exportable_configuration,
     write_calibrated_config,
 )
-from calibration.costs import cheapest_choice
-from calibration.score import PRECISION_MODES, score_records
-from calibration.sweep import run_sweep
+from calibration.config.costs import cheapest_choice
+from calibration.scoring.murgat_s import PRECISION_MODES, score_records
+from calibration.sweep.inputs import inputs_from_project
+from calibration.sweep.run import run_sweep
 from pages.widgets import calibration_charts as charts
 from pages.widgets.calibration_tables import (
     annotator_rows,
@@ -41,13 +41,6 @@ RULES = {"heldout": "Highest held-out r", "cheapest": "Cheapest not significantl
 DEFAULT_SETTINGS = {"modes": list(PRECISION_MODES), "n_boot": 2000, "folds": 5, "seed": 0}
 SCATTER_KEY = "calibrate_scatter"
 _MARKDOWN_SPECIALS = re.compile(r"[\\`*_{}\[\]()<>#+\-.!|~:$]")
-
-
-def sweep_inputs(store):
-    """(gold, judges, humans): the project's gold records, its `judge:*` records, and every
-    `human:*` record (the event log's derived ones win over imported ones)."""
-    gold = store.list_records(source="gold")
-    return gold, store.list_records("judge:"), export_records(store, "human")
 
 
 def inputs_key(gold, judges, humans, settings: dict) -> str:
@@ -223,7 +216,7 @@ def export_section(store, report, choice, rule: str, gold) -> None:
 
 def calibrate(me: dict, store) -> None:
     st.title("Calibrate")
-    gold, judges, humans = sweep_inputs(store)
+    gold, humans, judges = inputs_from_project(store)
     if not gold or not judges:
         st.info(("No gold records yet: adjudicate and publish gold on the Disputes page. " if not gold else "")
                 + ("No judge records yet: run judges on the Judges page or import judge records." if not judges

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from annotation.agreement import STAGES
-from annotation.gold import RULES, gold_from_store, gold_settings, publish_gold, write_gold_csv
-from annotation.readers import write_records_jsonl
+from annotation.agreement.gold import RULES, gold_from_store, gold_settings, publish_gold, write_gold_csv
+from annotation.agreement.reliability import STAGES
+from annotation.formats.readers import write_records_jsonl
 from pages.widgets import player, response_view, ruling
 from pages.widgets.frame import run_page
 from pages.widgets.opened_response import DISPUTES_FILTER

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from annotation.errors import InputError
-from annotation.readers import write_records_jsonl
-from calibration.judges.config import GOLD, parse_configuration
+from annotation.formats.readers import write_records_jsonl
+from annotation.protocol.errors import InputError
+from calibration.judges.judges_file import GOLD, parse_configuration
 from calibration.judges.plan import plan_run
 from pages.widgets import judge_run
 from pages.widgets.context import show_text

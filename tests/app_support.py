@@ -7,12 +7,12 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from annotation.accounts import add_account
-from annotation.media import ffmpeg_exe
+from annotation.media.files import ffmpeg_exe
 from annotation.project import register_media
-from annotation.records import Response
-from annotation.sentences import sentences_for_response
-from annotation.store import ProjectStore
+from annotation.protocol.records import Response
+from annotation.protocol.sentences import sentences_for_response
+from annotation.store.accounts import add_account
+from annotation.store.project_store import ProjectStore
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
 FIRST_TEXT = ("The man points at the screen (visual, 0:02). He says hello and waves "

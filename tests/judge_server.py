@@ -22,6 +22,10 @@ from collections import Counter
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the server also runs on its own, without the project on the path
+    from annotation.protocol.records import EvaluationRecord
 
 FAILURE_KINDS = ("429", "500", "timeout", "malformed")
 _AUDIO_WORDS = ("says", "said", "hello", "rings", "sound", "hear", "speaks")
@@ -235,6 +239,27 @@ class JudgeServer:
 
 
 # -- media and a project, built in code ---------------------------------------------------------
+# What the runner makes of the project below with scripted answers (computed by hand; see
+# tests/calibration/judges/test_judges_run.py for the reasoning).
+CALLS_PER_CONFIGURATION = 19
+
+# response → per sentence: (verifiable, [(fact, citations, all, alone, without)])
+EXPECTED = {
+    "r1": [(True, [("The man waves his hand.", [0], True, [True], [False])]),
+           (True, [("He says hello.", [0], True, [True], [False])]),
+           (False, [])],
+    "r2": [(True, [("A red ball rolls.", [0, 1], True, [True, False], [False, True]),
+                   ("A bell rings.", [0, 1], True, [False, True], [True, False])]),
+           (True, [("The ball stops.", [0, 1], True, [True, False], [False, True])]),
+           (False, [])],
+}
+
+
+def summary(record: EvaluationRecord) -> list:
+    return [(s.verifiable, [(f.text, f.citations, f.entailment.all, f.entailment.alone, f.entailment.without)
+                            for f in s.facts]) for s in record.sentences]
+
+
 def make_video(path: Path, duration_s: float = 6.0) -> Path:
     """A tiny H.264 + AAC mp4 (64×48 test pattern, 440 Hz tone) made with imageio-ffmpeg's ffmpeg."""
     import imageio_ffmpeg
@@ -279,9 +304,9 @@ def make_project(directory: Path, video: Path, responses: dict[str, str] = RESPO
     import shutil
 
     from annotation.project import register_media
-    from annotation.records import Response
-    from annotation.sentences import sentences_for_response
-    from annotation.store import ProjectStore
+    from annotation.protocol.records import Response
+    from annotation.protocol.sentences import sentences_for_response
+    from annotation.store.project_store import ProjectStore
 
     store = ProjectStore.open(directory, create=True)
     (store.media_root).mkdir(parents=True, exist_ok=True)

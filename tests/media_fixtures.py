@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from annotation.media import ffmpeg_exe, file_sha256, make_proxy
+from annotation.media.files import ffmpeg_exe
 
 WIDTH, HEIGHT, FPS = 320, 240, 25
 DURATION_S = 6.0
@@ -112,28 +112,3 @@ def first_frame_indices_in_chromium(clips: list[Path], *, width: int = WIDTH, he
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args) -> None:
         pass
-
-
-@pytest.fixture(scope="session")
-def media_dir(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("media")
-
-
-@pytest.fixture(scope="session")
-def indexed_video(media_dir) -> Path:
-    return make_indexed_video(media_dir / "indexed.mp4")
-
-
-@pytest.fixture(scope="session")
-def silent_video(media_dir) -> Path:
-    return make_indexed_video(media_dir / "silent.mp4", audio=False)
-
-
-@pytest.fixture(scope="session")
-def indexed_video_hash(indexed_video) -> str:
-    return file_sha256(indexed_video)
-
-
-@pytest.fixture(scope="session")
-def indexed_proxy(indexed_video, media_dir) -> Path:
-    return make_proxy(indexed_video, media_dir / "proxies" / "indexed.mp4")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from annotation.errors import InputError
+from annotation.protocol.errors import InputError
 
 DATA = Path(__file__).parent / "data"
 

@@ -1,8 +1,8 @@
 """Citations, facts and records for the scorer tests (support code, not a test module)."""
 from __future__ import annotations
 
-from annotation.citations import Citation
-from annotation.records import Entailment, EvaluationRecord, Fact, Sentence
+from annotation.protocol.citations import Citation
+from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
 
 VISUAL = Citation("visual", 1.0, 1.0)
 AUDIO = Citation("audio", 2.0, 4.0)

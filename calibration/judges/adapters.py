@@ -23,8 +23,8 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from annotation.errors import InputError
-from calibration.judges.config import JudgeConfig
+from annotation.protocol.errors import InputError
+from calibration.judges.judges_file import JudgeConfig
 from calibration.judges.prompts import SCHEMAS
 
 _MIME_BY_SUFFIX = {".mp4": "video/mp4", ".webm": "video/webm", ".mov": "video/quicktime",

@@ -1,4 +1,5 @@
-"""The content-addressed cache of judge calls, in the project store's `judge_calls` table.
+"""The content-addressed cache of judge calls: the `judge_calls` table, which this module owns (its
+schema and migrations are here) inside the project's SQLite file.
 
 key = sha256(adapter, model, answer parameters, prompt template hash, rendered prompt, media
 part hashes). A call is *answered* when the endpoint returned a reply (even one that does not
@@ -12,9 +13,22 @@ import hashlib
 import json
 from dataclasses import dataclass
 
-from annotation.store import ProjectStore, utc_now
+from annotation.store.event_log import utc_now
+from annotation.store.project_store import ProjectStore
 
 _CHUNK = 500  # keys per IN (...) query, under SQLite's variable limit
+OWNER = "judge_calls"
+# Append, never edit. IF NOT EXISTS: project files made before this table had its own owner
+# already hold it (the project store's first migration created it then).
+MIGRATIONS: list[str] = [
+    """
+    CREATE TABLE IF NOT EXISTS judge_calls (
+        key TEXT PRIMARY KEY, judge TEXT NOT NULL, model TEXT NOT NULL, stage TEXT NOT NULL,
+        request TEXT NOT NULL, response TEXT, parsed TEXT, error TEXT,
+        tokens_in INTEGER, tokens_out INTEGER, latency_ms INTEGER, cost REAL,
+        created_at TEXT NOT NULL);
+    """,
+]
 
 
 def call_key(adapter: str, model: str, parameters: dict, prompt_sha256: str, prompt: str,
@@ -57,13 +71,15 @@ class CallRecord:
 
 
 class CallCache:
-    """Reads and writes judge_calls through a ProjectStore (safe across threads)."""
+    """Reads and writes judge_calls in a project's file (safe across threads); opening one brings
+    the table to its current schema."""
 
     def __init__(self, store: ProjectStore):
-        self.store = store
+        self.database = store.database
+        self.database.migrate(OWNER, MIGRATIONS)
 
     def get(self, key: str) -> CallRecord | None:
-        rows = list(self.store.db.query("SELECT * FROM judge_calls WHERE key = ?", [key]))
+        rows = self.database.query("SELECT * FROM judge_calls WHERE key = ?", [key])
         return CallRecord.from_row(rows[0]) if rows else None
 
     def answered(self, key: str) -> CallRecord | None:
@@ -77,7 +93,7 @@ class CallCache:
         for i in range(0, len(keys), _CHUNK):
             chunk = keys[i:i + _CHUNK]
             marks = ",".join("?" * len(chunk))
-            found.update(r[0] for r in self.store.db.conn.execute(
+            found.update(r[0] for r in self.database.connection.execute(
                 f"SELECT key FROM judge_calls WHERE response IS NOT NULL AND key IN ({marks})", chunk))
         return found
 
@@ -89,7 +105,7 @@ class CallCache:
                   record.response, None if record.parsed is None else json.dumps(record.parsed),
                   record.error, record.tokens_in, record.tokens_out, record.latency_ms, record.cost,
                   created]
-        self.store._write(lambda c: c.execute(
+        self.database.write(lambda c: c.execute(
             "INSERT INTO judge_calls(key, judge, model, stage, request, response, parsed, error, "
             "tokens_in, tokens_out, latency_ms, cost, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) "
             "ON CONFLICT(key) DO UPDATE SET judge=excluded.judge, model=excluded.model, "
@@ -100,7 +116,7 @@ class CallCache:
 
     def mean_usage(self, model: str, stage: str) -> tuple[float, float] | None:
         """Mean (tokens_in, tokens_out) of answered calls of `model` at `stage`, for estimates."""
-        row = self.store.db.conn.execute(
+        row = self.database.connection.execute(
             "SELECT AVG(tokens_in), AVG(tokens_out), COUNT(*) FROM judge_calls WHERE model = ? "
             "AND stage = ? AND response IS NOT NULL AND tokens_in IS NOT NULL", [model, stage]).fetchone()
         return None if not row or not row[2] else (float(row[0]), float(row[1] or 0))
@@ -110,4 +126,4 @@ class CallCache:
         sql = ("SELECT judge, stage, SUM(response IS NOT NULL) AS answered, SUM(response IS NULL) AS failed, "
                "SUM(tokens_in) AS tokens_in, SUM(tokens_out) AS tokens_out, SUM(cost) AS cost, "
                "AVG(latency_ms) AS mean_latency_ms FROM judge_calls GROUP BY judge, stage ORDER BY judge, stage")
-        return list(self.store.db.query(sql))
+        return self.database.query(sql)

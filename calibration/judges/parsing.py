@@ -10,7 +10,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from annotation.citations import strip_citations
+from annotation.protocol.citations import strip_citations
 
 _THINK_BLOCK_RE = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _FENCE_RE = re.compile(r"```[A-Za-z0-9_-]*\s*\n?(.*?)```", re.DOTALL)

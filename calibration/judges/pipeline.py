@@ -24,16 +24,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import annotation.media as media_recipe
-from annotation.citations import Citation
-from annotation.records import Entailment, EvaluationRecord, Fact, Response, Sentence
-from annotation.store import ProjectStore
+import annotation.media.clips as media_recipe
+from annotation.protocol.citations import Citation
+from annotation.protocol.derivation import derive_entailment
+from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Response, Sentence
+from annotation.store.project_store import ProjectStore
 from calibration.judges import prompts
 from calibration.judges.adapters import MediaPart
 from calibration.judges.cache import call_key
-from calibration.judges.config import GOLD, Configuration, JudgeConfig
+from calibration.judges.judges_file import GOLD, Configuration, JudgeConfig
 from calibration.judges.parsing import ParsedAnswer
-from calibration.score import derive_entailment
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ class MediaPartSpec:
     def cut(self, cache_dir: Path) -> MediaPart:
         """Cut (or find cached) the part from the original media, no padding.
         Raises media.MediaError (ffmpeg) or ValueError (span beyond the media)."""
-        from annotation.media import cut_clip
+        from annotation.media.clips import cut_clip
 
         clip = cut_clip(Path(self.media_path), self.media_sha256, self.modality, self.start_s,
                         self.end_s, 0.0, cache_dir, max_height=self.max_height, fps=self.fps,
@@ -84,7 +84,7 @@ class MediaPartSpec:
 def media_part_spec(citation: Citation, media: dict, judge: JudgeConfig) -> MediaPartSpec:
     """The part a valid citation becomes for `judge`: visual point → one frame, visual span →
     muted video, audio → audio only; the judge's limits apply (see `cut_clip`)."""
-    from annotation.media import AUDIO_POINT_S
+    from annotation.media.clips import AUDIO_POINT_S
 
     start, end = float(citation.start), float(citation.end)
     kind = ("frame" if start == end else "video") if citation.modality == "visual" else "audio"

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from annotation.store import ProjectStore
+from annotation.store.project_store import ProjectStore
 from calibration.judges.cache import CallCache
-from calibration.judges.config import Configuration, JudgeConfig
+from calibration.judges.judges_file import Configuration, JudgeConfig
 from calibration.judges.parsing import parse_answer
 from calibration.judges.pipeline import Answer, CallSpec, project_pipelines
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from annotation.citations import format_citation, format_time, strip_citations
-from annotation.records import Response, Sentence
+from annotation.protocol.citations import format_citation, format_time, strip_citations
+from annotation.protocol.records import Response, Sentence
 
 STAGES = ("verifiability", "decompose", "entailment")
 PROMPT_DIR = Path(__file__).resolve().parents[2] / "assets" / "prompts"

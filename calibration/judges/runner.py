@@ -19,11 +19,11 @@ from collections.abc import Callable
 from concurrent.futures import CancelledError, Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
-from annotation.records import EvaluationRecord
-from annotation.store import ProjectStore
+from annotation.protocol.records import EvaluationRecord
+from annotation.store.project_store import ProjectStore
 from calibration.judges.adapters import CallError, make_adapter
 from calibration.judges.cache import CallCache, CallRecord
-from calibration.judges.config import Configuration, JudgeConfig
+from calibration.judges.judges_file import Configuration, JudgeConfig
 from calibration.judges.parsing import parse_answer
 from calibration.judges.pipeline import Answer, CallSpec, IncompleteResponse, project_pipelines
 from calibration.judges.plan import RunPlan, estimated_cost, plan_run
@@ -165,7 +165,7 @@ class CallBroker:
             self.on_change()
 
     def _call(self, spec: CallSpec) -> Answer:
-        from annotation.media import MediaError
+        from annotation.media.files import MediaError
 
         judge = spec.judge
         try:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from annotation.agreement import Agreement
-from calibration.ceiling import HumanCeiling
+from annotation.agreement.reliability import Agreement
+from calibration.sweep.ceiling import HumanCeiling
 
 # Krippendorff's guide: α ≥ 0.8 reliable, 0.667 ≤ α < 0.8 for tentative conclusions only
 ALPHA_THRESHOLDS = ((0.8, "0.8 reliable"), (0.667, "0.667 tentative"))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from annotation.store import DB_NAME, ProjectStore
+from annotation.store.project_store import DB_NAME, ProjectStore
 
 APP_DIR = Path(__file__).resolve().parents[2]
 PROJECT_ENV = "MURGAT_PROJECT"
@@ -40,7 +40,7 @@ def list_projects(root: Path) -> list[Path]:
 @st.cache_resource(show_spinner=False)
 def build_demo_project(directory: str) -> str:
     """Build the demo once per process (concurrent sessions wait for the same build)."""
-    from annotation.demo import build_demo
+    from annotation.demo.project import build_demo
     build_demo(Path(directory))
     return directory
 
@@ -54,7 +54,7 @@ def open_store(directory: str) -> ProjectStore:
 @st.cache_resource(show_spinner=False)
 def warm_up_sound_library() -> threading.Thread:
     """Once per server process, in the background: librosa's one-time load (~1 s)."""
-    from annotation.soundview import warm_up
+    from annotation.media.soundview import warm_up
 
     thread = threading.Thread(target=warm_up, name="sound-warm-up", daemon=True)
     thread.start()

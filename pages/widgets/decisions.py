@@ -7,8 +7,8 @@ import time
 
 import streamlit as st
 
-from annotation import session
-from annotation.queues import unskip
+from annotation.work import session
+from annotation.work.queues import unskip
 
 WORDING = {
     "verifiable": "Does this sentence state something directly observable in the video or its audio?",

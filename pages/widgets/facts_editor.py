@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation.records import Sentence
-from annotation.session import check_fact_list
+from annotation.protocol.records import Sentence
+from annotation.work.session import check_fact_list
 from pages.widgets.response_view import chip_label
 
 GUIDANCE = ("One checkable claim per fact. Make each fact stand on its own: replace pronouns with "

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from annotation.accounts import account_for_identity, authenticate
+from annotation.store.accounts import account_for_identity, authenticate
 from pages.widgets.context import (
     available_projects,
     current_store,

@@ -13,8 +13,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from annotation.errors import InputError
-from calibration.judges.runner import RunPlan, RunProgress, RunReport, run_configurations
+from annotation.protocol.errors import InputError
+from calibration.judges.plan import RunPlan
+from calibration.judges.runner import RunProgress, RunReport, run_configurations
 
 log = logging.getLogger("murgat.app")
 

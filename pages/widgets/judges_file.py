@@ -1,4 +1,4 @@
-"""The project's judges file (TOML, `calibration.judges.config.load_judges`): where it is and
+"""The project's judges file (TOML, `calibration.judges.judges_file.load_judges`): where it is and
 how the pages show its judges. The API key itself is never read here: a judge shows only
 the NAME of its key variable and whether that variable is set."""
 from __future__ import annotations
@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from annotation.errors import InputError
-from calibration.judges.config import JudgeConfig, load_judges
+from annotation.protocol.errors import InputError
+from calibration.judges.judges_file import JudgeConfig, load_judges
 
 JUDGES_SETTING = "judges_toml"
 DEFAULT_FILE_NAME = "judges.toml"

@@ -2,7 +2,7 @@
 
 visual span → a muted, video-only clip of [start − pad, end + pad] with the cited span
 marked by a caption track; visual point → that frame, plus a short clip around it;
-audio → an audio-only clip. Clips come from `annotation.media.cut_clip` (the one cutter,
+audio → an audio-only clip. Clips come from `annotation.media.clips.cut_clip` (the one cutter,
 cached on disk); st.video never receives a whole source video. A media file without a
 proxy gets one built in the background while clips are cut directly from the source.
 """
@@ -14,9 +14,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from annotation import media as media_lib
-from annotation.citations import Citation, format_time
+from annotation.media.clips import ClipPrefetcher, cut_clip
 from annotation.project import prepare_media
+from annotation.protocol.citations import Citation, format_time
 from pages.widgets.context import show_text
 from pages.widgets.response_view import chip_label
 
@@ -54,7 +54,7 @@ def ready_proxy(store, media: dict) -> Path | None:
 
 def cut(store, media: dict, citation: Citation, pad_s: float):
     """The clip of `citation` with `pad_s` around it (pad 0 on a visual point: its frame)."""
-    return media_lib.cut_clip(Path(media["path"]), media["sha256"], citation.modality, citation.start,
+    return cut_clip(Path(media["path"]), media["sha256"], citation.modality, citation.start,
                               citation.end, pad_s, store.cache_dir / "clips", proxy=ready_proxy(store, media))
 
 
@@ -121,11 +121,11 @@ def prefetch(store, video_name: str | None, citations: list[Citation], pad_s: fl
         pads = (0.0, pad_s or POINT_CONTEXT_S) if citation.is_point and citation.modality == "visual" \
             else (pad_s or POINT_CONTEXT_S,)  # a visual point shows its frame and a clip
         for pad in pads:
-            _prefetcher().submit(media_lib.cut_clip, Path(media["path"]), media["sha256"],
+            _prefetcher().submit(cut_clip, Path(media["path"]), media["sha256"],
                                  citation.modality, citation.start, citation.end, pad,
                                  store.cache_dir / "clips", proxy=proxy)
 
 
 @st.cache_resource(show_spinner=False)
-def _prefetcher() -> media_lib.ClipPrefetcher:
-    return media_lib.ClipPrefetcher(max_workers=1)  # 2 cores: leave one for the person's own cuts
+def _prefetcher() -> ClipPrefetcher:
+    return ClipPrefetcher(max_workers=1)  # 2 cores: leave one for the person's own cuts

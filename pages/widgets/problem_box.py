@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation.errors import InputError
+from annotation.protocol.errors import InputError
 from pages.widgets.context import show_text
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation import queues, session
-from annotation.labels import labels_by_unit
-from annotation.records import EvaluationRecord
+from annotation.protocol.records import EvaluationRecord
+from annotation.work import queues, session
+from annotation.work.labels import labels_by_unit
 
 
 def mark_dirty() -> None:
@@ -58,7 +58,7 @@ def current_item(store, who: str, mode: str):
         if rid is None:
             return None, {}, None, waiting
         st.session_state["current_response"] = rid
-        labels = labels_by_unit(store.current_labels(who, rid))
+        labels = labels_by_unit(store.events.current_labels(who, rid))
         result = session.next_question(store.response_sentences(rid), labels, mode, queue["gold"].get(rid))
         if isinstance(result, session.Question):
             return rid, labels, result, waiting

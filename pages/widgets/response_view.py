@@ -7,8 +7,8 @@ import re
 
 import streamlit as st
 
-from annotation.citations import Citation, format_citation
-from annotation.records import Response, Sentence
+from annotation.protocol.citations import Citation, format_citation
+from annotation.protocol.records import Response, Sentence
 from pages.widgets.context import escaped, show_text
 
 _LETTERED = re.compile(r"^\s*\(?[A-Z][.):]\s")

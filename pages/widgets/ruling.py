@@ -1,15 +1,15 @@
 """One dispute on screen: what each annotator said and how long they took, the cited segments
 played by the annotation view's own player, and the controls that rule a gold value.
 
-A ruling is written by `annotation.gold.adjudicate` in a button callback, before the rerun
+A ruling is written by `annotation.agreement.gold.adjudicate` in a button callback, before the rerun
 that derives the gold set again, so the page never shows a stale value after a click.
 """
 from __future__ import annotations
 
 import streamlit as st
 
-from annotation.gold import FAST_MS, REASONS, GoldValue, adjudicate
-from annotation.records import Response, Sentence
+from annotation.agreement.gold import FAST_MS, REASONS, GoldValue, adjudicate
+from annotation.protocol.records import Response, Sentence
 from pages.widgets import decisions, player, response_view
 from pages.widgets.context import show_text
 from pages.widgets.facts_editor import facts_editor, start_draft

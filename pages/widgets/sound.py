@@ -1,5 +1,5 @@
 """Seeing sound: the waveform (min/max envelope) and mel spectrogram of a clip's audio in
-plotly, with the cited span shaded. The arrays come from annotation.sound_cache."""
+plotly, with the cited span shaded. The arrays come from annotation.media.sound_cache."""
 from __future__ import annotations
 
 import logging
@@ -10,10 +10,10 @@ import plotly.graph_objects as go
 import streamlit as st
 from plotly.subplots import make_subplots
 
-from annotation.citations import Citation
-from annotation.media import AUDIO_POINT_S
-from annotation.sound_cache import load_sound_view
-from annotation.soundview import compact_db
+from annotation.media.clips import AUDIO_POINT_S
+from annotation.media.sound_cache import load_sound_view
+from annotation.media.soundview import compact_db
+from annotation.protocol.citations import Citation
 
 log = logging.getLogger("murgat.app")
 # Magma, but starting at pure black: Streamlit's chart draws Magma's first colour, "#000004", pink,

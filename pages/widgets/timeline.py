@@ -7,8 +7,8 @@ import plotly.graph_objects as go
 import streamlit as st
 from plotly.subplots import make_subplots
 
-from annotation.citations import format_time
-from annotation.records import Sentence
+from annotation.protocol.citations import format_time
+from annotation.protocol.records import Sentence
 from pages.widgets.sound import add_sound_traces, whole_media_sound
 
 COLOURS = {"visual": "#1f77b4", "audio": "#d62728"}

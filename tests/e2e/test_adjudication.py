@@ -10,8 +10,8 @@ import re
 import pytest
 from browser_support import SHOTS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
 
-from annotation.demo import build_demo
-from annotation.gold import gold_from_store, read_gold_csv
+from annotation.agreement.gold import gold_from_store, read_gold_csv
+from annotation.demo.project import build_demo
 
 WHO = "ada"
 REASON = "annotator error"

@@ -9,10 +9,10 @@ import re
 import pytest
 from browser_support import SHOTS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
 
-from annotation.demo import build_demo
-from annotation.labels import labels_by_unit, record_from_labels
-from annotation.queues import next_unfinished
-from annotation.session import next_question
+from annotation.demo.project import build_demo
+from annotation.work.labels import labels_by_unit, record_from_labels
+from annotation.work.queues import next_unfinished
+from annotation.work.session import next_question
 
 WHO = "dana"
 STATE_JS = """() => [...document.querySelectorAll('h3, [data-testid="stCaptionContainer"]')]
@@ -73,7 +73,7 @@ def act(page, button_name: re.Pattern) -> None:
 def expected_visual_durations(demo, response_id: str) -> list[float]:
     """Clip lengths of the visual citations the current stage-1 question plays, in order."""
     sentences = demo.response_sentences(response_id)
-    labels = labels_by_unit(demo.current_labels(WHO, response_id))
+    labels = labels_by_unit(demo.events.current_labels(WHO, response_id))
     question = next_question(sentences, labels)
     media = demo.media(demo.response(response_id).video)
     duration, pad = media["info"]["duration_s"], float(demo.get_setting("pad_s", 1.0))
@@ -126,7 +126,7 @@ def test_annotator_labels_a_response_through_three_stages_and_a_reload_loses_not
     assert played is not None, "no visual citation was played"
     assert played[0] == pytest.approx(played[1], abs=0.1), "clip duration ≠ span + padding"
 
-    labels = labels_by_unit(demo.current_labels(WHO, response_id))
+    labels = labels_by_unit(demo.events.current_labels(WHO, response_id))
     record = record_from_labels(response_id, f"human:{WHO}", demo.response_sentences(response_id), labels)
     assert labels[("response", "done")] is True
     assert all(s.verifiable is True for s in record.sentences)
@@ -138,4 +138,4 @@ def test_annotator_labels_a_response_through_three_stages_and_a_reload_loses_not
     page.screenshot(path=SHOTS / "07_after_reload.png", full_page=True)
     assert response_id not in state(page)  # resumed after the finished response
     assert page.get_by_text(re.compile(r"^1 of \d+ responses done")).count() == 1
-    assert labels_by_unit(demo.current_labels(WHO, response_id)) == labels
+    assert labels_by_unit(demo.events.current_labels(WHO, response_id)) == labels

@@ -13,7 +13,7 @@ import pytest
 from browser_support import SHOTS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
 from PIL import Image
 
-from annotation.demo import build_demo
+from annotation.demo.project import build_demo
 
 pytestmark = needs_chromium
 HEATMAP_IMAGE_JS = """() => [...document.querySelectorAll('g.hm image')]

@@ -11,8 +11,8 @@ from browser_support import chromium_page, needs_chromium, streamlit_server
 from oidc_provider import OidcProvider
 from playwright.sync_api import expect
 
-from annotation.accounts import set_email
-from annotation.demo import build_demo
+from annotation.demo.project import build_demo
+from annotation.store.accounts import set_email
 
 CLIENT_ID, CLIENT_SECRET = "murgat-test", secrets.token_urlsafe(16)
 DANA = {"sub": "u-dana", "email": "Dana@Example.org", "email_verified": True, "name": "Dana"}

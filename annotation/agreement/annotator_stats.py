@@ -1,0 +1,49 @@
+"""Per annotator: how often their value equals the gold value, and how fast they decide.
+
+The agreement page's table and chart read `annotator_rows`. Values
+are compared on the questions a person is asked (a gold value with a task) whose gold is
+resolved; fact lists compare as sets of fact identities, as the gold derivation does.
+"""
+from __future__ import annotations
+
+from statistics import median
+
+from annotation.agreement.gold import FAST_MS, GOLD_PREFIX, GoldValue, comparable_value
+from annotation.work.labels import RESPONSE_UNIT
+
+
+def annotator_rows(values: list[GoldValue], events) -> list[dict]:
+    """One row per annotator found in `values`, by name: `agrees_with_gold` (share, None when
+    nothing was comparable), `compared`, `adjudicated_agree` / `adjudicated` (the same on the
+    values an adjudicator ruled, where the annotator's own vote did not make the gold),
+    `median_s` and `fast_share` over their timed label events (`events`: the store's current
+    labels; response-level events and rulings are left out)."""
+    names = sorted({name for v in values for name in v.values})
+    tally = {name: [0, 0, 0, 0] for name in names}  # agree, compared, agree on ruled, ruled
+    for v in values:
+        if v.task is None or v.value is None:
+            continue
+        gold = comparable_value(v.value)
+        for name, answer in v.values.items():
+            same = comparable_value(answer) == gold
+            tally[name][0] += same
+            tally[name][1] += 1
+            if v.ruling is not None:
+                tally[name][2] += same
+                tally[name][3] += 1
+    times: dict[str, list[int]] = {name: [] for name in names}
+    for event in events:
+        if (event.who in times and event.spent_ms is not None and event.unit != RESPONSE_UNIT
+                and not event.task.startswith(GOLD_PREFIX)):
+            times[event.who].append(event.spent_ms)
+    rows = []
+    for name in names:
+        agree, compared, agree_ruled, ruled = tally[name]
+        spent = times[name]
+        rows.append({"annotator": name,
+                     "agrees_with_gold": agree / compared if compared else None, "compared": compared,
+                     "adjudicated_agree": agree_ruled, "adjudicated": ruled,
+                     "median_s": median(spent) / 1000 if spent else None,
+                     "fast_share": sum(ms < FAST_MS for ms in spent) / len(spent) if spent else None,
+                     "decisions_timed": len(spent)})
+    return rows

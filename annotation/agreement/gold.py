@@ -1,0 +1,392 @@
+"""Gold labels with provenance: derived from the annotators' labels by a rule, overruled by
+adjudication, listed as disputes where people disagree, exported as records and CSV.
+
+Adjudication vocabulary (the event log's units from labels.py; the task gets a `gold.` prefix):
+- stage 1: unit `s{i}`, task `gold.verifiable`, value {"value": bool, "reason": tag}
+- stage 2: unit `s{i}`, task `gold.facts`, value {"value": [{"text": str, "citations": [int]}],
+  "reason": tag} — the whole fact list, as an annotator's `facts` label
+- stage 3: unit `s{i}/{fact_key}` (labels.fact_unit of the gold fact), task `gold.all` |
+  `gold.alone.{j}` | `gold.without.{j}`, value {"value": bool, "reason": tag}
+`tag` is one of REASONS or None. The latest ruling on a (response, unit, task) wins, whoever
+made it; undoing it (store.undo_last) brings back the one before.
+
+Rules (project settings): `gold_rule` "majority" (default: more than half of the annotators'
+values) or "unanimity" (every annotator; anything else stays unresolved, None, until ruled);
+`auto_accept_unanimous` (default true) — when false, unanimous units too wait for a ruling.
+A ruling always wins. Stage 2 is decided on the whole fact list when it is unanimous or ruled;
+under "majority" otherwise fact by fact (a fact is kept when most decomposers gave it; facts
+are the same when `agreement.fact_identity` is). Stage 3 is decided on the questions a person
+is asked (`session.entailment_questions`); the others are derived (PROTOCOL §2).
+
+Provenance strings: "unanimous 3/3", "majority 2/3", "adjudicated:ada" or
+"adjudicated:ada:annotator error", "derived (PROTOCOL §2)", "unresolved: …".
+"""
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from annotation.agreement.reliability import FactIdentity, fact_groups, fact_identity, records_by_response
+from annotation.protocol.derivation import derive_entailment
+from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
+from annotation.work.labels import fact_unit, sentence_unit
+from annotation.work.session import check_fact_list, entailment_questions
+
+REASONS = ("guideline gap", "annotator error", "ambiguous media")
+RULES = ("majority", "unanimity")
+DEFAULT_RULE = "majority"
+GOLD_PREFIX = "gold."
+FAST_MS = 2000  # a decision quicker than this is flagged on the disputes list
+DERIVED = "derived (PROTOCOL §2)"
+
+
+@dataclass(frozen=True)
+class Ruling:
+    """An adjudicator's decision on one unit (from a `gold.*` event)."""
+
+    who: str
+    value: object
+    reason: str | None
+    event_id: int
+
+    @property
+    def provenance(self) -> str:
+        return f"adjudicated:{self.who}" + (f":{self.reason}" if self.reason else "")
+
+
+@dataclass
+class GoldValue:
+    """One value of the gold set, where it came from, and what each annotator said.
+
+    `question` names the value as in provenance dicts ("verifiable", "facts", "all",
+    "alone[0]"); `unit`/`task` are what an adjudicator rules on (None for derived values).
+    `value` None means unresolved. `agreement` is the modal value's share of the annotators.
+    `segments` index the sentence's citations: the media to replay when ruling.
+    """
+
+    response_id: str
+    sentence: int
+    fact: str | None
+    question: str
+    unit: str | None
+    task: str | None
+    values: dict[str, object]
+    spent_ms: dict[str, int | None]
+    value: object
+    provenance: str
+    agreement: float
+    ruling: Ruling | None = None
+    segments: tuple[int, ...] = ()  # the sentence's citations the question is about (playback)
+    orphan: bool = False  # a question about a fact no annotator gave: only a ruling settles it
+
+    @property
+    def disputed(self) -> bool:
+        """Annotators disagree, or the value still waits for a ruling (annotators agreed but
+        auto-acceptance is off, or nobody could answer it)."""
+        return self.task is not None and (len({comparable_value(v) for v in self.values.values()}) > 1
+                                          or (self.value is None and (bool(self.values) or self.orphan)))
+
+    @property
+    def fast_annotators(self) -> list[str]:
+        """Annotators who decided this in under FAST_MS."""
+        return sorted(n for n, ms in self.spent_ms.items() if ms is not None and ms < FAST_MS)
+
+
+@dataclass
+class GoldSet:
+    rule: str
+    auto_accept_unanimous: bool
+    values: list[GoldValue] = field(default_factory=list)
+    records: list[EvaluationRecord] = field(default_factory=list)
+
+    def disputes(self, open_only: bool = False) -> list[GoldValue]:
+        """Disputed values, lowest agreement first (ties in response/sentence order);
+        `open_only` keeps those without a ruling."""
+        found = [v for v in self.values if v.disputed and not (open_only and v.ruling is not None)]
+        return sorted(found, key=lambda v: v.agreement)
+
+    def counts(self) -> dict[str, int]:
+        """How many values came from each kind of provenance (unanimous, majority, …)."""
+        return dict(Counter(v.provenance.split(":")[0].split(" ")[0] for v in self.values))
+
+
+def comparable_value(value) -> object:
+    """A hashable form: fact lists compare as sets of fact identities."""
+    if isinstance(value, list):
+        return frozenset(fact_identity(Fact(f["text"], list(f.get("citations", [])))) for f in value)
+    return value
+
+
+def decide(values: dict[str, object], rule: str, auto_accept_unanimous: bool,
+           ruling: Ruling | None) -> tuple[object, str, float]:
+    """(gold value, provenance, agreement) of one unit from the annotators' values.
+    A ruling wins; no values → unresolved. Raises ValueError for an unknown rule."""
+    if rule not in RULES:
+        raise ValueError(f"gold rule '{rule}' is not one of {', '.join(RULES)}")
+    counts = Counter(comparable_value(v) for v in values.values())
+    n = len(values)
+    top, m = counts.most_common(1)[0] if counts else (None, 0)
+    agreement = m / n if n else 0.0
+    value = next((v for v in values.values() if comparable_value(v) == top), None)
+    if ruling is not None:
+        return ruling.value, ruling.provenance, agreement
+    if n == 0:
+        return None, "unresolved: no annotator values", 0.0
+    if m == n:
+        if auto_accept_unanimous:
+            return value, f"unanimous {n}/{n}", agreement
+        return None, f"unresolved: unanimous {n}/{n}, awaiting confirmation", agreement
+    if rule == "majority" and m * 2 > n:
+        return value, f"majority {m}/{n}", agreement
+    return None, f"unresolved: disputed {m}/{n}", agreement
+
+
+def _question_name(kind: str, j: int | None) -> str:
+    return kind if j is None else f"{kind}[{j}]"
+
+
+class _Deriver:
+    """Builds one response's gold values and gold record."""
+
+    def __init__(self, response_id: str, by_name: dict[str, EvaluationRecord], rule: str,
+                 auto_accept: bool, rulings: dict, spent_ms: dict):
+        self.rid, self.by_name, self.rule, self.auto_accept = response_id, by_name, rule, auto_accept
+        self.rulings, self.spent = rulings, spent_ms
+        self.groups = fact_groups({response_id: by_name}, min_annotators=1)
+        self.values: list[GoldValue] = []
+
+    def _value(self, sentence: int, fact: str | None, question: str, unit: str | None, task: str | None,
+               values: dict, spent_units: dict[str, tuple[str, str]], segments: tuple[int, ...],
+               orphan: bool = False) -> GoldValue:
+        ruling = self.rulings.get((self.rid, unit, task)) if unit else None
+        value, provenance, agreement = decide(values, self.rule, self.auto_accept, ruling)
+        spent = {name: self.spent.get((name, self.rid, *spent_units[name])) for name in values}
+        gold = GoldValue(self.rid, sentence, fact, question, unit, task, values, spent, value,
+                         provenance, agreement, ruling, segments, orphan)
+        self.values.append(gold)
+        return gold
+
+    def sentence(self, i: int, base: Sentence) -> Sentence:
+        own = {name: r.sentences[i] for name, r in sorted(self.by_name.items())
+               if i < len(r.sentences) and r.sentences[i].text.strip() == base.text.strip()}
+        unit = sentence_unit(i)
+        labelled = {n: s.verifiable for n, s in own.items() if s.verifiable is not None}
+        everything = tuple(range(len(base.citations)))
+        verifiable = self._value(i, None, "verifiable", unit, "verifiable", labelled,
+                                 {n: (unit, "verifiable") for n in labelled}, everything)
+        provenance = {"verifiable": verifiable.provenance}
+        facts: list[Fact] = []
+        if verifiable.value is True and base.has_valid_citation:
+            facts, provenance["facts"] = self._facts(i, base, own)
+        return Sentence(base.text, verifiable.value, list(base.citations), facts, base.start, base.end,
+                        provenance)
+
+    def _facts(self, i: int, base: Sentence, own: dict[str, Sentence]) -> tuple[list[Fact], str]:
+        unit = sentence_unit(i)
+        lists = {n: [{"text": f.text, "citations": sorted(set(f.citations))} for f in s.facts]
+                 for n, s in own.items() if s.facts}
+        # nobody will decompose a sentence they all called not verifiable: only a ruling can
+        nobody = not lists and not any(s.verifiable for s in own.values())
+        whole = self._value(i, None, "facts", unit, "facts", lists, {n: (unit, "facts") for n in lists},
+                            tuple(range(len(base.citations))), orphan=nobody)
+        if whole.value is not None:
+            chosen = [(f["text"], sorted(set(f["citations"])), whole.provenance) for f in whole.value]
+        elif self.rule == "majority" and lists:
+            chosen = self._majority_facts(lists)
+            if chosen:
+                whole.value = [{"text": text, "citations": cites} for text, cites, _ in chosen]
+                whole.provenance = "majority per fact"
+        else:
+            chosen = []
+        facts = [self._fact(i, base, text, cites, text_provenance) for text, cites, text_provenance in chosen]
+        return facts, whole.provenance
+
+    def _majority_facts(self, lists: dict[str, list[dict]]) -> list[tuple[str, list[int], str]]:
+        n, out = len(lists), []
+        seen: dict[FactIdentity, list[str]] = {}
+        for name in sorted(lists):
+            for f in lists[name]:
+                seen.setdefault(fact_identity(Fact(f["text"], f["citations"])), []).append(f["text"])
+        for identity, texts in seen.items():
+            if len(texts) * 2 > n:
+                text = Counter(texts).most_common(1)[0][0]
+                kind = "unanimous" if len(texts) == n else "majority"
+                out.append((text, list(identity[1]), f"{kind} {len(texts)}/{n}"))
+        return out
+
+    def _fact(self, i: int, sentence: Sentence, text: str, cites: list[int], text_provenance: str) -> Fact:
+        group = self.groups.get((self.rid, i, fact_identity(Fact(text, cites))), {})
+        bare = Fact(text, cites)
+        unit = fact_unit(i, text, cites)
+        provenance = {"text": text_provenance}
+        given = Entailment(None, [None] * len(cites), [None] * len(cites))
+        try:
+            questions = entailment_questions(bare, sentence)
+        except ValueError:  # a citation index outside the sentence (imported records): not judgeable
+            return Fact(text, cites, None, provenance)
+        for task, kind, j in questions:
+            values, spent_units = {}, {}
+            for name, (their, their_sentence) in group.items():
+                if their.entailment is None:
+                    continue
+                try:
+                    derived = derive_entailment(their, their_sentence)
+                except ValueError:  # a malformed fact in an imported record: no vote
+                    continue
+                jj = None if j is None else their.citations.index(cites[j])
+                answer = derived.all if j is None else getattr(derived, kind)[jj]
+                if answer is not None:
+                    values[name] = answer
+                    spent_units[name] = (fact_unit(i, their.text, list(their.citations)),
+                                         task if j is None else f"{kind}.{jj}")
+            segments = (tuple(cites) if j is None else (cites[j],) if kind == "alone"
+                        else tuple(c for position, c in enumerate(cites) if position != j))
+            gold = self._value(i, text, _question_name(kind, j), unit, task, values, spent_units,
+                               segments, orphan=not group)
+            if j is None:
+                given.all = gold.value
+            else:
+                getattr(given, kind)[j] = gold.value
+            provenance[_question_name(kind, j)] = gold.provenance
+        filled = derive_entailment(Fact(text, cites, given), sentence)
+        for kind in ("alone", "without"):
+            for j, value in enumerate(getattr(filled, kind)):
+                name = _question_name(kind, j)
+                if name not in provenance:
+                    provenance[name] = DERIVED if value is not None else "unresolved: derived from an unresolved value"
+                    self.values.append(GoldValue(self.rid, i, text, name, None, None, {}, {}, value,
+                                                 provenance[name], 1.0))
+        return Fact(text, cites, filled, provenance)
+
+
+def derive_gold(records, rulings: dict | None = None, *, rule: str = DEFAULT_RULE,
+                auto_accept_unanimous: bool = True, spent_ms: dict | None = None) -> GoldSet:
+    """The gold set of every response with at least one labelled `human:*` record (other sources
+    are ignored), in the records' response order.
+
+    `rulings`: {(response_id, unit, task): Ruling} (see `rulings_from_events`); `spent_ms`:
+    {(annotator, response_id, unit, task): ms} for the disputes list. Sentences follow the
+    alphabetically first annotator's record; another's sentence with a different text is
+    ignored. Raises ValueError for an unknown rule.
+    """
+    if rule not in RULES:
+        raise ValueError(f"gold rule '{rule}' is not one of {', '.join(RULES)}")
+    gold = GoldSet(rule, auto_accept_unanimous)
+    for response_id, by_name in records_by_response(records).items():
+        deriver = _Deriver(response_id, by_name, rule, auto_accept_unanimous, rulings or {}, spent_ms or {})
+        base = by_name[min(by_name)].sentences
+        sentences = [deriver.sentence(i, s) for i, s in enumerate(base)]
+        gold.records.append(EvaluationRecord(response_id, "gold", sentences))
+        gold.values.extend(deriver.values)
+    return gold
+
+
+# -- the store edge ---------------------------------------------------------------------------
+def rulings_from_events(events) -> dict[tuple[str, str, str], Ruling]:
+    """{(response_id, unit, task without 'gold.'): Ruling} from current-label events; the latest
+    event wins across adjudicators; other tasks are ignored."""
+    out: dict[tuple[str, str, str], Ruling] = {}
+    for event in sorted(events, key=lambda e: e.id):
+        if event.task.startswith(GOLD_PREFIX) and isinstance(event.value, dict):
+            out[(event.response_id, event.unit, event.task[len(GOLD_PREFIX):])] = Ruling(
+                event.who, event.value.get("value"), event.value.get("reason"), event.id)
+    return out
+
+
+def gold_settings(store) -> tuple[str, bool]:
+    """(rule, auto_accept_unanimous) from the project settings. ValueError on an unknown rule."""
+    rule = store.get_setting("gold_rule", DEFAULT_RULE)
+    if rule not in RULES:
+        raise ValueError(f"project setting gold_rule = {rule!r} is not one of {', '.join(RULES)}")
+    return rule, bool(store.get_setting("auto_accept_unanimous", True))
+
+
+def gold_from_store(store) -> GoldSet:
+    """The project's gold set: annotators' records (event log and imported `human:*`), rulings,
+    time spent per decision, and the rule settings."""
+    from annotation.project import export_records  # project imports much; only this edge needs it
+
+    labels = store.events.current_labels()
+    spent = {(e.who, e.response_id, e.unit, e.task): e.spent_ms for e in labels}
+    rule, auto_accept = gold_settings(store)
+    return derive_gold(export_records(store, "human"), rulings_from_events(labels), rule=rule,
+                       auto_accept_unanimous=auto_accept, spent_ms=spent)
+
+
+def adjudicate(store, who: str, response_id: str, unit: str, task: str, value, reason: str | None = None,
+               *, spent_ms: int | None = None) -> int:
+    """Record `who`'s ruling on one unit (task without the 'gold.' prefix) and return the event id.
+
+    Raises PermissionError unless `who` is an adjudicator or admin; ValueError for an unknown
+    reason tag, a non-bool value on a yes/no question, or a fact list `check_fact_list` rejects.
+    """
+    user = store.user(who)
+    if user is None or user["role"] not in ("adjudicator", "admin"):
+        raise PermissionError(f"'{who}' may not adjudicate (adjudicators and admins only)")
+    if reason is not None and reason not in REASONS:
+        raise ValueError(f"reason '{reason}' is not one of {', '.join(REASONS)}")
+    if task == "facts":
+        sentences = store.response_sentences(response_id)
+        match = re.fullmatch(r"s(\d+)", unit)
+        if match is None or int(match.group(1)) >= len(sentences):
+            raise ValueError(f"unit '{unit}' is not a sentence of response '{response_id}'")
+        if not isinstance(value, list) or not all(isinstance(f, dict) for f in value):
+            raise ValueError(f"a ruling on 'facts' is a list of {{'text', 'citations'}}, got {value!r}")
+        problems = check_fact_list(value, len(sentences[int(match.group(1))].citations))
+        if problems:
+            raise ValueError("; ".join(problems))
+        value = [{"text": str(f["text"]).strip(), "citations": sorted({int(c) for c in f["citations"]})}
+                 for f in value]
+    elif not isinstance(value, bool):
+        raise ValueError(f"a ruling on '{task}' is true or false, got {value!r}")
+    return store.events.append(who, response_id, unit, GOLD_PREFIX + task,
+                              {"value": value, "reason": reason}, spent_ms=spent_ms)
+
+
+def publish_gold(store, gold: GoldSet | None = None) -> int:
+    """Store the gold records (`gold`, else derived now) as the project's `gold` source (what
+    staged campaigns and calibration read); returns how many."""
+    gold = gold if gold is not None else gold_from_store(store)
+    return store.add_records(gold.records, imported_from="gold derivation")
+
+
+# -- CSV --------------------------------------------------------------------------------------
+CSV_FIELDS = ("response_id", "sentence", "fact", "question", "value", "provenance")
+
+
+def _cell(value) -> str:
+    return "" if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def gold_csv_rows(values: list[GoldValue]) -> list[dict[str, str]]:
+    """One row per gold value: CSV_FIELDS then one column per annotator; values are JSON
+    (true/false, fact lists), an empty cell is no value."""
+    annotators = sorted({name for v in values for name in v.values})
+    rows = []
+    for v in values:
+        row = {"response_id": v.response_id, "sentence": str(v.sentence), "fact": v.fact or "",
+               "question": v.question, "value": _cell(v.value), "provenance": v.provenance}
+        row.update({name: _cell(v.values.get(name)) for name in annotators})
+        rows.append(row)
+    return rows
+
+
+def write_gold_csv(values: list[GoldValue], path: Path | str) -> int:
+    """Write `gold_csv_rows(values)` as UTF-8 CSV with a header; returns the row count."""
+    rows = gold_csv_rows(values)
+    names = sorted({name for v in values for name in v.values})
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=[*CSV_FIELDS, *names])
+        writer.writeheader()
+        writer.writerows(rows)
+    return len(rows)
+
+
+def read_gold_csv(path: Path | str) -> list[dict[str, str]]:
+    """The rows of a gold CSV as written by `write_gold_csv` (cells as strings)."""
+    with open(path, encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))

@@ -1,0 +1,286 @@
+"""The project store: one SQLite file per project (sqlite-utils), WAL, foreign keys, migrations.
+
+Labels are an append-only event log (`store.events`, annotation/store/event_log.py); the current label is derived from it (view
+`current_labels`), so nothing is updated in place or deleted and undo/audit come free.
+
+Connections, transactions and migrations are `Database`'s (annotation/store/database.py): one
+connection per thread, because a sqlite3 connection must not cross Streamlit's threads.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from annotation.protocol.records import EvaluationRecord, Response, Sentence, source_kind
+from annotation.store.database import Database
+from annotation.store.event_log import EventLog, utc_now
+
+DB_NAME = "project.db"
+ROLES = ("annotator", "adjudicator", "admin")
+
+# Each migration takes the schema from version i to i+1. Append, never edit. (The first one also
+# created the judge-call cache's table until that table got its own owner and migrations,
+# calibration/judges/cache.py; files made before then keep it, and the cache adopts it.)
+MIGRATIONS: list[str] = [
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE media (
+        name TEXT PRIMARY KEY, path TEXT NOT NULL, sha256 TEXT NOT NULL,
+        info TEXT NOT NULL, proxy_path TEXT, probed_at TEXT NOT NULL);
+    CREATE TABLE responses (
+        response_id TEXT PRIMARY KEY, position INTEGER NOT NULL, video TEXT,
+        question TEXT NOT NULL DEFAULT '', options TEXT NOT NULL DEFAULT '[]', answer TEXT,
+        text TEXT NOT NULL, extra TEXT NOT NULL DEFAULT '{}', sentences TEXT NOT NULL DEFAULT '[]',
+        imported_from TEXT, imported_at TEXT NOT NULL);
+    CREATE TABLE records (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        response_id TEXT NOT NULL REFERENCES responses(response_id),
+        source TEXT NOT NULL, record TEXT NOT NULL, imported_from TEXT, created_at TEXT NOT NULL);
+    CREATE INDEX records_by_source ON records(source, response_id, id);
+    CREATE TABLE users (
+        name TEXT PRIMARY KEY,
+        role TEXT NOT NULL CHECK (role IN ('annotator', 'adjudicator', 'admin')),
+        password_hash TEXT, created_at TEXT NOT NULL);
+    CREATE TABLE events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, who TEXT NOT NULL,
+        response_id TEXT NOT NULL REFERENCES responses(response_id),
+        unit TEXT NOT NULL, task TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('label', 'undo', 'skip', 'flag')),
+        value TEXT, spent_ms INTEGER, ref INTEGER REFERENCES events(id));
+    CREATE INDEX events_by_key ON events(who, response_id, unit, task, id);
+    CREATE INDEX events_by_response ON events(response_id, id);
+    CREATE INDEX events_by_ref ON events(ref) WHERE ref IS NOT NULL;
+    CREATE VIEW live_labels AS
+        SELECT e.* FROM events e
+        WHERE e.kind = 'label'
+          AND NOT EXISTS (SELECT 1 FROM events u WHERE u.kind = 'undo' AND u.ref = e.id);
+    CREATE VIEW current_labels AS
+        SELECT l.* FROM live_labels l
+        WHERE l.id = (SELECT MAX(m.id) FROM live_labels m
+                      WHERE m.who = l.who AND m.response_id = l.response_id
+                        AND m.unit = l.unit AND m.task = l.task);
+    """,
+    # Single sign-on maps an identity's email to an account; one account per email, case-blind.
+    """
+    ALTER TABLE users ADD COLUMN email TEXT;
+    CREATE UNIQUE INDEX users_by_email ON users(lower(email)) WHERE email IS NOT NULL;
+    """,
+]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class ProjectStore:
+    """A project directory: `project.db`, a media root, and caches.
+
+    Pass the store to what needs it; it is safe to share across threads (one
+    connection per thread). `open(..., create=False)` on a directory without a
+    database raises FileNotFoundError. `events` is the project's label event log.
+    """
+
+    def __init__(self, directory: Path):
+        self.directory = Path(directory)
+        self.db_path = self.directory / DB_NAME
+        self.database = Database(self.db_path)
+        self.events = EventLog(self.database)
+
+    @classmethod
+    def open(cls, directory: str | Path, *, create: bool = False) -> ProjectStore:
+        directory = Path(directory)
+        if not (directory / DB_NAME).exists():
+            if not create:
+                raise FileNotFoundError(f"{directory}: no project here ({DB_NAME} missing); "
+                                        "create one with `python -m annotation import` or `demo`")
+            directory.mkdir(parents=True, exist_ok=True)
+        store = cls(directory)
+        store.database.migrate_file(MIGRATIONS)
+        return store
+
+    def close(self) -> None:
+        """Close this thread's connection (others close when their thread ends)."""
+        self.database.close()
+
+    def schema_version(self) -> int:
+        return self.database.file_version()
+
+    # -- settings -------------------------------------------------------------------------
+    def get_setting(self, key: str, default=None):
+        row = self.database.connection.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
+        return default if row is None else json.loads(row[0])
+
+    def set_setting(self, key: str, value) -> None:
+        self.database.write(lambda c: c.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            [key, json.dumps(value)]))
+
+    @property
+    def media_root(self) -> Path:
+        root = self.get_setting("media_root")
+        return Path(root) if root else self.directory / "media"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.directory / "cache"
+
+    # -- media ----------------------------------------------------------------------------
+    def register_media(self, name: str, path: Path, sha256: str, info: dict) -> None:
+        self.database.write(lambda c: c.execute(
+            "INSERT INTO media(name, path, sha256, info, probed_at) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT(name) DO UPDATE SET path=excluded.path, sha256=excluded.sha256, "
+            "info=excluded.info, probed_at=excluded.probed_at, "
+            "proxy_path=CASE WHEN media.sha256 = excluded.sha256 THEN media.proxy_path END",
+            [name, str(path), sha256, json.dumps(info), utc_now()]))
+
+    def set_proxy(self, name: str, proxy_path: Path) -> None:
+        self.database.write(lambda c: c.execute("UPDATE media SET proxy_path = ? WHERE name = ?",
+                                        [str(proxy_path), name]))
+
+    def media(self, name: str) -> dict | None:
+        """{'name','path','sha256','info': dict,'proxy_path'} or None when not registered."""
+        row = self.database.connection.execute(
+            "SELECT name, path, sha256, info, proxy_path FROM media WHERE name = ?", [name]).fetchone()
+        if row is None:
+            return None
+        return {"name": row[0], "path": row[1], "sha256": row[2], "info": json.loads(row[3]),
+                "proxy_path": row[4]}
+
+    def media_names(self) -> list[str]:
+        return [r[0] for r in self.database.connection.execute("SELECT name FROM media ORDER BY name")]
+
+    # -- responses ------------------------------------------------------------------------
+    def add_responses(self, items: Iterable[tuple[Response, list[Sentence]]],
+                      imported_from: str | None = None) -> int:
+        """Insert responses with their split sentences; an id already present is replaced
+        only when its text is unchanged (re-import); a changed text is refused (ValueError),
+        because labels point at its sentences."""
+        items = list(items)
+        now = utc_now()
+
+        def insert(conn):
+            position = conn.execute("SELECT COALESCE(MAX(position), -1) FROM responses").fetchone()[0]
+            for response, sentences in items:
+                old = conn.execute("SELECT text FROM responses WHERE response_id = ?",
+                                   [response.response_id]).fetchone()
+                if old is not None and old[0] != response.text:
+                    raise ValueError(f"response '{response.response_id}' already exists with another "
+                                     "text; labels refer to its sentences, so it is not replaced")
+                if old is not None:
+                    continue
+                position += 1
+                conn.execute(
+                    "INSERT INTO responses(response_id, position, video, question, options, answer, "
+                    "text, extra, sentences, imported_from, imported_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    [response.response_id, position, response.video, response.question,
+                     json.dumps(response.options), response.answer, response.text,
+                     json.dumps(response.extra), json.dumps([s.to_dict() for s in sentences]),
+                     imported_from, now])
+            return len(items)
+        return self.database.write(insert)
+
+    def response_ids(self) -> list[str]:
+        return [r[0] for r in self.database.connection.execute("SELECT response_id FROM responses ORDER BY position")]
+
+    def count_responses(self) -> int:
+        return self.database.connection.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+
+    def response(self, response_id: str) -> Response | None:
+        row = self.database.connection.execute(
+            "SELECT response_id, text, video, question, options, answer, extra FROM responses "
+            "WHERE response_id = ?", [response_id]).fetchone()
+        if row is None:
+            return None
+        return Response(row[0], row[1], row[2], row[3], json.loads(row[4]), row[5], json.loads(row[6]))
+
+    def response_sentences(self, response_id: str) -> list[Sentence]:
+        """The response's sentences as split at import (offsets, validated citations)."""
+        row = self.database.connection.execute("SELECT sentences FROM responses WHERE response_id = ?",
+                                   [response_id]).fetchone()
+        if row is None:
+            raise KeyError(response_id)
+        return [Sentence.from_dict(s) for s in json.loads(row[0])]
+
+    # -- records (imported or produced by judges; append-only, latest wins) ----------------
+    def add_records(self, records: Iterable[EvaluationRecord], imported_from: str | None = None) -> int:
+        records = list(records)
+        now = utc_now()
+
+        def insert(conn):
+            for record in records:
+                conn.execute("INSERT INTO records(response_id, source, record, imported_from, created_at) "
+                             "VALUES (?, ?, ?, ?, ?)",
+                             [record.response_id, record.source, json.dumps(record.to_dict()),
+                              imported_from, now])
+            return len(records)
+        return self.database.write(insert)
+
+    def list_records(self, source_prefix: str | None = None, *, source: str | None = None,
+                     response_id: str | None = None) -> list[EvaluationRecord]:
+        """Latest stored record per (response, source), in source then response order.
+        Filters: `source_prefix` ('human:', 'judge:', …), `source` (exact), `response_id`."""
+        sql = ("SELECT r.record FROM records r JOIN responses p ON p.response_id = r.response_id "
+               "WHERE r.id = (SELECT MAX(id) FROM records m WHERE m.source = r.source "
+               "AND m.response_id = r.response_id)")
+        params: list = []
+        if source_prefix:
+            sql += " AND r.source LIKE ? ESCAPE '\\'"
+            params.append(source_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
+        if source is not None:
+            sql += " AND r.source = ?"
+            params.append(source)
+        if response_id is not None:
+            sql += " AND r.response_id = ?"
+            params.append(response_id)
+        sql += " ORDER BY r.source, p.position"
+        return [EvaluationRecord.from_dict(json.loads(row[0]))
+                for row in self.database.connection.execute(sql, params)]
+
+    def record_sources(self) -> list[str]:
+        return [r[0] for r in self.database.connection.execute("SELECT DISTINCT source FROM records ORDER BY source")]
+
+    def record_kinds(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for source in self.record_sources():
+            out[source_kind(source)] = out.get(source_kind(source), 0) + 1
+        return out
+
+    # -- users ----------------------------------------------------------------------------
+    def add_user(self, name: str, role: str, password_hash: str | None, email: str | None = None) -> None:
+        """Insert an account; a role outside ROLES raises ValueError, an email another account
+        already has (case-blind) raises sqlite3.IntegrityError (annotation.store.accounts checks first)."""
+        if role not in ROLES:
+            raise ValueError(f"role '{role}' is not one of {', '.join(ROLES)}")
+        self.database.write(lambda c: c.execute(
+            "INSERT INTO users(name, role, password_hash, email, created_at) VALUES (?, ?, ?, ?, ?)",
+            [name, role, password_hash, email or None, utc_now()]))
+
+    def set_user(self, name: str, *, role: str | None = None, password_hash: str | None = None,
+                 email: str | None = None) -> None:
+        """Change what is given (None keeps it); `email=""` removes the email."""
+        if role is not None and role not in ROLES:
+            raise ValueError(f"role '{role}' is not one of {', '.join(ROLES)}")
+
+        def update(conn):
+            if role is not None:
+                conn.execute("UPDATE users SET role = ? WHERE name = ?", [role, name])
+            if password_hash is not None:
+                conn.execute("UPDATE users SET password_hash = ? WHERE name = ?", [password_hash, name])
+            if email is not None:
+                conn.execute("UPDATE users SET email = ? WHERE name = ?", [email or None, name])
+        self.database.write(update)
+
+    def user(self, name: str) -> dict | None:
+        row = self.database.connection.execute("SELECT name, role, password_hash, email FROM users WHERE name = ?",
+                                   [name]).fetchone()
+        return None if row is None else {"name": row[0], "role": row[1], "password_hash": row[2],
+                                         "email": row[3]}
+
+    def user_by_email(self, email: str) -> dict | None:
+        """The account whose email equals `email` ignoring case (same keys as `user`), or None."""
+        row = self.database.connection.execute("SELECT name FROM users WHERE lower(email) = lower(?)",
+                                   [email.strip()]).fetchone()
+        return None if row is None else self.user(row[0])
+
+    def users(self) -> list[dict]:
+        return [{"name": r[0], "role": r[1], "email": r[2]}
+                for r in self.database.connection.execute("SELECT name, role, email FROM users ORDER BY name")]
+

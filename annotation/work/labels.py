@@ -1,0 +1,114 @@
+"""What a label event means: the unit/task vocabulary of the event log, and the
+derivation of a person's evaluation record from their current labels.
+
+Units and tasks (one event per decision):
+- stage 1: unit `s{i}`, task `verifiable`, value bool
+- stage 2: unit `s{i}`, task `facts`, value [{"text": str, "citations": [int]}] (the whole list)
+- stage 3: unit `s{i}/{fact_key}`, task `all` | `alone.{j}` | `without.{j}`, value bool
+  (j indexes the fact's own citations; the fact key ties the answers to the fact's text and
+  citation subset, so editing a fact never carries stale answers over)
+- response-level: unit `response`, task `done` (value true), `skip` events
+  (value {"reason": str}) and `flag` events (value {"text": str}).
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+
+from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
+
+RESPONSE_UNIT = "response"
+
+
+def sentence_unit(index: int) -> str:
+    return f"s{index}"
+
+
+def fact_key(text: str, citations: list[int]) -> str:
+    """A short stable key for a fact's content (normalised text + citation subset)."""
+    normal = re.sub(r"\s+", " ", text.strip().lower())
+    digest = hashlib.sha1(f"{normal}|{','.join(map(str, sorted(citations)))}".encode()).hexdigest()
+    return digest[:12]
+
+
+def fact_unit(sentence_index: int, text: str, citations: list[int]) -> str:
+    return f"s{sentence_index}/{fact_key(text, citations)}"
+
+
+def entailment_task(question: str, j: int | None = None) -> str:
+    """'all', or 'alone.{j}' / 'without.{j}'."""
+    if question == "all":
+        return "all"
+    if question not in ("alone", "without") or j is None:
+        raise ValueError(f"entailment question '{question}' needs 'all', or 'alone'/'without' with j")
+    return f"{question}.{j}"
+
+
+def labels_by_unit(events) -> dict[tuple[str, str], object]:
+    """{(unit, task): value} for one person's current labels on one response."""
+    return {(e.unit, e.task): e.value for e in events}
+
+
+def _judged_fact_list(i: int, labels: dict, gold_sentence: Sentence | None) -> list[dict]:
+    """The fact list whose stage-3 answers this person gave for sentence i: their own, or —
+    in a staged campaign, where everyone judges the gold facts — the gold facts, when their
+    answers are about gold facts that are not in their own list."""
+    own = labels.get((sentence_unit(i), "facts")) or []
+    if gold_sentence is None or not gold_sentence.facts:
+        return own
+    answered = {u for (u, _task) in labels if u.startswith(f"s{i}/")}
+    own_units = {fact_unit(i, f["text"], [int(c) for c in f.get("citations", [])]) for f in own}
+    gold_units = {fact_unit(i, f.text, f.citations): f for f in gold_sentence.facts}
+    if answered & (set(gold_units) - own_units):
+        return [{"text": f.text, "citations": list(f.citations)} for f in gold_sentence.facts]
+    return own
+
+
+def record_from_labels(response_id: str, source: str, sentences: list[Sentence],
+                       labels: dict[tuple[str, str], object],
+                       gold: EvaluationRecord | None = None) -> EvaluationRecord:
+    """A person's evaluation record from their current labels on one response.
+
+    Unlabelled values stay None (not done): a sentence without a `verifiable` label has
+    verifiable None; a fact without any stage-3 label has entailment None. `gold` (the
+    response's gold record, if any) supplies the facts a staged campaign asked about.
+    """
+    out = []
+    for i, sentence in enumerate(sentences):
+        unit = sentence_unit(i)
+        facts = []
+        gold_sentence = None
+        if gold is not None and i < len(gold.sentences) and gold.sentences[i].text == sentence.text:
+            gold_sentence = gold.sentences[i]
+        for proposal in _judged_fact_list(i, labels, gold_sentence):
+            cites = [int(c) for c in proposal.get("citations", [])]
+            funit = fact_unit(i, proposal["text"], cites)
+            answers = {task: value for (u, task), value in labels.items() if u == funit}
+            entailment = None
+            if answers:
+                entailment = Entailment(
+                    all=answers.get("all"),
+                    alone=[answers.get(f"alone.{j}") for j in range(len(cites))],
+                    without=[answers.get(f"without.{j}") for j in range(len(cites))])
+            facts.append(Fact(proposal["text"], cites, entailment))
+        out.append(Sentence(sentence.text, labels.get((unit, "verifiable")),
+                            list(sentence.citations), facts, sentence.start, sentence.end))
+    return EvaluationRecord(response_id, source, out)
+
+
+def human_records(store, response_ids: list[str] | None = None) -> list[EvaluationRecord]:
+    """`human:<name>` records derived from the event log, one per (person, response) that
+    has at least one current label."""
+    by_key: dict[tuple[str, str], dict] = {}
+    for event in store.events.current_labels():
+        if response_ids is not None and event.response_id not in response_ids:
+            continue
+        by_key.setdefault((event.who, event.response_id), {})[(event.unit, event.task)] = event.value
+    gold = {r.response_id: r for r in store.list_records(source="gold")}
+    order = {rid: n for n, rid in enumerate(store.response_ids())}
+    records = []
+    for (who, response_id), labels in sorted(by_key.items(), key=lambda kv: (kv[0][0], order.get(kv[0][1], 0))):
+        sentences = store.response_sentences(response_id)
+        records.append(record_from_labels(response_id, f"human:{who}", sentences, labels,
+                                          gold.get(response_id)))
+    return records

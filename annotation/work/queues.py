@@ -1,0 +1,132 @@
+"""Who labels which response: assignment with overlap, progress, resume.
+
+Assignment is computed, not stored: the pool (project setting `pool`, default every
+account with role annotator) sorted by name, and the responses in import order; response
+at position p goes to the `overlap` pool members starting at (p × overlap) mod n, round
+robin, so loads differ by at most one. A response a person has already worked on stays
+theirs whatever the pool becomes (their work is never orphaned). Done = a live
+`response/done` label; set aside = a `skip` event not undone.
+
+The queries read the store's event log; they are read-only.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from annotation.work.labels import RESPONSE_UNIT
+from annotation.work.session import DONE_TASK
+
+DEFAULT_OVERLAP = 3
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One person's (or everyone's) queue: assigned responses, how many done or set aside."""
+
+    who: str
+    assigned: int
+    done: int
+    skipped: int
+
+    @property
+    def remaining(self) -> int:
+        return self.assigned - self.done - self.skipped
+
+    def to_dict(self) -> dict:
+        return {"who": self.who, "assigned": self.assigned, "done": self.done,
+                "skipped": self.skipped, "remaining": self.remaining}
+
+
+def overlap(store) -> int:
+    """Annotators per response (setting `overlap`, default 3, at least 1)."""
+    try:
+        return max(1, int(store.get_setting("overlap", DEFAULT_OVERLAP)))
+    except (TypeError, ValueError):
+        return DEFAULT_OVERLAP
+
+
+def pool(store) -> list[str]:
+    """The annotators who receive responses, sorted: setting `pool` (names of existing
+    accounts; unknown names are ignored), else every account whose role is annotator."""
+    known = {u["name"]: u["role"] for u in store.users()}
+    chosen = store.get_setting("pool")
+    if chosen is None:
+        return sorted(name for name, role in known.items() if role == "annotator")
+    return sorted({str(name) for name in chosen if str(name) in known})
+
+
+def is_assigned(position: int, member_index: int, pool_size: int, per_response: int) -> bool:
+    """Whether pool member `member_index` (0-based, of `pool_size`) gets the response at
+    `position` when each response goes to `per_response` members round robin."""
+    if pool_size <= 0:
+        return False
+    per_response = min(per_response, pool_size)
+    return (member_index - position * per_response) % pool_size < per_response
+
+
+def touched_response_ids(store, who: str) -> set[str]:
+    """Responses on which `who` has any event (label, undo, skip or flag)."""
+    return store.events.touched_response_ids(who)
+
+
+def done_response_ids(store, who: str) -> set[str]:
+    return store.events.labelled_response_ids(who, RESPONSE_UNIT, DONE_TASK)
+
+
+def skipped_response_ids(store, who: str) -> dict[str, str]:
+    """{response_id: reason} of the responses `who` set aside and has not taken back."""
+    return {e.response_id: (e.value or {}).get("reason", "") for e in store.events.live_skips(who)}
+
+
+def unskip(store, who: str, response_id: str) -> int:
+    """Take back `who`'s skips of a response (an undo event per live skip); returns how many."""
+    skips = store.events.live_skips(who, response_id)
+    for skip in skips:
+        store.events.append(who, response_id, RESPONSE_UNIT, "skip", kind="undo", ref=skip.id)
+    return len(skips)
+
+
+def assigned_response_ids(store, who: str, *, response_ids: list[str] | None = None,
+                          members: list[str] | None = None) -> list[str]:
+    """`who`'s responses in import order: their round-robin share plus any they touched.
+    `response_ids`/`members` may be passed to avoid re-reading them for many people."""
+    ids = store.response_ids() if response_ids is None else response_ids
+    members = pool(store) if members is None else members
+    touched = touched_response_ids(store, who)
+    if who not in members:
+        return [rid for rid in ids if rid in touched]
+    index, n, per = members.index(who), len(members), overlap(store)
+    return [rid for position, rid in enumerate(ids)
+            if rid in touched or is_assigned(position, index, n, per)]
+
+
+def next_unfinished(store, who: str, *, assigned: list[str] | None = None,
+                    exclude: set[str] = frozenset()) -> str | None:
+    """The first of `who`'s responses (import order) neither done nor set aside nor in
+    `exclude` — where a returning annotator resumes. None when the queue is empty."""
+    assigned = assigned_response_ids(store, who) if assigned is None else assigned
+    finished = done_response_ids(store, who) | set(skipped_response_ids(store, who)) | set(exclude)
+    return next((rid for rid in assigned if rid not in finished), None)
+
+
+def progress(store, who: str, *, assigned: list[str] | None = None) -> Progress:
+    """done / skipped / assigned for one person (done and skipped counted within assigned)."""
+    assigned = assigned_response_ids(store, who) if assigned is None else assigned
+    mine = set(assigned)
+    done = done_response_ids(store, who) & mine
+    skipped = set(skipped_response_ids(store, who)) & mine - done
+    return Progress(who, len(assigned), len(done), len(skipped))
+
+
+def team_progress(store) -> tuple[list[Progress], Progress]:
+    """Progress of every pool member and of anyone else who labelled, and the overall sum
+    (who = 'overall'). Reads the response list and the pool once."""
+    ids = store.response_ids()
+    members = pool(store)
+    labellers = store.events.event_authors()
+    rows = [progress(store, who, assigned=assigned_response_ids(store, who, response_ids=ids,
+                                                                 members=members))
+            for who in sorted(set(members) | labellers)]
+    total = Progress("overall", sum(r.assigned for r in rows), sum(r.done for r in rows),
+                     sum(r.skipped for r in rows))
+    return rows, total

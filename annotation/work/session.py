@@ -1,0 +1,268 @@
+"""What to ask one person next on one response, and the writes a decision makes.
+
+The plan of a response is: stage 1 for every sentence, then stage 2 (facts) for each
+verifiable sentence with a valid citation, then stage 3 (entailment) for each fact —
+asking only what PROTOCOL §2 cannot derive, so a one-citation fact is one click.
+
+Campaign modes (project setting `campaign_mode`):
+- `end_to_end`: stage 2 follows the person's own verifiability labels and stage 3 their
+  own facts (a per-annotator MURGAT-S and the human ceiling need this);
+- `staged`: stage 2 follows the gold verifiability and stage 3 the gold facts, so everyone
+  judges the same units (agreement on entailment needs this); until the gold of the previous
+  stage is settled the response waits.
+
+Pure logic over (sentences, this person's current labels, gold); the few functions that
+write take the store as an argument.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from annotation.protocol.records import EvaluationRecord, Fact, Sentence
+from annotation.work.labels import RESPONSE_UNIT, entailment_task, fact_unit, sentence_unit
+
+CAMPAIGN_MODES = ("end_to_end", "staged")
+DEFAULT_CAMPAIGN_MODE = "end_to_end"
+DONE_TASK = "done"
+
+
+def normalise_campaign_mode(value) -> str:
+    """'staged' or 'end_to_end' ('end-to-end', 'End to end' accepted); anything else is
+    the default, end to end (each person's own units need no gold to proceed)."""
+    text = str(value or "").strip().lower().replace("-", "_").replace(" ", "_")
+    return text if text in CAMPAIGN_MODES else DEFAULT_CAMPAIGN_MODE
+
+
+@dataclass(frozen=True)
+class Question:
+    """One decision to ask. `segments` are indices into the sentence's citations: the
+    media the question is about (what its play control plays)."""
+
+    stage: int
+    sentence_index: int
+    unit: str
+    task: str
+    kind: str  # 'verifiable' | 'facts' | 'all' | 'alone' | 'without'
+    segments: tuple[int, ...] = ()
+    fact: Fact | None = None
+    j: int | None = None  # position within the fact's own citations (alone/without)
+
+    @property
+    def key(self) -> str:
+        return f"{self.unit}|{self.task}"
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """Nothing to ask until the gold of `stage` is settled (staged campaigns)."""
+
+    stage: int
+    message: str
+
+
+def entailment_questions(fact: Fact, sentence: Sentence) -> list[tuple[str, str, int | None]]:
+    """[(task, kind, j)] a person must answer for `fact`; the rest PROTOCOL §2 derives.
+
+    `all` is always asked. An invalid citation j is never asked about (alone[j] = False,
+    without[j] = all). k = 1: alone[0] = all, without[0] = False, so only `all`. k = 2:
+    without[j] = alone[1-j], so `all` and alone[j] for the valid j. k ≥ 3: `all`, alone[j]
+    and without[j] for every valid j. A fact without citations is asked nothing (it
+    carries no citation to judge). Raises ValueError on a citation index outside the sentence.
+    """
+    k = len(fact.citations)
+    if k == 0:
+        return []
+    for index in fact.citations:
+        if not 0 <= index < len(sentence.citations):
+            raise ValueError(f"fact '{fact.text}': citation index {index} is out of range "
+                             f"(its sentence has {len(sentence.citations)} citations)")
+    valid = [sentence.citations[index].valid for index in fact.citations]
+    tasks: list[tuple[str, str, int | None]] = [("all", "all", None)]
+    if k == 1:
+        return tasks
+    tasks += [(entailment_task("alone", j), "alone", j) for j in range(k) if valid[j]]
+    if k >= 3:
+        tasks += [(entailment_task("without", j), "without", j) for j in range(k) if valid[j]]
+    return tasks
+
+
+def _segments(fact: Fact, kind: str, j: int | None) -> tuple[int, ...]:
+    if kind == "alone":
+        return (fact.citations[j],)
+    if kind == "without":
+        return tuple(c for position, c in enumerate(fact.citations) if position != j)
+    return tuple(fact.citations)
+
+
+def _gold_sentence(gold: EvaluationRecord | None, index: int, sentence: Sentence) -> Sentence | None:
+    """The gold record's sentence at `index` when it is the same sentence (text), else None."""
+    if gold is None or index >= len(gold.sentences):
+        return None
+    candidate = gold.sentences[index]
+    return candidate if candidate.text.strip() == sentence.text.strip() else None
+
+
+def own_facts(labels: dict, index: int) -> list[Fact] | None:
+    """The person's confirmed fact list for sentence `index`, or None when not given."""
+    value = labels.get((sentence_unit(index), "facts"))
+    if value is None:
+        return None
+    return [Fact(item["text"], [int(c) for c in item.get("citations", [])]) for item in value]
+
+
+def plan(sentences: list[Sentence], labels: dict, mode: str = DEFAULT_CAMPAIGN_MODE,
+         gold: EvaluationRecord | None = None) -> tuple[list[Question], Waiting | None]:
+    """Every question of the response that is known now, in asking order, and what it
+    waits for (staged mode: a later stage whose gold is not settled), else None.
+
+    Questions of a later stage appear only once the units they are about are known (the
+    person's own labels or the gold, by mode); `labels` is {(unit, task): value}.
+    """
+    mode = normalise_campaign_mode(mode)
+    questions = [Question(1, i, sentence_unit(i), "verifiable", "verifiable",
+                          tuple(range(len(s.citations))))
+                 for i, s in enumerate(sentences)]
+    # stage 2: which sentences get facts
+    to_split: list[int] = []
+    for i, sentence in enumerate(sentences):
+        if mode == "staged":
+            gold_sentence = _gold_sentence(gold, i, sentence)
+            if gold_sentence is None or gold_sentence.verifiable is None:
+                return questions, Waiting(2, "waiting for the adjudicated verifiability of this "
+                                             "response (staged campaign)")
+            verifiable = gold_sentence.verifiable
+        else:
+            verifiable = labels.get((sentence_unit(i), "verifiable"))
+            if verifiable is None:
+                return questions, None  # stage 1 not finished: later stages are not known yet
+        if verifiable and sentence.has_valid_citation:
+            to_split.append(i)
+    questions += [Question(2, i, sentence_unit(i), "facts", "facts",
+                           tuple(range(len(sentences[i].citations)))) for i in to_split]
+    # stage 3: which facts get entailment questions
+    waiting = None
+    for i in to_split:
+        if mode == "staged":
+            gold_sentence = _gold_sentence(gold, i, sentences[i])
+            facts = gold_sentence.facts if gold_sentence is not None else []
+            if not facts:
+                waiting = Waiting(3, "waiting for the adjudicated facts of this response "
+                                     "(staged campaign)")
+                continue
+        else:
+            facts = own_facts(labels, i)
+            if facts is None:
+                continue
+        for fact in facts:
+            unit = fact_unit(i, fact.text, list(fact.citations))
+            bare = Fact(fact.text, list(fact.citations))
+            for task, kind, j in entailment_questions(bare, sentences[i]):
+                questions.append(Question(3, i, unit, task, kind, _segments(bare, kind, j), bare, j))
+    return questions, waiting
+
+
+def next_question(sentences: list[Sentence], labels: dict, mode: str = DEFAULT_CAMPAIGN_MODE,
+                  gold: EvaluationRecord | None = None) -> Question | Waiting | None:
+    """The first unanswered question, a Waiting when the rest depends on unsettled gold,
+    or None when the response is complete for this person."""
+    questions, waiting = plan(sentences, labels, mode, gold)
+    for question in questions:
+        if (question.unit, question.task) not in labels:
+            return question
+    return waiting
+
+
+def response_progress(sentences: list[Sentence], labels: dict, mode: str = DEFAULT_CAMPAIGN_MODE,
+                      gold: EvaluationRecord | None = None) -> tuple[int, int]:
+    """(answered, known questions) on this response, for a progress bar; the total grows
+    as later stages become known."""
+    questions, _ = plan(sentences, labels, mode, gold)
+    answered = sum((q.unit, q.task) in labels for q in questions)
+    return answered, len(questions)
+
+
+def propose_facts(sentence_index: int, sentence: Sentence, judge_records: list[EvaluationRecord],
+                  rule_based) -> list[dict]:
+    """A starting fact list [{'text', 'citations'}] for stage 2: the first judge record
+    that decomposed this sentence (same index and text), else `rule_based(sentence)`
+    (a function Sentence -> list[Fact]). Citation indices outside the sentence are dropped."""
+    n = len(sentence.citations)
+    for record in judge_records:
+        if sentence_index < len(record.sentences):
+            candidate = record.sentences[sentence_index]
+            if candidate.text.strip() == sentence.text.strip() and candidate.facts:
+                return [{"text": f.text, "citations": [c for c in f.citations if 0 <= c < n]}
+                        for f in candidate.facts]
+    return [{"text": f.text, "citations": [c for c in f.citations if 0 <= c < n]}
+            for f in rule_based(sentence)]
+
+
+def check_fact_list(facts: list[dict], n_citations: int) -> list[str]:
+    """Problems with a fact list a person is about to confirm (empty when fine): at least
+    one fact; every fact has text and ticks at least one of the sentence's citations."""
+    problems = []
+    if not facts:
+        problems.append("add at least one fact")
+    for position, fact in enumerate(facts, start=1):
+        if not str(fact.get("text", "")).strip():
+            problems.append(f"fact {position} has no text")
+        citations = fact.get("citations") or []
+        if not citations:
+            problems.append(f"fact {position} cites nothing: tick at least one citation")
+        elif any(not 0 <= c < n_citations for c in citations):
+            problems.append(f"fact {position} ticks a citation the sentence does not have")
+    return problems
+
+
+# -- writes: every decision goes to the event log at once --------------------------------------
+def record_answer(store, who: str, response_id: str, question: Question, value,
+                  spent_ms: int | None = None) -> int | None:
+    """Append the person's answer to `question` (bool, or the fact list for stage 2); the new
+    event's id. None, and nothing written, when the person has already answered it (a label in
+    force for its unit and task): a second click that reached a button still on screen from
+    the question before — a double click, or a click while the page redraws — must neither
+    answer again nor answer a question the person has not seen. Undo reopens a question."""
+    if any(e.unit == question.unit and e.task == question.task
+           for e in store.events.current_labels(who, response_id)):
+        return None
+    if question.kind == "facts":
+        value = [{"text": str(f["text"]).strip(), "citations": sorted({int(c) for c in f["citations"]})}
+                 for f in value]
+    else:
+        value = bool(value)
+    return store.events.append(who, response_id, question.unit, question.task, value, spent_ms=spent_ms)
+
+
+def is_done(labels: dict) -> bool:
+    return bool(labels.get((RESPONSE_UNIT, DONE_TASK)))
+
+
+def mark_done(store, who: str, response_id: str) -> int:
+    """Record that the person finished the response (the queue's notion of done)."""
+    return store.events.append(who, response_id, RESPONSE_UNIT, DONE_TASK, True)
+
+
+def undo_last_decision(store, who: str):
+    """Undo the person's most recent decision, wherever it was; when that was the automatic
+    'done' mark, the decision before it is undone too (so undo always takes back a choice the
+    person made). Returns the undone decision's Event, or None when there is nothing to undo."""
+    target = store.events.undo_last(who)
+    if target is not None and target.unit == RESPONSE_UNIT and target.task == DONE_TASK:
+        target = store.events.undo_last(who, target.response_id)
+    return target
+
+
+def skip_response(store, who: str, response_id: str, reason: str) -> int:
+    """Set the response aside with a reason (required, so adjudicators learn why)."""
+    reason = reason.strip()
+    if not reason:
+        raise ValueError("say why you skip this response")
+    return store.events.append(who, response_id, RESPONSE_UNIT, "skip", {"reason": reason}, kind="skip")
+
+
+def flag_for_guidelines(store, who: str, response_id: str, text: str, unit: str = RESPONSE_UNIT) -> int:
+    """Note a case the guidelines do not settle (free text, required)."""
+    text = text.strip()
+    if not text:
+        raise ValueError("describe what the guidelines should settle")
+    return store.events.append(who, response_id, unit, "flag", {"text": text}, kind="flag")

@@ -1,0 +1,214 @@
+"""MURGAT-S (PROTOCOL §3): fact precision in three modes, recall, coverage, per response and system.
+
+`score_record` scores an evaluation record (PROTOCOL §5) by the protocol, in any precision mode,
+with the §2 derivation rules and three-valued logic for values nobody judged. (The reference
+code's own semantics for metric files are in reference.py.)
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+
+from annotation.protocol.derivation import derive_entailment, fact_citation_validity
+from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
+
+PRECISION_MODES = ("individual", "necessity", "alce")
+
+@dataclass
+class ResponseScore:
+    """One response scored from one source in one precision mode."""
+
+    response_id: str
+    source: str
+    precision_mode: str
+    coverage: float
+    precision: float
+    recall: float
+    f1: float
+    murgat_s: float
+    n_verifiable: int
+    n_cited: int
+    n_facts: int
+    n_undetermined: int  # facts left out of the P mean (precision undetermined)
+    n_recall_undetermined: int  # facts left out of the R mean (`all` is null)
+    no_verifiable: bool  # R_v empty → coverage 0, reported
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class SystemScore:
+    """Means over one source's responses in one precision mode; counts are sums."""
+
+    source: str
+    precision_mode: str
+    n_responses: int
+    murgat_s: float
+    coverage: float
+    precision: float
+    recall: float
+    f1: float
+    n_undetermined: int
+    n_no_verifiable: int
+    n_recall_undetermined: int = 0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _check_mode(mode: str) -> None:
+    if mode not in PRECISION_MODES:
+        raise ValueError(f"unknown precision mode '{mode}' (expected one of {', '.join(PRECISION_MODES)})")
+
+
+def fact_recall(fact: Fact, sentence: Sentence) -> float | None:
+    """1.0 when the citations together entail the fact, 0.0 when not, None when `all` is null or
+    the fact has no entailment. Raises ValueError on out-of-range citation indices."""
+    fact_citation_validity(fact, sentence)
+    if fact.entailment is None or fact.entailment.all is None:
+        return None
+    return 1.0 if fact.entailment.all else 0.0
+
+
+def _precision_if_all_known(ent: Entailment, mode: str) -> float | None:
+    """Precision of a derived entailment whose `all` is known; None if a null still matters."""
+    k = len(ent.alone)
+    if mode == "individual":
+        # #{j: alone[j]} / k — the reference's per-citation rate; `all` plays no part
+        if any(a is None for a in ent.alone):
+            return None
+        return sum(1 for a in ent.alone if a) / k
+    if not ent.all:
+        return 0.0
+    if mode == "necessity":
+        # counts only citations whose removal breaks support; an unknown `without` decides nothing
+        if any(w is None for w in ent.without):
+            return None
+        return sum(1 for w in ent.without if w is False) / k
+    # alce: j counts unless irrelevant (not alone and without); either known True-side decides it
+    counted = 0
+    for a, w in zip(ent.alone, ent.without, strict=True):
+        if a is True or w is False:
+            counted += 1
+        elif a is None or w is None:
+            return None
+    return counted / k
+
+
+def fact_precision(fact: Fact, sentence: Sentence, mode: str) -> float | None:
+    """The fact's precision in `mode`, or None when the known judgements do not decide it.
+
+    Three-valued: the value is decided when every way of filling the remaining nulls gives the
+    same number. When `all` is null, both `all = True` and `all = False` are tried (each derived
+    again, since rules 1–2 of `derive_entailment` copy `all`) and must agree. Per mode:
+    - individual: `#{j: alone[j]} / k`; any null `alone[j]` leaves it undetermined; `all` only
+      matters through the derivations (so `all = False` alone does not force 0 here).
+    - necessity: 0 when `all` is False, whatever else is null; with `all` True every `without[j]`
+      must be known; with `all` null it is decided (0) only when every `without[j]` is True.
+    - alce: 0 when `all` is False; with `all` True citation j counts when `alone[j]` is True or
+      `without[j]` is False (either alone decides), does not count when `alone[j]` is False and
+      `without[j]` True, and a null that could flip it leaves the fact undetermined.
+    A fact with no entailment (stage 3 not done) or no citations is undetermined. Raises
+    ValueError for an unknown mode or a fact `derive_entailment` rejects.
+    """
+    _check_mode(mode)
+    ent = derive_entailment(fact, sentence)
+    if fact.entailment is None or not fact.citations:
+        return None
+    if ent.all is not None:
+        return _precision_if_all_known(ent, mode)
+    outcomes = set()
+    for assumed in (True, False):
+        assumed_fact = Fact(fact.text, fact.citations,
+                            Entailment(assumed, fact.entailment.alone, fact.entailment.without))
+        outcomes.add(_precision_if_all_known(derive_entailment(assumed_fact, sentence), mode))
+    if len(outcomes) == 1:
+        return outcomes.pop()
+    return None
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def _harmonic_mean(p: float, r: float) -> float:
+    return 0.0 if p + r == 0 else 2 * p * r / (p + r)
+
+
+def response_score(response_id: str, source: str, mode: str, n_verifiable: int, n_cited: int,
+                    precisions: list[float | None], recalls: list[float | None]) -> ResponseScore:
+    coverage = n_cited / n_verifiable if n_verifiable else 0.0
+    precision = _mean([p for p in precisions if p is not None])
+    recall = _mean([r for r in recalls if r is not None])
+    f1 = _harmonic_mean(precision, recall)
+    return ResponseScore(
+        response_id=response_id, source=source, precision_mode=mode, coverage=coverage,
+        precision=precision, recall=recall, f1=f1, murgat_s=coverage * f1,
+        n_verifiable=n_verifiable, n_cited=n_cited, n_facts=len(precisions),
+        n_undetermined=sum(1 for p in precisions if p is None),
+        n_recall_undetermined=sum(1 for r in recalls if r is None),
+        no_verifiable=n_verifiable == 0)
+
+
+def score_record(record: EvaluationRecord, mode: str) -> ResponseScore:
+    """Score one evaluation record by PROTOCOL §3 in one precision mode.
+
+    R_v = sentences with `verifiable` True (None counts as not verifiable: stage 1 not done);
+    R_vc = those with at least one valid citation. P and R are micro means over the facts of R_vc
+    sentences that carry at least one valid citation of their own; undetermined values are left
+    out of their mean and counted. An empty pool gives 0. Raises ValueError naming the response,
+    sentence and fact for an unknown mode or a malformed fact.
+    """
+    _check_mode(mode)
+    n_verifiable = n_cited = 0
+    precisions: list[float | None] = []
+    recalls: list[float | None] = []
+    for s_index, sentence in enumerate(record.sentences):
+        if sentence.verifiable is not True:
+            continue
+        n_verifiable += 1
+        if not sentence.has_valid_citation:
+            continue
+        n_cited += 1
+        for f_index, fact in enumerate(sentence.facts):
+            try:
+                if not any(fact_citation_validity(fact, sentence)):
+                    continue
+                precisions.append(fact_precision(fact, sentence, mode))
+                recalls.append(fact_recall(fact, sentence))
+            except ValueError as exc:
+                raise ValueError(f"response '{record.response_id}' ({record.source}), "
+                                 f"sentence {s_index}, fact {f_index}: {exc}") from None
+    return response_score(record.response_id, record.source, mode, n_verifiable, n_cited,
+                           precisions, recalls)
+
+
+def score_records(records: Iterable[EvaluationRecord], modes: Iterable[str]) -> list[ResponseScore]:
+    """Every record in every mode, record by record in input order. ValueError as `score_record`."""
+    modes = list(modes)
+    for mode in modes:
+        _check_mode(mode)
+    return [score_record(record, mode) for record in records for mode in modes]
+
+
+def system_scores(scores: list[ResponseScore]) -> list[SystemScore]:
+    """Mean scores per (source, precision mode), sorted by source then mode order."""
+    groups: dict[tuple[str, str], list[ResponseScore]] = {}
+    for score in scores:
+        groups.setdefault((score.source, score.precision_mode), []).append(score)
+    mode_rank = {mode: i for i, mode in enumerate(PRECISION_MODES)}
+    out = []
+    for (source, mode), members in sorted(groups.items(),
+                                          key=lambda kv: (kv[0][0], mode_rank.get(kv[0][1], 99))):
+        out.append(SystemScore(
+            source=source, precision_mode=mode, n_responses=len(members),
+            murgat_s=_mean([m.murgat_s for m in members]),
+            coverage=_mean([m.coverage for m in members]),
+            precision=_mean([m.precision for m in members]),
+            recall=_mean([m.recall for m in members]),
+            f1=_mean([m.f1 for m in members]),
+            n_undetermined=sum(m.n_undetermined for m in members),
+            n_no_verifiable=sum(1 for m in members if m.no_verifiable),
+            n_recall_undetermined=sum(m.n_recall_undetermined for m in members)))
+    return out

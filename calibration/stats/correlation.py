@@ -1,0 +1,93 @@
+"""Correlations over a (configurations × responses) matrix, row by row: Pearson, Spearman, Kendall τ-b.
+(The bootstrap is in bootstrap.py, tests between correlations in comparison.py, selection in
+selection.py, agreement between two label lists in label_metrics.py.)
+
+Pure numpy/scipy. Layout everywhere: `X` is (k configurations × n responses); the
+human side is either one vector `y` (n,) shared by every row or a matrix `Y` (k × n)
+with one target row per configuration. NaN in `X` or `Y` means "missing": each row
+uses only the responses where both of its values are finite.
+
+The NaN story: a correlation that is undefined — fewer than 3 pairs, or one side
+constant — comes back as NaN, never as an exception; `correlation_undefined_reason`
+says why in words.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats as scipy_stats
+
+MIN_PAIRS = 3  # a correlation of two points is always ±1: it says nothing
+# A resample's spread below this share of the data's squared range is rounding noise,
+# i.e. every value drawn was the same.
+DEGENERATE_VARIANCE = 1e-10
+
+
+def paired_rows(X, Y):
+    """(X, Y) as float (k × n) matrices: a one-dimensional `Y` is shared by every row of `X`."""
+    X = np.atleast_2d(np.asarray(X, dtype=float))
+    Y = np.asarray(Y, dtype=float)
+    Y = np.broadcast_to(Y, X.shape) if Y.ndim == 1 else np.atleast_2d(Y)
+    if Y.shape != X.shape:
+        raise ValueError(f"shapes differ: X {X.shape}, Y {Y.shape}")
+    return X, Y
+
+
+def correlation_undefined_reason(x, y) -> str | None:
+    """Why r(x, y) over their finite pairs is undefined, or None when it is defined."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    both = np.isfinite(x) & np.isfinite(y)
+    if both.sum() < MIN_PAIRS:
+        return f"fewer than {MIN_PAIRS} shared responses ({int(both.sum())})"
+    if np.ptp(x[both]) == 0:
+        return "the judge scores are constant over the shared responses"
+    if np.ptp(y[both]) == 0:
+        return "the human scores are constant over the shared responses"
+    return None
+
+
+def pearson_rows(X, Y) -> np.ndarray:
+    """Pearson r of every row of X against y (or the matching row of Y); shape (k,).
+
+    Pairwise-complete: NaN entries drop that response for that row only. NaN where
+    fewer than 3 pairs remain or either side is constant. Two-pass (centred) sums, so
+    it matches `scipy.stats.pearsonr` to ~1e-15.
+    """
+    X, Y = paired_rows(X, Y)
+    both = np.isfinite(X) & np.isfinite(Y)
+    count = both.sum(axis=1)
+    Xz, Yz = np.where(both, X, 0.0), np.where(both, Y, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        xc = np.where(both, Xz - (Xz.sum(1) / count)[:, None], 0.0)
+        yc = np.where(both, Yz - (Yz.sum(1) / count)[:, None], 0.0)
+        r = (xc * yc).sum(1) / np.sqrt((xc * xc).sum(1) * (yc * yc).sum(1))
+    constant = (_masked_ptp(X, both) == 0) | (_masked_ptp(Y, both) == 0)
+    r[(count < MIN_PAIRS) | constant] = np.nan
+    return np.clip(r, -1.0, 1.0)
+
+
+def _masked_ptp(A, mask):
+    hi = np.where(mask, A, -np.inf).max(axis=1)
+    lo = np.where(mask, A, np.inf).min(axis=1)
+    return np.where(mask.any(axis=1), hi - lo, 0.0)
+
+
+def spearman_rows(X, Y) -> np.ndarray:
+    """Spearman ρ per row (average ranks for ties, over each row's finite pairs)."""
+    X, Y = paired_rows(X, Y)
+    out = np.full(X.shape[0], np.nan)
+    for i in range(X.shape[0]):
+        both = np.isfinite(X[i]) & np.isfinite(Y[i])
+        if both.sum() >= MIN_PAIRS:
+            out[i] = pearson_rows(scipy_stats.rankdata(X[i, both]), scipy_stats.rankdata(Y[i, both]))[0]
+    return out
+
+
+def kendall_rows(X, Y) -> np.ndarray:
+    """Kendall τ-b per row, as `scipy.stats.kendalltau`; NaN where undefined."""
+    X, Y = paired_rows(X, Y)
+    out = np.full(X.shape[0], np.nan)
+    for i in range(X.shape[0]):
+        both = np.isfinite(X[i]) & np.isfinite(Y[i])
+        if correlation_undefined_reason(X[i, both], Y[i, both]) is None:
+            out[i] = scipy_stats.kendalltau(X[i, both], Y[i, both]).statistic
+    return out

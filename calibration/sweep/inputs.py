@@ -1,0 +1,104 @@
+"""Where a sweep's records come from: a project (gold, annotators derived from the event log, judges)
+or files (each record goes where its own `source` says). One path for the page and every CLI."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+from annotation.formats.readers import load_rows, read_any
+from annotation.project import export_records
+from annotation.protocol.errors import InputError, Problem
+from annotation.protocol.records import EvaluationRecord, source_kind
+from annotation.store.project_store import ProjectStore
+
+
+class SweepInputs(NamedTuple):
+    gold: list[EvaluationRecord]
+    humans: list[EvaluationRecord]
+    judges: list[EvaluationRecord]
+
+
+class _Locator:
+    """Where the i-th record of a file sits (line or entry), read only when a problem needs it."""
+
+    def __init__(self, path: Path):
+        self.path, self._rows = path, None
+
+    def problem(self, index: int, field: str, message: str) -> Problem:
+        if self._rows is None:
+            self._rows = load_rows(self.path)
+        line, is_entry, _ = self._rows[index]
+        return Problem(str(self.path), line, field, message, entry=is_entry)
+
+
+def _read_records(path: Path, problems: list[Problem]) -> list[tuple[int, EvaluationRecord]]:
+    try:
+        fmt, read = read_any(path, source="judge:" + path.stem)
+    except InputError as exc:
+        problems.extend(exc.problems)
+        return []
+    except OSError as exc:
+        problems.append(Problem(str(path), None, None, exc.strerror or str(exc)))
+        return []
+    if fmt == "metric":
+        return list(enumerate(item.record for item in read.items))
+    if fmt != "records":
+        problems.append(Problem(str(path), None, None, f"a {fmt} file carries no judgements"))
+        return []
+    return list(enumerate(read.items))
+
+
+def inputs_from_files(gold_name: str, judge_names: list[str], problems: list[Problem]):
+    """Gold, human and judge records from the files. Each record goes where its own `source`
+    says (gold / human:* / judge:*), whichever option named its file, so one export of a
+    project may serve as both --gold and --judges; a file named twice is read once."""
+    gold, humans, judges = [], [], []
+    by_kind = {"gold": gold, "human": humans, "judge": judges}
+    seen: dict[tuple[str, str], str] = {}
+    for name in dict.fromkeys([gold_name, *judge_names]):
+        path = Path(name)
+        locator = _Locator(path)
+        for index, record in _read_records(path, problems):
+            key = (record.response_id, record.source)
+            if key in seen:
+                problems.append(locator.problem(index, "response_id", f"response '{record.response_id}' "
+                                                f"of '{record.source}' was already read from {seen[key]}"))
+                continue
+            seen[key] = str(path)
+            by_kind.get(source_kind(record.source), judges).append(record)
+    if not problems and not gold:
+        problems.append(Problem(gold_name, None, "source", "no record with source 'gold' in the files"))
+    if not problems and not judges:
+        problems.append(Problem(",".join(judge_names), None, "source",
+                                "no record with a 'judge:' source in the files"))
+    return SweepInputs(gold, humans, judges)
+
+
+def inputs_from_project(store) -> SweepInputs:
+    """A project's gold records, every annotator's `human:*` records (derived from the event log,
+    winning over imported ones) and its `judge:*` records: what the page, `sweep --project` and
+    `export --project` all compare."""
+    return SweepInputs(store.list_records(source="gold"), export_records(store, "human"),
+                       store.list_records("judge:"))
+
+
+def inputs_from_project_dir(directory: str, problems: list[Problem]) -> SweepInputs:
+    """`inputs_from_project` of the project in `directory`; a missing project, no gold or no judge
+    records are added to `problems` (then the inputs may be empty)."""
+    try:
+        store = ProjectStore.open(directory)
+    except (FileNotFoundError, InputError) as exc:
+        if isinstance(exc, InputError):
+            problems.extend(exc.problems)
+        else:
+            problems.append(Problem(directory, None, None, str(exc).removeprefix(f"{directory}: ")))
+        return SweepInputs([], [], [])
+    try:
+        inputs = inputs_from_project(store)
+    finally:
+        store.close()
+    if not inputs.gold:
+        problems.append(Problem(directory, None, "source", "the project has no gold records yet"))
+    if not inputs.judges:
+        problems.append(Problem(directory, None, "source", "the project has no judge records yet"))
+    return inputs

@@ -1,0 +1,207 @@
+"""Where a judge loses against gold, stage by stage, on the units both have.
+
+- verifier: the `verifiable` label of sentences matched between the two records;
+- decomposer: fact-set precision/recall/F1 (annotation.agreement.alignment) on sentences both
+  put in R_vc (verifiable with a valid citation), micro-averaged over sentences;
+- entailment: `all`, `alone[j]`, `without[j]` on facts both records have — same
+  normalised text and the same set of citations — after the PROTOCOL §2 derivations.
+
+Only questions a judge actually answers are compared: an invalid citation's values
+and the values the rules copy from another (k = 1: `alone[0]` is `all`, `without[0]`
+is false; k = 2: `without[j]` is `alone[1−j]`) would count one answer twice or reward
+a rule, so they are left out.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+from annotation.agreement.alignment import fact_match_counts, normalise_fact_text
+from annotation.protocol.derivation import derive_entailment
+from annotation.protocol.records import EvaluationRecord, Fact, Sentence
+from calibration.stats.label_metrics import accuracy, binary_prf, cohen_kappa
+
+ENTAILMENT_FIELDS = ("all", "alone", "without")
+
+
+@dataclass
+class LabelAgreement:
+    """Judge labels against gold labels on `n` shared units (NaN metrics when n = 0)."""
+
+    n: int = 0
+    accuracy: float = math.nan
+    kappa: float = math.nan
+
+    @classmethod
+    def of(cls, judge: list, gold: list) -> LabelAgreement:
+        return cls(len(gold), accuracy(judge, gold), cohen_kappa(judge, gold))
+
+
+@dataclass
+class VerifierLoss(LabelAgreement):
+    """Plus precision/recall/F1 of the label "verifiable" (judge predicts, gold is truth);
+    `n_unmatched` gold sentences had no judge sentence, `n_unlabelled` pairs lacked a label."""
+
+    precision: float = math.nan
+    recall: float = math.nan
+    f1: float = math.nan
+    n_unmatched: int = 0
+    n_unlabelled: int = 0
+
+
+@dataclass
+class DecomposerLoss:
+    """Micro-averaged fact-set P/R/F1 over `n_sentences` sentences both put in R_vc."""
+
+    n_sentences: int = 0
+    precision: float = math.nan
+    recall: float = math.nan
+    f1: float = math.nan
+
+
+@dataclass
+class StageLoss:
+    """One judge source against gold; `n_responses` shared, `responses_not_in_gold` listed."""
+
+    source: str
+    n_responses: int
+    verifier: VerifierLoss
+    decomposer: DecomposerLoss
+    entailment: dict[str, LabelAgreement]
+    n_gold_facts: int = 0
+    n_matched_facts: int = 0
+    responses_not_in_gold: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        out["entailment"] = {name: asdict(value) for name, value in self.entailment.items()}
+        return out
+
+
+def _sentence_key(text: str) -> str:
+    return " ".join(text.split())
+
+
+def match_sentences(gold: EvaluationRecord, judge: EvaluationRecord) -> list[tuple[int, int]]:
+    """(gold index, judge index) pairs: by position when the texts agree (up to whitespace),
+    otherwise the first unused judge sentence with the same text; unmatched gold sentences
+    are left out."""
+    judge_keys = [_sentence_key(s.text) for s in judge.sentences]
+    used: set[int] = set()
+    pairs = []
+    for i, sentence in enumerate(gold.sentences):
+        key = _sentence_key(sentence.text)
+        if i < len(judge_keys) and judge_keys[i] == key and i not in used:
+            j = i
+        else:
+            j = next((j for j, k in enumerate(judge_keys) if k == key and j not in used), None)
+        if j is not None:
+            used.add(j)
+            pairs.append((i, j))
+    return pairs
+
+
+def _citation_identity(sentence: Sentence, index: int) -> tuple:
+    c = sentence.citations[index]
+    return (c.modality, c.start, c.end) if c.valid else (c.modality, "invalid", c.raw)
+
+
+def _fact_key(fact: Fact, sentence: Sentence) -> tuple:
+    return normalise_fact_text(fact.text), frozenset(_citation_identity(sentence, i) for i in fact.citations)
+
+
+def _answered_positions(fact: Fact, sentence: Sentence, name: str) -> list[int]:
+    """Positions j of `alone`/`without` that are a question of their own (module docstring)."""
+    k = len(fact.citations)
+    if (name == "alone" and k < 2) or (name == "without" and k < 3):
+        return []
+    return [j for j, index in enumerate(fact.citations) if sentence.citations[index].valid]
+
+
+def _compare_facts(gold_s: Sentence, judge_s: Sentence, labels: dict[str, tuple[list, list]]) -> tuple[int, int]:
+    """Add the judge/gold label pairs of matching facts to `labels`; (gold facts, matched)."""
+    available: dict[tuple, list[Fact]] = {}
+    for fact in judge_s.facts:
+        available.setdefault(_fact_key(fact, judge_s), []).append(fact)
+    matched = 0
+    for gold_fact in gold_s.facts:
+        candidates = available.get(_fact_key(gold_fact, gold_s))
+        if not candidates:
+            continue
+        judge_fact = candidates.pop(0)
+        matched += 1
+        gold_e, judge_e = derive_entailment(gold_fact, gold_s), derive_entailment(judge_fact, judge_s)
+        judge_position = {_citation_identity(judge_s, index): j for j, index in enumerate(judge_fact.citations)}
+        pairs = [("all", judge_e.all, gold_e.all)]
+        for name in ("alone", "without"):
+            for j in _answered_positions(gold_fact, gold_s, name):
+                jj = judge_position[_citation_identity(gold_s, gold_fact.citations[j])]
+                pairs.append((name, getattr(judge_e, name)[jj], getattr(gold_e, name)[j]))
+        for name, judge_value, gold_value in pairs:
+            if judge_value is not None and gold_value is not None:
+                labels[name][0].append(judge_value)
+                labels[name][1].append(gold_value)
+    return len(gold_s.facts), matched
+
+
+def _in_r_vc(sentence: Sentence) -> bool:
+    return sentence.verifiable is True and sentence.has_valid_citation
+
+
+def stage_loss(gold: list[EvaluationRecord], judge: list[EvaluationRecord], threshold: float = 0.5) -> StageLoss:
+    """Per-stage loss of one judge source (`judge`, all records of one source) against gold.
+
+    Records are matched by response_id; judge records for responses without gold are
+    listed in `responses_not_in_gold`. Raises ValueError when `judge` mixes sources, or
+    (from the scorer's derivations) on a fact whose citation indices are out of range.
+    """
+    sources = {r.source for r in judge}
+    if len(sources) != 1:
+        raise ValueError(f"stage_loss needs the records of exactly one source, got {sorted(sources)}")
+    gold_by_id = {r.response_id: r for r in gold}
+    verifier_pairs: tuple[list, list] = ([], [])
+    labels: dict[str, tuple[list, list]] = {name: ([], []) for name in ENTAILMENT_FIELDS}
+    matched_facts = n_facts = unmatched = unlabelled = shared = 0
+    decomposer_sentences = found = judge_total = gold_total = 0
+    not_in_gold = []
+    for record in judge:
+        gold_record = gold_by_id.get(record.response_id)
+        if gold_record is None:
+            not_in_gold.append(record.response_id)
+            continue
+        shared += 1
+        pairs = match_sentences(gold_record, record)
+        unmatched += len(gold_record.sentences) - len(pairs)
+        for i, j in pairs:
+            gold_s, judge_s = gold_record.sentences[i], record.sentences[j]
+            if gold_s.verifiable is None or judge_s.verifiable is None:
+                unlabelled += 1
+            else:
+                verifier_pairs[0].append(judge_s.verifiable)
+                verifier_pairs[1].append(gold_s.verifiable)
+            if _in_r_vc(gold_s) and _in_r_vc(judge_s):
+                decomposer_sentences += 1
+                m, n_j, n_g = fact_match_counts([f.text for f in judge_s.facts], [f.text for f in gold_s.facts],
+                                                threshold)
+                found, judge_total, gold_total = found + m, judge_total + n_j, gold_total + n_g
+            g, m = _compare_facts(gold_s, judge_s, labels)
+            n_facts, matched_facts = n_facts + g, matched_facts + m
+    precision, recall, f1 = binary_prf(*verifier_pairs)
+    verifier = VerifierLoss(len(verifier_pairs[0]), accuracy(*verifier_pairs), cohen_kappa(*verifier_pairs),
+                            precision, recall, f1, unmatched, unlabelled)
+    p = found / judge_total if judge_total else math.nan
+    r = found / gold_total if gold_total else math.nan
+    decomposer = DecomposerLoss(decomposer_sentences, p, r,
+                                2 * found / (judge_total + gold_total) if judge_total + gold_total else math.nan)
+    entailment = {name: LabelAgreement.of(*labels[name]) for name in ENTAILMENT_FIELDS}
+    return StageLoss(sources.pop(), shared, verifier, decomposer, entailment, n_facts, matched_facts,
+                     sorted(not_in_gold))
+
+
+def stage_losses(gold: list[EvaluationRecord], judges: list[EvaluationRecord],
+                 threshold: float = 0.5) -> list[StageLoss]:
+    """`stage_loss` for every judge source in `judges`, sorted by source."""
+    by_source: dict[str, list[EvaluationRecord]] = {}
+    for record in judges:
+        by_source.setdefault(record.source, []).append(record)
+    return [stage_loss(gold, records, threshold) for _, records in sorted(by_source.items())]

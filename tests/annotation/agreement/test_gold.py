@@ -1,0 +1,275 @@
+"""Gold with provenance (annotation/gold.py): rules, rulings, disputes, export and CSV."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from annotation.agreement.gold import (
+    DERIVED,
+    Ruling,
+    adjudicate,
+    derive_gold,
+    gold_csv_rows,
+    gold_from_store,
+    publish_gold,
+    read_gold_csv,
+    rulings_from_events,
+    write_gold_csv,
+)
+from annotation.formats.readers import read_records_file, write_records_jsonl
+from annotation.formats.record_schema import validate_record
+from annotation.protocol.citations import Citation
+from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Response, Sentence
+from annotation.store.project_store import ProjectStore
+from annotation.work.labels import fact_unit, sentence_unit
+
+VISUAL = Citation("visual", 1.0, 1.0)
+AUDIO = Citation("audio", 2.0, 4.0)
+TEXT = "The man points (visual, 0:01; audio, 0:02-0:04)."
+
+
+def sentences(verifiable, facts=()):
+    return [Sentence(TEXT, verifiable, [VISUAL, AUDIO], list(facts)), Sentence("So B is right.", False)]
+
+
+def record(name, verifiable, facts=(), rid="r1"):
+    return EvaluationRecord(rid, f"human:{name}", sentences(verifiable, facts))
+
+
+def fact(text, cites=(0,), all=None, alone=()):
+    return Fact(text, list(cites), Entailment(all, list(alone), [None] * len(alone)))
+
+
+def value_of(gold, question, sentence=0, rid="r1"):
+    (found,) = [v for v in gold.values if (v.response_id, v.sentence, v.question) == (rid, sentence, question)]
+    return found
+
+
+# -- rules and provenance -----------------------------------------------------------------------
+def test_unanimous_value_is_accepted_with_its_provenance():
+    gold = derive_gold([record(n, True) for n in ("alice", "bob", "carol")])
+    verifiable = value_of(gold, "verifiable")
+    assert (verifiable.value, verifiable.provenance) == (True, "unanimous 3/3")
+    assert gold.records[0].sentences[0].provenance["verifiable"] == "unanimous 3/3"
+
+
+def test_majority_rule_takes_the_majority_value_and_says_so():
+    gold = derive_gold([record("alice", True), record("bob", True), record("carol", False)], rule="majority")
+    verifiable = value_of(gold, "verifiable")
+    assert (verifiable.value, verifiable.provenance) == (True, "majority 2/3")
+
+
+def test_unanimity_rule_leaves_a_disputed_unit_unresolved():
+    gold = derive_gold([record("alice", True), record("bob", True), record("carol", False)], rule="unanimity")
+    verifiable = value_of(gold, "verifiable")
+    assert verifiable.value is None
+    assert verifiable.provenance == "unresolved: disputed 2/3"
+    assert gold.records[0].sentences[0].verifiable is None
+
+
+def test_a_tie_stays_unresolved_under_the_majority_rule():
+    gold = derive_gold([record("alice", True), record("bob", False)], rule="majority")
+    assert value_of(gold, "verifiable").value is None
+
+
+def test_a_ruling_wins_over_the_majority_and_names_adjudicator_and_reason():
+    rulings = {("r1", "s0", "verifiable"): Ruling("ada", False, "annotator error", 99)}
+    gold = derive_gold([record("alice", True), record("bob", True), record("carol", False)], rulings)
+    verifiable = value_of(gold, "verifiable")
+    assert (verifiable.value, verifiable.provenance) == (False, "adjudicated:ada:annotator error")
+
+
+def test_without_auto_acceptance_unanimous_units_wait_for_a_ruling_and_are_listed():
+    gold = derive_gold([record(n, True) for n in ("alice", "bob")], auto_accept_unanimous=False)
+    verifiable = value_of(gold, "verifiable")
+    assert verifiable.value is None
+    assert verifiable in gold.disputes()
+
+
+def test_an_unknown_rule_is_refused():
+    with pytest.raises(ValueError, match="gold rule 'vote'"):
+        derive_gold([], rule="vote")
+
+
+# -- facts and entailment -----------------------------------------------------------------------
+def test_under_majority_a_disputed_fact_list_keeps_the_facts_most_decomposers_gave():
+    records = [record("alice", True, [fact("A man points."), fact("He talks.", [1])]),
+               record("bob", True, [fact("a man points"), fact("He shouts.", [1])]),
+               record("carol", True, [fact("A man points."), fact("He whispers.", [1])])]
+    gold = derive_gold(records)
+    facts = gold.records[0].sentences[0].facts
+    assert [(f.text, f.provenance["text"]) for f in facts] == [("A man points.", "unanimous 3/3")]
+    assert gold.records[0].sentences[0].provenance["facts"] == "majority per fact"
+
+
+def test_under_unanimity_a_disputed_fact_list_gives_no_facts():
+    records = [record("alice", True, [fact("A man points.")]), record("bob", True, [fact("He talks.", [1])])]
+    sentence = derive_gold(records, rule="unanimity").records[0].sentences[0]
+    assert sentence.facts == []
+    assert sentence.provenance["facts"] == "unresolved: disputed 1/2"
+
+
+def test_entailment_is_voted_on_the_asked_questions_and_the_rest_is_derived():
+    records = [record("alice", True, [fact("A man points.", [0], True)]),
+               record("bob", True, [fact("A man points.", [0], True)]),
+               record("carol", True, [fact("A man points.", [0], False)])]
+    (gold_fact,) = derive_gold(records).records[0].sentences[0].facts
+    assert gold_fact.entailment.to_dict() == {"all": True, "alone": [True], "without": [False]}
+    assert gold_fact.provenance == {"text": "unanimous 3/3", "all": "majority 2/3",
+                                    "alone[0]": DERIVED, "without[0]": DERIVED}
+
+
+def test_alone_answers_are_matched_by_cited_segment_whatever_the_fact_order():
+    records = [record("alice", True, [fact("He talks.", [0, 1], True, [True, False])]),
+               record("bob", True, [fact("He talks.", [1, 0], True, [False, True])])]
+    (gold_fact,) = derive_gold(records).records[0].sentences[0].facts
+    assert gold_fact.citations == [0, 1]
+    assert gold_fact.entailment.alone == [True, False]
+    assert gold_fact.provenance["alone[0]"] == "unanimous 2/2"
+
+
+def test_gold_records_with_provenance_pass_the_record_validator():
+    records = [record("alice", True, [fact("A man points.", [0], True)]),
+               record("bob", False, [])]
+    for gold_record in derive_gold(records).records:
+        assert validate_record(gold_record.to_dict()) == []
+
+
+# -- disputes -----------------------------------------------------------------------------------
+def test_disputes_list_lowest_agreement_first_and_leaves_unanimous_units_out():
+    records = [EvaluationRecord("r1", f"human:{n}", [Sentence(f"S{i}.", v) for i, v in enumerate(labels)])
+               for n, labels in (("alice", [True, True, True]), ("bob", [True, False, False]),
+                                 ("carol", [True, False, True]), ("dana", [True, True, False]))]
+    # r1: s0 unanimous (not a dispute), s1 and s2 split 2/4; r2: s0 split 2/3
+    records.append(EvaluationRecord("r2", "human:alice", [Sentence("T.", True)]))
+    records.append(EvaluationRecord("r2", "human:bob", [Sentence("T.", True)]))
+    records.append(EvaluationRecord("r2", "human:carol", [Sentence("T.", False)]))
+    disputes = derive_gold(records).disputes()
+    assert [(d.response_id, d.sentence, d.agreement) for d in disputes] == \
+        [("r1", 1, 0.5), ("r1", 2, 0.5), ("r2", 0, pytest.approx(2 / 3))]
+
+
+def test_disputes_show_each_annotators_time_and_flag_decisions_under_two_seconds():
+    spent = {("alice", "r1", "s0", "verifiable"): 1500, ("bob", "r1", "s0", "verifiable"): 9000}
+    gold = derive_gold([record("alice", True), record("bob", False)], spent_ms=spent)
+    (dispute,) = gold.disputes()
+    assert dispute.values == {"alice": True, "bob": False}
+    assert dispute.spent_ms == {"alice": 1500, "bob": 9000}
+    assert dispute.fast_annotators == ["alice"]
+
+
+def test_open_disputes_leave_out_the_ruled_ones():
+    rulings = {("r1", "s0", "verifiable"): Ruling("ada", True, None, 1)}
+    gold = derive_gold([record("alice", True), record("bob", False)], rulings)
+    assert len(gold.disputes()) == 1 and gold.disputes(open_only=True) == []
+
+
+# -- CSV ----------------------------------------------------------------------------------------
+def test_csv_round_trip_keeps_every_row(tmp_path):
+    records = [record("alice", True, [fact("A man points, \"slowly\".", [0], True)]),
+               record("bob", True, [fact("A man points, \"slowly\".", [0], False)])]
+    gold = derive_gold(records)
+    write_gold_csv(gold.values, tmp_path / "gold.csv")
+    assert read_gold_csv(tmp_path / "gold.csv") == gold_csv_rows(gold.values)
+
+
+def test_csv_row_holds_value_provenance_and_each_annotators_value():
+    gold = derive_gold([record("alice", True), record("bob", True)])
+    row = gold_csv_rows(gold.values)[0]
+    assert row == {"response_id": "r1", "sentence": "0", "fact": "", "question": "verifiable",
+                   "value": "true", "provenance": "unanimous 2/2", "alice": "true", "bob": "true"}
+
+
+# -- the store: adjudication as events ----------------------------------------------------------
+@pytest.fixture
+def store(tmp_path):
+    store = ProjectStore.open(tmp_path / "p", create=True)
+    store.add_responses([(Response("r1", TEXT + " So B is right."), sentences(None))])
+    for name, role in (("alice", "annotator"), ("bob", "annotator"), ("ada", "adjudicator")):
+        store.add_user(name, role, None)
+    store.events.append("alice", "r1", "s0", "verifiable", True, spent_ms=4000)
+    store.events.append("bob", "r1", "s0", "verifiable", False, spent_ms=1200)
+    return store
+
+
+def test_an_adjudicated_value_wins_and_appears_in_the_gold_export_with_its_provenance(store, tmp_path):
+    adjudicate(store, "ada", "r1", sentence_unit(0), "verifiable", True, "guideline gap")
+    write_records_jsonl(gold_from_store(store).records, tmp_path / "gold.jsonl")
+    (exported,) = read_records_file(tmp_path / "gold.jsonl").items
+    assert exported.source == "gold"
+    assert exported.sentences[0].verifiable is True
+    assert exported.sentences[0].provenance["verifiable"] == "adjudicated:ada:guideline gap"
+
+
+def test_an_annotator_cannot_adjudicate(store):
+    with pytest.raises(PermissionError):
+        adjudicate(store, "alice", "r1", "s0", "verifiable", True)
+
+
+def test_an_unknown_reason_tag_is_refused(store):
+    with pytest.raises(ValueError, match="reason 'tired'"):
+        adjudicate(store, "ada", "r1", "s0", "verifiable", True, "tired")
+
+
+def test_a_ruling_on_a_yes_no_question_must_be_a_bool(store):
+    with pytest.raises(ValueError, match="true or false"):
+        adjudicate(store, "ada", "r1", "s0", "verifiable", "yes")
+
+
+def test_the_latest_ruling_wins_and_undoing_it_brings_back_the_one_before(store):
+    adjudicate(store, "ada", "r1", "s0", "verifiable", True)
+    adjudicate(store, "ada", "r1", "s0", "verifiable", False, "ambiguous media")
+    assert rulings_from_events(store.events.current_labels())[("r1", "s0", "verifiable")].value is False
+    store.events.undo_last("ada")
+    assert rulings_from_events(store.events.current_labels())[("r1", "s0", "verifiable")].value is True
+
+
+def test_the_disputes_list_reads_time_on_item_from_the_events(store):
+    (dispute,) = gold_from_store(store).disputes()
+    assert dispute.spent_ms == {"alice": 4000, "bob": 1200}
+    assert dispute.fast_annotators == ["bob"]
+
+
+def test_the_gold_rule_comes_from_the_project_settings(store):
+    store.set_setting("gold_rule", "unanimity")
+    assert gold_from_store(store).rule == "unanimity"
+    store.set_setting("gold_rule", "loudest")
+    with pytest.raises(ValueError, match="gold_rule"):
+        gold_from_store(store)
+
+
+def test_a_ruled_fact_list_becomes_gold_and_its_new_facts_await_entailment_rulings(store):
+    adjudicate(store, "ada", "r1", "s0", "verifiable", True)
+    adjudicate(store, "ada", "r1", "s0", "facts", [{"text": "A man points.", "citations": [0]}])
+    gold = gold_from_store(store)
+    (gold_fact,) = gold.records[0].sentences[0].facts
+    assert gold_fact.provenance["text"] == "adjudicated:ada"
+    (waiting,) = [d for d in gold.disputes() if d.question == "all"]
+    assert waiting.unit == fact_unit(0, "A man points.", [0]) and waiting.segments == (0,)
+
+
+def test_a_sentence_ruled_verifiable_that_nobody_decomposed_waits_for_a_fact_list_ruling(store):
+    store.events.append("alice", "r1", "s0", "verifiable", False)
+    adjudicate(store, "ada", "r1", "s0", "verifiable", True)
+    (waiting,) = [d for d in gold_from_store(store).disputes() if d.question == "facts"]
+    assert waiting.value is None and waiting.values == {}
+
+
+def test_a_ruled_fact_list_must_pass_the_fact_list_checks(store):
+    with pytest.raises(ValueError, match="cites nothing"):
+        adjudicate(store, "ada", "r1", "s0", "facts", [{"text": "A man points.", "citations": []}])
+
+
+def test_publishing_stores_the_gold_records_as_the_gold_source(store):
+    adjudicate(store, "ada", "r1", "s0", "verifiable", False)
+    assert publish_gold(store) == 1
+    (stored,) = store.list_records("gold")
+    assert stored.sentences[0].provenance == {"verifiable": "adjudicated:ada"}
+
+
+def test_gold_csv_values_are_json():
+    gold = derive_gold([record("alice", True, [fact("A man points.")]), record("bob", True, [fact("A man points.")])])
+    rows = gold_csv_rows(gold.values)
+    facts_row = next(r for r in rows if r["question"] == "facts")
+    assert json.loads(facts_row["value"]) == [{"text": "A man points.", "citations": [0]}]

@@ -1,0 +1,113 @@
+"""`python -m annotation import / export` and the issue's end-to-end chain, in real subprocesses."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from media_fixtures import make_indexed_video
+
+from annotation.store.project_store import ProjectStore
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+
+
+@pytest.fixture(scope="module")
+def media_root(tmp_path_factory):
+    root = tmp_path_factory.mktemp("media")
+    make_indexed_video(root / "clip.mp4", duration_s=6.0)
+    return root
+
+
+def row(rid, video="clip", text="A test pattern moves (visual, 0:02). So A. Answer: A"):
+    return {"id": rid, "video": video, "question": "What moves?", "options": ["A. a pattern", "B. a cat"],
+            "answer": "A", "model_generation": text}
+
+
+def write_jsonl(path: Path, rows) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_import_stores_responses_media_and_split_sentences(tmp_path, media_root):
+    gen = write_jsonl(tmp_path / "gen.jsonl", [row("r1"), row("r2", text="It beeps (audio, 0:09). Answer: B")])
+    result = run("annotation", "import", "--project", str(tmp_path / "p"), str(gen),
+                 "--media-root", str(media_root), "--no-prepare")
+    assert result.returncode == 0, result.stderr
+    store = ProjectStore.open(tmp_path / "p")
+    assert store.response_ids() == ["r1", "r2"]
+    assert store.media("clip")["info"]["duration_s"] == pytest.approx(6.0, abs=0.1)
+    [first, _] = store.response_sentences("r1")
+    assert first.text == "A test pattern moves (visual, 0:02)." and first.citations[0].valid
+    [beyond] = store.response_sentences("r2")
+    assert beyond.citations[0].valid is False and "duration" in beyond.citations[0].reason
+
+
+def test_import_with_an_invalid_row_imports_nothing_and_names_line_and_field(tmp_path, media_root):
+    gen = write_jsonl(tmp_path / "gen.jsonl", [row("r1"), {**row("r2"), "model_generation": 7}])
+    result = run("annotation", "import", "--project", str(tmp_path / "p"), str(gen),
+                 "--media-root", str(media_root), "--no-prepare")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "line 2" in result.stderr and "model_generation" in result.stderr
+    assert ProjectStore.open(tmp_path / "p").response_ids() == []
+
+
+def test_skip_invalid_imports_the_good_rows_and_lists_the_skipped(tmp_path, media_root):
+    gen = write_jsonl(tmp_path / "gen.jsonl", [row("r1"), row("r2", video="missing")])
+    result = run("annotation", "import", "--project", str(tmp_path / "p"), str(gen),
+                 "--media-root", str(media_root), "--no-prepare", "--skip-invalid")
+    assert result.returncode == 0, result.stderr
+    assert "line 2" in result.stderr and "video" in result.stderr
+    assert ProjectStore.open(tmp_path / "p").response_ids() == ["r1"]
+
+
+@pytest.mark.parametrize("video", ["../clip", "/etc/passwd"])
+def test_a_video_outside_the_media_root_is_refused(tmp_path, media_root, video):
+    gen = write_jsonl(tmp_path / "gen.jsonl", [row("r1", video=video)])
+    result = run("annotation", "import", "--project", str(tmp_path / "p"), str(gen),
+                 "--media-root", str(media_root), "--no-prepare")
+    assert result.returncode == 2 and result.stdout == ""
+    assert "line 1" in result.stderr and "'video'" in result.stderr
+
+
+def test_records_for_an_unknown_response_are_refused(tmp_path, media_root):
+    records = write_jsonl(tmp_path / "r.jsonl", [{"response_id": "nope", "source": "gold", "sentences": []}])
+    result = run("annotation", "import", "--project", str(tmp_path / "p"), str(records), "--no-prepare")
+    assert result.returncode == 2
+    assert "line 1" in result.stderr and "response_id" in result.stderr
+
+
+def test_import_prepares_the_annotation_proxy_unless_told_not_to(tmp_path, media_root):
+    gen = write_jsonl(tmp_path / "gen.jsonl", [row("r1")])
+    result = run("annotation", "import", "--project", str(tmp_path / "p"), str(gen),
+                 "--media-root", str(media_root))
+    assert result.returncode == 0, result.stderr
+    proxy = ProjectStore.open(tmp_path / "p").media("clip")["proxy_path"]
+    assert proxy and Path(proxy).exists()
+
+
+def test_missing_input_file_is_exit_2(tmp_path):
+    result = run("annotation", "import", "--project", str(tmp_path / "p"), str(tmp_path / "nope.jsonl"))
+    assert result.returncode == 2 and result.stdout == "" and "nope.jsonl" in result.stderr
+
+
+def test_demo_export_score_yields_gold_three_humans_and_four_judges(tmp_path):
+    assert run("annotation", "demo", "--project", str(tmp_path / "demo")).returncode == 0
+    out = tmp_path / "all.jsonl"
+    exported = run("annotation", "export", "--project", str(tmp_path / "demo"), "--out", str(out),
+                   "--source", "all")
+    assert exported.returncode == 0, exported.stderr
+    scored = run("calibration", "score", str(out), "--json", "--precision", "individual")
+    assert scored.returncode == 0, scored.stderr
+    sources = {json.loads(line)["source"] for line in scored.stdout.splitlines()}
+    humans = {s for s in sources if s.startswith("human:")}
+    judges = {s for s in sources if s.startswith("judge:")}
+    assert "gold" in sources
+    assert humans == {"human:alice", "human:bob", "human:carol"}
+    assert len(judges) >= 4

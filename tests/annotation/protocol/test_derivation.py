@@ -1,0 +1,86 @@
+"""PROTOCOL §2: which entailment values follow from others, as the scorer derives them."""
+from __future__ import annotations
+
+import pytest
+from score_support import (
+    AUDIO,
+    BROKEN,
+    VISUAL,
+    judged,
+    sentence_with,
+    three_cited,
+)
+
+from annotation.protocol.derivation import derive_entailment
+from annotation.protocol.records import Entailment, Fact
+
+# ---------------------------------------------------------------- derivations (§2)
+
+def test_single_citation_alone_copies_all_and_without_is_false():
+    fact = judged([0], all=True)
+    assert derive_entailment(fact, sentence_with([VISUAL])) == Entailment(True, [True], [False])
+
+
+def test_single_citation_given_alone_is_not_overwritten():
+    fact = judged([0], all=True, alone=[False], without=[None])
+    assert derive_entailment(fact, sentence_with([VISUAL])) == Entailment(True, [False], [False])
+
+
+def test_two_citations_without_one_is_alone_of_the_other():
+    fact = judged([0, 1], all=True, alone=[True, False], without=[None, None])
+    assert derive_entailment(fact, sentence_with([VISUAL, AUDIO])).without == [False, True]
+
+
+def test_two_citations_given_without_is_not_overwritten():
+    fact = judged([0, 1], all=True, alone=[True, False], without=[True, None])
+    assert derive_entailment(fact, sentence_with([VISUAL, AUDIO])).without == [True, True]
+
+
+def test_invalid_citation_supports_nothing_whatever_was_recorded():
+    fact = judged([0, 1], all=True, alone=[True, True], without=[False, False])
+    derived = derive_entailment(fact, sentence_with([VISUAL, BROKEN]))
+    assert derived == Entailment(True, [True, False], [False, True])
+
+
+def test_invalid_citation_rule_applies_before_the_two_citation_rule():
+    # alone[1] becomes False first, so without[0] (= alone[1]) is filled with False, not null
+    fact = judged([0, 1], all=True, alone=[None, True], without=[None, None])
+    derived = derive_entailment(fact, sentence_with([VISUAL, BROKEN]))
+    assert derived == Entailment(True, [None, False], [False, True])
+
+
+def test_three_citations_fill_nothing():
+    fact = judged([0, 1, 2], all=True, alone=[None, True, None], without=[None, None, False])
+    derived = derive_entailment(fact, three_cited())
+    assert derived == Entailment(True, [None, True, None], [None, None, False])
+
+
+def test_empty_lists_mean_not_judged():
+    fact = judged([0, 1, 2], all=False)
+    assert derive_entailment(fact, three_cited()) == Entailment(False, [None] * 3, [None] * 3)
+
+
+def test_missing_entailment_derives_as_all_null():
+    fact = Fact("a fact", [0, 1], None)
+    assert derive_entailment(fact, sentence_with([VISUAL, AUDIO])) == Entailment(None, [None] * 2, [None] * 2)
+
+
+def test_derivation_leaves_the_fact_unchanged():
+    fact = judged([0], all=True, alone=[None], without=[None])
+    derive_entailment(fact, sentence_with([VISUAL]))
+    assert fact.entailment == Entailment(True, [None], [None])
+
+
+def test_citation_index_out_of_range_is_an_error_naming_the_fact():
+    with pytest.raises(ValueError, match="'the man waves'.*index 2"):
+        derive_entailment(judged([0, 2], text="the man waves"), sentence_with([VISUAL, AUDIO]))
+
+
+def test_negative_citation_index_is_out_of_range():
+    with pytest.raises(ValueError, match="index -1"):
+        derive_entailment(judged([-1]), sentence_with([VISUAL]))
+
+
+def test_alone_list_of_the_wrong_length_is_an_error():
+    with pytest.raises(ValueError, match="'alone' has 1 entries"):
+        derive_entailment(judged([0, 1], all=True, alone=[True]), sentence_with([VISUAL, AUDIO]))

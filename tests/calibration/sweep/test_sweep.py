@@ -1,0 +1,245 @@
+"""calibration.sweep.run and its CLI: configurations × responses against gold, with the evidence."""
+import argparse
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as scipy_stats
+
+from annotation.formats.readers import write_records_jsonl
+from annotation.protocol.citations import Citation
+from annotation.protocol.errors import InputError
+from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Response, Sentence
+from calibration.cli.sweep import add_sweep_parser
+from calibration.scoring.murgat_s import score_records
+from calibration.sweep.run import cheapest_not_worse, run_sweep
+
+VISUAL, AUDIO = Citation("visual", 1.0, 1.0), Citation("audio", 1.0, 2.0)
+
+
+def fact_sentence(index, kind):
+    """'yes'/'no': one citation, supported or not (every mode scores it 1 or 0);
+    'both': two citations each enough alone — individual and alce give 1, necessity 0."""
+    if kind == "both":
+        return Sentence(f"Thing {index} happens (visual, 0:01; audio, 0:01-0:02).", True, [VISUAL, AUDIO],
+                        [Fact(f"thing {index} happens", [0, 1], Entailment(True, [True, True], [True, True]))])
+    ok = kind == "yes"
+    return Sentence(f"Thing {index} happens (visual, 0:01).", True, [VISUAL],
+                    [Fact(f"thing {index} happens", [0], Entailment(ok, [ok], [False]))])
+
+
+def response(rid, source, kinds):
+    return EvaluationRecord(rid, source, [fact_sentence(i, k) for i, k in enumerate(kinds)])
+
+
+def flipped(kinds, share, rng):
+    return [{"yes": "no", "no": "yes"}.get(k, k) if rng.random() < share else k for k in kinds]
+
+
+def dataset(n=40, facts=6, seed=0, redundant=0.0):
+    """Gold plus judges built to be good (5 % of facts flipped), fair (30 %) and noise;
+    a `redundant` share of supported gold facts is of kind 'both'."""
+    rng = np.random.default_rng(seed)
+    gold, judges = [], []
+    for i in range(n):
+        p = rng.random()
+        truth = [("both" if rng.random() < redundant else "yes") if rng.random() < p else "no"
+                 for _ in range(facts)]
+        rid = f"r{i:02d}"
+        gold.append(response(rid, "gold", truth))
+        judges.append(response(rid, "judge:good", flipped(truth, 0.05, rng)))
+        judges.append(response(rid, "judge:fair", flipped(truth, 0.30, rng)))
+        judges.append(response(rid, "judge:noise", list(rng.choice(["yes", "no"], facts))))
+    return gold, judges
+
+
+def config(report, source, mode="individual"):
+    return next(c for c in report.configs if c.source == source and c.precision_mode == mode)
+
+
+def sweep(gold, judges, **kwargs):
+    kwargs.setdefault("modes", ("individual",))
+    kwargs.setdefault("n_boot", 200)
+    return run_sweep(gold, judges, **kwargs)
+
+
+def test_sweep_picks_the_configuration_constructed_to_be_best():
+    report = sweep(*dataset())
+    assert report.best.source == "judge:good"
+    assert config(report, "judge:noise").indistinguishable_from_best is False
+
+
+def test_every_pearson_equals_scipy_pearsonr_with_a_ci_around_it():
+    gold, judges = dataset()
+    report = sweep(gold, judges)
+    gold_s = [s.murgat_s for s in score_records(gold, ["individual"])]
+    for c in report.configs:
+        judge_s = [s.murgat_s for s in score_records([j for j in judges if j.source == c.source], ["individual"])]
+        assert abs(c.pearson - scipy_stats.pearsonr(judge_s, gold_s).statistic) < 1e-9
+        assert c.pearson_ci[0] <= c.pearson <= c.pearson_ci[1]
+
+
+def test_missing_responses_are_reported_with_their_ids_and_n():
+    gold, judges = dataset()
+    judges = [j for j in judges if not (j.source == "judge:fair" and j.response_id in ("r03", "r17"))]
+    report = sweep(gold, judges)
+    fair = config(report, "judge:fair")
+    assert (fair.n, fair.missing_ids) == (38, ["r03", "r17"])
+    assert next(s for s in report.sources if s["source"] == "judge:fair")["missing"] == ["r03", "r17"]
+
+
+def test_judge_responses_without_gold_are_listed_and_not_used():
+    gold, judges = dataset()
+    judges.append(response("r99", "judge:good", ["yes"]))
+    report = sweep(gold, judges)
+    assert next(s for s in report.sources if s["source"] == "judge:good")["not_in_gold"] == ["r99"]
+    assert config(report, "judge:good").n == 40
+
+
+def test_a_constant_judge_gets_an_undefined_r_with_a_reason():
+    gold, judges = dataset()
+    judges += [response(g.response_id, "judge:yes-man", ["yes"] * 6) for g in gold]
+    c = config(sweep(gold, judges), "judge:yes-man")
+    assert math.isnan(c.pearson) and c.undefined_reason == "the judge scores are constant over the shared responses"
+    assert c.indistinguishable_from_best is None
+
+
+def test_an_identical_copy_of_the_best_is_indistinguishable_from_it():
+    gold, judges = dataset()
+    judges += [EvaluationRecord(j.response_id, "judge:twin", j.sentences) for j in judges if j.source == "judge:good"]
+    report = sweep(gold, judges)
+    copy = config(report, "judge:twin")  # ties go to the earlier source name: good is best
+    assert report.best.source == "judge:good"
+    assert (copy.p_vs_best_test, copy.p_vs_best_raw, copy.indistinguishable_from_best) == ("williams", 0.5, True)
+
+
+def test_best_is_compared_by_bootstrap_across_modes_whose_gold_scores_differ():
+    gold, judges = dataset(redundant=0.5)
+    report = sweep(gold, judges, modes=("individual", "necessity"))
+    others = [c for c in report.configs if c is not report.best]
+    assert [c.p_vs_best_test for c in others] == [
+        "williams" if c.precision_mode == report.best.precision_mode else "bootstrap" for c in others]
+    assert all(math.isfinite(c.p_vs_best) for c in others)
+
+
+def test_cross_validation_reports_heldout_r_beside_in_sample_r():
+    report = sweep(*dataset())
+    s = report.selection
+    assert s["optimism"] == pytest.approx(s["in_sample_r"] - s["heldout_r"])
+    assert len(s["chosen"]) == 5 and set(s["chosen"]) == {"judge:good [individual]"}
+
+
+def test_report_is_plain_json_without_nan():
+    gold, judges = dataset()
+    judges += [response(g.response_id, "judge:yes-man", ["yes"] * 6) for g in gold]
+    data = json.loads(json.dumps(sweep(gold, judges).to_dict(), allow_nan=False))
+    assert {"source", "precision_mode", "pearson", "pearson_ci", "spearman", "kendall", "n",
+            "heldout_pearson", "p_vs_best"} <= set(data["best"])
+    assert data["configs"][-1]["pearson"] is None
+
+
+def test_the_same_seed_gives_the_same_report():
+    gold, judges = dataset()
+    assert sweep(gold, judges, seed=3).to_dict() == sweep(gold, judges, seed=3).to_dict()
+
+
+def test_each_configuration_is_compared_with_each_annotator_too():
+    gold, judges = dataset()
+    rng = np.random.default_rng(9)
+    humans = [EvaluationRecord(g.response_id, f"human:{name}", [
+        fact_sentence(i, flipped(["yes" if s.facts[0].entailment.all else "no"], 0.1, rng)[0])
+        for i, s in enumerate(g.sentences)]) for name in ("ann", "bob") for g in gold]
+    report = sweep(gold, judges, humans=humans)
+    assert set(config(report, "judge:good").vs_annotators) == {"human:ann", "human:bob"}
+    assert 0.5 < report.human_ceiling["individual"] <= 1.0
+
+
+def test_a_repeated_record_is_a_located_input_error():
+    gold, judges = dataset()
+    with pytest.raises(InputError, match="response 'r00' appears twice for source 'judge:good'"):
+        sweep(gold, judges + [judges[0]])
+
+
+def test_gold_records_among_the_judges_are_refused():
+    gold, judges = dataset()
+    with pytest.raises(InputError, match="gold records among the judges"):
+        sweep(gold, judges + gold[:1])
+
+
+def test_cheapest_not_worse_takes_the_cheaper_of_two_equal_judges():
+    gold, judges = dataset()
+    judges += [EvaluationRecord(j.response_id, "judge:copy", j.sentences) for j in judges if j.source == "judge:good"]
+    report = sweep(gold, judges)
+    chosen = cheapest_not_worse(report, {"judge:good": 10.0, "judge:copy": 1.0, "judge:noise": 0.01})
+    assert chosen.source == "judge:copy"
+
+
+# --- the CLI -------------------------------------------------------------------------------
+
+def run_cli(argv, capsys):
+    parser = argparse.ArgumentParser()
+    add_sweep_parser(parser.add_subparsers())
+    args = parser.parse_args(["sweep", *argv])
+    code = args.func(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def write_files(tmp_path, gold, judges):
+    write_records_jsonl(gold, tmp_path / "gold.jsonl")
+    write_records_jsonl(judges, tmp_path / "judges.jsonl")
+    return str(tmp_path / "gold.jsonl"), str(tmp_path / "judges.jsonl")
+
+
+def test_cli_json_prints_one_object_with_configs_and_best(tmp_path, capsys):
+    gold_file, judge_file = write_files(tmp_path, *dataset())
+    code, out, _ = run_cli(["--gold", gold_file, "--judges", judge_file, "--precision", "individual",
+                            "--bootstrap", "100", "--json"], capsys)
+    data = json.loads(out)
+    assert code == 0 and len(data["configs"]) == 3 and data["best"]["source"] == "judge:good"
+    assert len(data["best"]["pearson_ci"]) == 2
+
+
+def test_cli_table_is_sorted_by_heldout_r(tmp_path, capsys):
+    gold_file, judge_file = write_files(tmp_path, *dataset())
+    code, out, _ = run_cli(["--gold", gold_file, "--judges", judge_file, "--precision", "individual",
+                            "--bootstrap", "100"], capsys)
+    rows = [line.split()[0] for line in out.splitlines()[1:4]]
+    assert code == 0 and rows == ["judge:good", "judge:fair", "judge:noise"]
+
+
+def test_cli_bad_input_exits_2_with_located_errors_and_nothing_on_stdout(tmp_path, capsys):
+    gold, judges = dataset(n=5)
+    gold_file, judge_file = write_files(tmp_path, gold, gold[:1] + judges)
+    code, out, err = run_cli(["--gold", gold_file, "--judges", judge_file], capsys)
+    assert (code, out) == (2, "")
+    assert f"{judge_file}, line 1, field 'response_id': response 'r00' of 'gold' was already read" in err
+
+
+def test_cli_routes_records_by_their_own_source_so_one_export_serves_both_options(tmp_path, capsys):
+    gold, judges = dataset(n=12)
+    everything = tmp_path / "all.jsonl"
+    everything.write_text("".join(json.dumps(r.to_dict()) + "\n" for r in gold + judges))
+    code, out, _ = run_cli(["--gold", str(everything), "--judges", str(everything), "--json",
+                            "--precision", "individual", "--bootstrap", "50"], capsys)
+    assert code == 0
+    assert {c["source"] for c in json.loads(out)["configs"]} == {r.source for r in judges}
+
+
+def test_cli_reads_gold_annotators_and_judges_from_a_project(tmp_path, capsys):
+    from annotation.store.project_store import ProjectStore
+
+    gold, judges = dataset()
+    store = ProjectStore.open(tmp_path / "project", create=True)
+    store.add_responses((Response(g.response_id, f"text of {g.response_id}"), g.sentences) for g in gold)
+    store.add_records(gold + judges)
+    store.close()
+    code, out, _ = run_cli(["--project", str(tmp_path / "project"), "--precision", "individual",
+                            "--bootstrap", "100", "--json"], capsys)
+    assert code == 0 and json.loads(out)["best"]["source"] == "judge:good"
+
+
+def test_cli_missing_project_exits_2(tmp_path, capsys):
+    code, out, err = run_cli(["--project", str(tmp_path / "nowhere")], capsys)
+    assert (code, out) == (2, "") and "no project here" in err

@@ -1,0 +1,74 @@
+"""The admin page: people and roles, queue and campaign settings, progress."""
+import pytest
+from app_support import open_page_as, press, tiny_project
+
+from annotation.store.accounts import authenticate
+from annotation.store.project_store import ProjectStore
+
+
+@pytest.fixture
+def project(tmp_path):
+    tiny_project(tmp_path / "p")
+    return tmp_path / "p"
+
+
+@pytest.fixture
+def admin(monkeypatch, project):
+    return open_page_as(monkeypatch, project, "boss", "pages/admin.py")
+
+
+def test_admin_adds_a_person_who_can_then_sign_in(admin, project):
+    admin.text_input(key="new_name").input("eve")
+    admin.selectbox(key="new_role").select("adjudicator")
+    admin.text_input(key="new_password").input("secret")
+    press(admin, "Add")
+    assert authenticate(ProjectStore.open(project), "eve", "secret") == {"name": "eve", "role": "adjudicator"}
+
+
+def test_existing_name_is_refused_with_a_message(admin):
+    admin.text_input(key="new_name").input("ann")
+    admin.text_input(key="new_password").input("secret")
+    app = press(admin, "Add")
+    assert "already exists" in app.error[0].value
+
+
+def test_admin_changes_a_role(admin, project):
+    admin.selectbox(key="edit_name").select("bob").run()
+    admin.selectbox(key="edit_role:bob").select("adjudicator")
+    press(admin, "Save")
+    assert ProjectStore.open(project).user("bob")["role"] == "adjudicator"
+
+
+def test_changing_only_a_password_keeps_the_role(admin, project):
+    store = ProjectStore.open(project)
+    store.set_user("bob", role="adjudicator")
+    admin.run()
+    admin.selectbox(key="edit_name").select("bob").run()
+    assert admin.selectbox(key="edit_role:bob").value == "adjudicator"
+    admin.text_input(key="edit_password").input("new-secret")
+    press(admin, "Save")
+    assert authenticate(ProjectStore.open(project), "bob", "new-secret") == {"name": "bob", "role": "adjudicator"}
+
+
+def test_last_admin_cannot_be_demoted(admin, project):
+    admin.selectbox(key="edit_name").select("boss").run()
+    admin.selectbox(key="edit_role:boss").select("annotator")
+    app = press(admin, "Save")
+    assert "at least one admin" in app.error[0].value
+    assert ProjectStore.open(project).user("boss")["role"] == "admin"
+
+
+def test_queue_settings_are_saved(admin, project):
+    admin.number_input(key="overlap_input").set_value(1)
+    admin.multiselect(key="pool_input").set_value(["ann"])
+    admin.radio(key="mode_input").set_value("staged")
+    admin.number_input(key="pad_input").set_value(0.5)
+    press(admin, "Save queue settings")
+    store = ProjectStore.open(project)
+    assert [store.get_setting(k) for k in ("overlap", "pool", "campaign_mode", "pad_s")] == [1, ["ann"], "staged", 0.5]
+
+
+def test_progress_shows_done_of_assigned(monkeypatch, project):
+    ProjectStore.open(project).events.append("ann", "r1", "response", "done", True)
+    app = open_page_as(monkeypatch, project, "boss", "pages/admin.py")
+    assert app.metric[0].value == "1 / 4"  # ann and bob each have r1 and r2

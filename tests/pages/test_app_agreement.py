@@ -1,0 +1,127 @@
+"""The agreement page through streamlit's AppTest: on the demo project (three annotators with
+complete labels) and on tiny projects whose labels are written in code."""
+import json
+
+import pytest
+from app_support import open_app, sign_in, tiny_project
+
+from annotation.agreement.reliability import measure_agreement
+from annotation.demo.project import build_demo
+from annotation.project import export_records
+from calibration.sweep.ceiling import human_ceilings
+
+PAGE = "pages/agreement.py"
+SHOWN = ("verifiable", "decomposition", "entailment_all", "entailment_alone", "entailment_without")
+STAGE_NAMES = ["Stage 1 · verifiable", "Stage 2 · atomic facts", "Stage 3 · all", "Stage 3 · alone",
+               "Stage 3 · without"]  # in SHOWN order
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    return build_demo(tmp_path_factory.mktemp("agreement") / "demo")
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    """ann and bob on r1: s0 true/false, s1 true/true, s2 false/false; ada rules s0 true."""
+    store = tiny_project(tmp_path / "p")
+    for sentence, ann, bob in ((0, True, False), (1, True, True), (2, False, False)):
+        store.events.append("ann", "r1", f"s{sentence}", "verifiable", ann, spent_ms=(1000, 3000, 2000)[sentence])
+        store.events.append("bob", "r1", f"s{sentence}", "verifiable", bob, spent_ms=(4000, 6000, 5000)[sentence])
+    store.events.append("ada", "r1", "s0", "gold.verifiable", {"value": True, "reason": None})
+    return tmp_path / "p"
+
+
+def agreement_page(monkeypatch, project, name="ada"):
+    return sign_in(open_app(monkeypatch, project), name).switch_page(PAGE).run()
+
+
+def table(app, first_column):
+    """The page's table whose first column is `first_column`."""
+    return next(d.value for d in app.dataframe if list(d.value.columns)[:1] == [first_column])
+
+
+def figure(app, key):
+    chart = next(c for c in app.get("plotly_chart") if key in c.proto.id)
+    return json.loads(chart.proto.spec)
+
+
+@pytest.fixture(scope="module")
+def demo_page(demo):
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        yield agreement_page(monkeypatch, demo.directory)
+
+
+def test_annotator_cannot_open_the_agreement_page(monkeypatch, tiny):
+    app = sign_in(open_app(monkeypatch, tiny), "ann")
+    with pytest.raises(ValueError, match="Could not find a navigation page"):
+        app.switch_page(PAGE)
+
+
+def test_agreement_page_refuses_an_annotator_who_reaches_it(monkeypatch, tiny):
+    app = sign_in(open_app(monkeypatch, tiny), "ann").run()
+    app.switch_page(PAGE).run()
+    assert "not available to your role" in app.error[0].value and not app.get("plotly_chart")
+
+
+def test_agreement_page_shows_alpha_for_all_five_stages_on_the_demo(demo, demo_page):
+    expected = measure_agreement(export_records(demo, "human"))
+    alphas = table(demo_page, "stage")
+    assert list(alphas["stage"]) == STAGE_NAMES
+    assert list(alphas["alpha"]) == [f"{expected[stage].alpha:.3f}" for stage in SHOWN]
+
+
+def test_alpha_bars_carry_the_bootstrap_ci_as_error_bars(demo, demo_page):
+    expected = measure_agreement(export_records(demo, "human"))["verifiable"]
+    bars = figure(demo_page, "alpha_chart")["data"][0]
+    assert bars["y"][0] == pytest.approx(expected.alpha)
+    assert bars["error_y"]["array"][0] == pytest.approx(expected.ci_high - expected.alpha)
+    assert bars["error_y"]["arrayminus"][0] == pytest.approx(expected.alpha - expected.ci_low)
+
+
+def test_demo_shows_one_confusion_matrix_per_annotator_pair(demo_page):
+    charts = [c.proto.id for c in demo_page.get("plotly_chart") if "confusion:" in c.proto.id]
+    assert [c.split("confusion:verifiable:", 1)[1] for c in charts] == ["alice:bob", "alice:carol", "bob:carol"]
+
+
+def test_human_ceiling_is_shown_per_precision_mode_on_the_demo(demo, demo_page):
+    expected = human_ceilings(export_records(demo, "human"))["individual"]
+    ceiling = table(demo_page, "precision mode")
+    assert list(ceiling["precision mode"]) == ["individual", "necessity", "alce"]
+    alice = next(a.pearson for a in expected.per_annotator if a.annotator == "alice")
+    assert ceiling["alice"][0] == f"{alice:.3f}" and ceiling["ceiling (mean r)"][0] == f"{expected.ceiling:.3f}"
+
+
+def test_undefined_stage_says_why(monkeypatch, tiny):
+    alphas = table(agreement_page(monkeypatch, tiny), "stage")
+    notes = dict(zip(alphas["stage"], alphas["note"], strict=True))
+    assert set(alphas["stage"]) == set(STAGE_NAMES) and len(alphas) == 5
+    assert notes["Stage 3 · all"] == "undefined: fewer than two annotators (0)"
+    assert list(alphas["alpha"])[0] == "0.444"  # hand: 3 units, D_o = 2/6, D_e = 18/30 → 1 − (1/3)/(3/5) = 4/9
+
+
+def test_confusion_matrix_counts_the_units_per_pair_of_values(monkeypatch, tiny):
+    heatmap = figure(agreement_page(monkeypatch, tiny), "confusion:verifiable:ann:bob")["data"][0]
+    # ann across, bob down: (false, false) s2, (true, false) s0, (true, true) s1
+    assert heatmap["x"] == ["false", "true"] and heatmap["z"] == [[1, 1], [0, 1]]
+
+
+def test_annotator_table_gives_agreement_with_gold_and_median_time(monkeypatch, tiny):
+    rows = table(agreement_page(monkeypatch, tiny), "annotator").to_dict("records")
+    assert [(r["annotator"], r["agrees with gold"], r["agrees on adjudicated"], r["median time per decision"],
+             r["decisions under 2 s"]) for r in rows] == [
+        ("ann", "100.0%", "1 of 1", "2.0 s", "33%"), ("bob", "66.7%", "0 of 1", "5.0 s", "0%")]
+
+
+def test_stage_button_opens_the_disputes_of_that_stage(monkeypatch, demo):
+    app = agreement_page(monkeypatch, demo.directory)
+    app.button(key="to_disputes:entailment_all").click().run()
+    assert [t.value for t in app.title] == ["Disputes"] and app.selectbox(key="stage").value == "entailment_all"
+    assert all(" · all · " in option for option in app.selectbox(key="dispute_choice").options)
+
+
+def test_confusion_button_opens_the_disputes_of_the_chosen_stage(monkeypatch, tiny):
+    app = agreement_page(monkeypatch, tiny)
+    app.selectbox(key="confusion_stage").select("decomposition").run()
+    app.button(key="to_disputes:confusion").click().run()
+    assert app.selectbox(key="stage").value == "decomposition"

@@ -1,0 +1,212 @@
+"""The annotate page, driven through streamlit's AppTest on tiny projects built in code."""
+import pytest
+from app_support import FIRST_TEXT, click, highlighted, open_app, shown_text, sign_in, tiny_project
+
+from annotation.protocol.records import EvaluationRecord, Fact, Sentence
+from annotation.work.labels import fact_unit, labels_by_unit
+
+
+@pytest.fixture
+def project(tmp_path):
+    tiny_project(tmp_path / "p")
+    return tmp_path / "p"
+
+
+@pytest.fixture
+def store(project):
+    from annotation.store.project_store import ProjectStore
+    return ProjectStore.open(project)
+
+
+def signed_in(monkeypatch, project, name="ann"):
+    return sign_in(open_app(monkeypatch, project), name)
+
+
+def labels(store, who="ann", rid="r1"):
+    return labels_by_unit(store.events.current_labels(who, rid))
+
+
+def through_stage_one(app, answers=(True, True, False)):
+    for value in answers:
+        click(app, f"answer:{value}")
+    return app
+
+
+def test_first_sentence_of_first_response_is_highlighted(monkeypatch, project):
+    app = signed_in(monkeypatch, project)
+    assert highlighted(app) == "The man points at the screen (visual, 0:02)."
+
+
+def test_question_and_options_are_in_view(monkeypatch, project):
+    text = shown_text(signed_in(monkeypatch, project))
+    assert "What happens first?" in text and "A. He points<br>B. He waves" in text
+
+
+def test_verifiable_click_is_logged_at_once_with_time_spent(monkeypatch, project, store):
+    click(signed_in(monkeypatch, project), "answer:True")
+    event = store.events.current_labels("ann", "r1")[0]
+    assert (event.unit, event.task, event.value) == ("s0", "verifiable", True) and event.spent_ms >= 0
+
+
+def test_decision_advances_to_the_next_sentence(monkeypatch, project):
+    app = click(signed_in(monkeypatch, project), "answer:False")
+    assert highlighted(app).startswith("He says hello and waves")
+
+
+def test_stage_two_proposes_a_rule_based_split(monkeypatch, project):
+    app = through_stage_one(signed_in(monkeypatch, project))
+    assert app.text_input(key="draft:r1:s0:text:0").value == "The man points at the screen."
+
+
+def test_confirmed_facts_are_logged_as_one_list(monkeypatch, project, store):
+    app = through_stage_one(signed_in(monkeypatch, project))
+    click(app, "draft:r1:s0:confirm")
+    assert labels(store)[("s0", "facts")] == [{"text": "The man points at the screen.", "citations": [0]}]
+
+
+def test_fact_list_editing_on_the_second_sentence(monkeypatch, project, store):
+    app = through_stage_one(signed_in(monkeypatch, project))
+    click(app, "draft:r1:s0:confirm")
+    app.text_input(key="draft:r1:s1:text:0").input("A man says hello.").run()
+    click(app, "draft:r1:s1:add")
+    app.text_input(key="draft:r1:s1:text:1").input("A man waves.").run()
+    app.checkbox(key="draft:r1:s1:cite:0:1").uncheck().run()   # hello: audio only
+    app.checkbox(key="draft:r1:s1:cite:1:0").uncheck().run()   # waves: visual only
+    click(app, "draft:r1:s1:up:1")
+    click(app, "draft:r1:s1:confirm")
+    assert labels(store)[("s1", "facts")] == [{"text": "A man waves.", "citations": [1]},
+                                              {"text": "A man says hello.", "citations": [0]}]
+
+
+def test_deleted_fact_is_not_saved(monkeypatch, project, store):
+    app = through_stage_one(signed_in(monkeypatch, project))
+    click(app, "draft:r1:s0:add")
+    app.text_input(key="draft:r1:s0:text:1").input("Extra.").run()
+    click(app, "draft:r1:s0:delete:0")
+    click(app, "draft:r1:s0:confirm")
+    assert labels(store)[("s0", "facts")] == [{"text": "Extra.", "citations": [0]}]
+
+
+def test_fact_citing_nothing_is_refused(monkeypatch, project, store):
+    app = through_stage_one(signed_in(monkeypatch, project))
+    app.checkbox(key="draft:r1:s0:cite:0:0").uncheck().run()
+    app = click(app, "draft:r1:s0:confirm")
+    assert ("s0", "facts") not in labels(store)
+    assert "tick at least one citation" in " ".join(w.value for w in app.warning)
+
+
+def test_one_citation_fact_is_one_click(monkeypatch, project, store):
+    app = through_stage_one(signed_in(monkeypatch, project))
+    click(app, "draft:r1:s0:confirm")
+    click(app, "draft:r1:s1:confirm")
+    click(app, "answer:True")  # 'all' of the one-citation fact, and nothing else about it
+    unit = fact_unit(0, "The man points at the screen.", [0])
+    assert labels(store)[(unit, "all")] is True
+    assert "He says hello and waves." in fact_shown(app)
+
+
+def fact_shown(app):
+    return next(h.value for h in app.html if "murgat-fact" in h.value)
+
+
+def test_whole_response_through_three_stages_is_done_and_the_next_one_opens(monkeypatch, project, store):
+    app = through_stage_one(signed_in(monkeypatch, project))
+    click(app, "draft:r1:s0:confirm")
+    click(app, "draft:r1:s1:confirm")
+    for _ in range(4):  # fact 1: all; fact 2 (two citations): all, alone.0, alone.1
+        click(app, "answer:True")
+    assert labels(store)[("response", "done")] is True
+    assert highlighted(app) == "A red light blinks (visual, 0:04-0:05)."
+
+
+def test_undo_reopens_the_last_decision(monkeypatch, project, store):
+    app = click(signed_in(monkeypatch, project), "answer:True")
+    app = click(app, "undo")
+    assert labels(store) == {} and highlighted(app).startswith("The man points")
+
+
+def test_undo_after_finishing_a_response_goes_back_into_it(monkeypatch, project, store):
+    store.events.append("ann", "r2", "s0", "verifiable", False)
+    app = click(signed_in(monkeypatch, project, "ann"), "undo")
+    assert highlighted(app) == "A red light blinks (visual, 0:04-0:05)."
+
+
+def test_skip_needs_a_reason(monkeypatch, project, store):
+    app = signed_in(monkeypatch, project)
+    app = next(b for b in app.button if b.label == "Set it aside").click().run()
+    assert store.events.log("ann", kind="skip") == [] and "say why" in shown_text(app)
+
+
+def test_skip_with_a_reason_moves_to_the_next_response(monkeypatch, project, store):
+    app = signed_in(monkeypatch, project)
+    app.text_input(key="skip_reason").input("no picture")
+    app = next(b for b in app.button if b.label == "Set it aside").click().run()
+    assert store.events.log("ann", kind="skip")[0].value == {"reason": "no picture"}
+    assert highlighted(app).startswith("A red light blinks")
+
+
+def test_flag_for_guidelines_is_logged(monkeypatch, project, store):
+    app = signed_in(monkeypatch, project)
+    app.text_area(key="flag_text").input("Is waving an action?")
+    next(b for b in app.button if b.label == "Send the flag").click().run()
+    assert store.events.log("ann", kind="flag")[0].value == {"text": "Is waving an action?"}
+
+
+def test_returning_annotator_resumes_at_the_same_question(monkeypatch, project):
+    through_stage_one(signed_in(monkeypatch, project))
+    again = signed_in(monkeypatch, project)
+    assert again.text_input(key="draft:r1:s0:text:0").value == "The man points at the screen."
+
+
+def test_annotator_never_sees_another_annotators_labels(monkeypatch, project, store):
+    store.events.append("bob", "r1", "s0", "verifiable", True)
+    store.events.append("bob", "r1", "s0", "facts", [{"text": "BOB'S PRIVATE FACT", "citations": [0]}])
+    app = through_stage_one(signed_in(monkeypatch, project))
+    assert "BOB'S PRIVATE FACT" not in shown_text(app)
+    assert ("s0", "facts") not in labels(store, "ann")
+
+
+def test_queue_done_says_so(monkeypatch, project, store):
+    for rid in ("r1", "r2"):
+        store.events.append("ann", rid, "response", "done", True)
+    assert "Your queue is done" in shown_text(signed_in(monkeypatch, project))
+
+
+def test_person_outside_the_pool_is_told_to_ask_an_admin(monkeypatch, project):
+    assert "an admin adds you to the pool" in shown_text(signed_in(monkeypatch, project, "ada"))
+
+
+def test_response_text_is_shown_as_text_not_html(monkeypatch, tmp_path):
+    hostile = "<script>alert(1)</script> A <b>bold</b> [link](javascript:x) claim (visual, 0:01).\nAnswer: A"
+    tiny_project(tmp_path / "p", texts=(hostile,))
+    page = "\n".join(h.value for h in signed_in(monkeypatch, tmp_path / "p").html)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>" not in page
+    assert "&lt;b&gt;bold&lt;/b&gt;" in page
+
+
+def gold_for_first(facts):
+    return EvaluationRecord("r1", "gold", [
+        Sentence("The man points at the screen (visual, 0:02).", True, facts=facts),
+        Sentence("He says hello and waves (audio, 0:01-0:03; visual, 0:03).", False),
+        Sentence("So B is right.", False)])
+
+
+def test_staged_campaign_waits_for_gold_after_stage_one(monkeypatch, tmp_path):
+    tiny_project(tmp_path / "p", texts=(FIRST_TEXT,), campaign_mode="staged")
+    app = through_stage_one(signed_in(monkeypatch, tmp_path / "p"))
+    assert "wait for the adjudicated labels" in shown_text(app)
+
+
+def test_staged_campaign_judges_the_gold_facts(monkeypatch, tmp_path):
+    store = tiny_project(tmp_path / "p", texts=(FIRST_TEXT,), campaign_mode="staged")
+    store.add_records([gold_for_first([Fact("GOLD: a man points.", [0])])])
+    app = through_stage_one(signed_in(monkeypatch, tmp_path / "p"), answers=(False, False, False))
+    click(app, "draft:r1:s0:confirm")  # own facts for the gold-verifiable sentence
+    assert "GOLD: a man points." in shown_text(app)
+
+
+def test_broken_gold_shows_a_friendly_message_not_a_traceback(monkeypatch, tmp_path):
+    store = tiny_project(tmp_path / "p", texts=(FIRST_TEXT,), campaign_mode="staged")
+    store.add_records([gold_for_first([Fact("points at nothing", [7])])])
+    app = signed_in(monkeypatch, tmp_path / "p")
+    assert not app.exception and "Something went wrong" in app.error[0].value

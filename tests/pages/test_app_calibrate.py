@@ -1,0 +1,231 @@
+"""The calibration page (admin) on the demo project: the sweep table, the choice, the figures,
+a response opened from the scatter, and the export (none for the demo's simulated judges; a
+real file for judges that a judges TOML configures).
+
+The demo holds 24 gold responses, three annotators' labels in the event log, and four
+simulated judge configurations built to rank strong > … > random (annotation/demo.py).
+"""
+import json
+
+import pytest
+from app_support import open_app, shown_text, sign_in, tiny_project
+
+from annotation.demo.project import build_demo
+from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
+from annotation.store.project_store import ProjectStore
+from pages.widgets import calibration_charts as charts
+from pages.widgets import opened_response
+
+DEMO_SOURCES = {"judge:sim-strong+sim-strong+sim-strong", "judge:sim-weak+sim-good+sim-good",
+                "judge:sim-good+sim-good+sim-weak", "judge:sim-random+sim-random+sim-random"}
+BEST = "judge:sim-strong+sim-strong+sim-strong"
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("demo") / "demo"
+    build_demo(directory)
+    return directory
+
+
+@pytest.fixture
+def page(monkeypatch, demo):
+    return sign_in(open_app(monkeypatch, demo), "admin").switch_page("pages/calibrate.py").run()
+
+
+def unescaped(markdown: str) -> str:
+    """The page escapes Markdown in names from records; the text as a reader sees it."""
+    return markdown.replace("\\", "")
+
+
+def sweep_table(app):
+    return app.dataframe[0].value  # the first table on the page
+
+
+def test_sweep_table_holds_every_demo_judge_source_in_each_of_the_three_modes(page):
+    table = sweep_table(page)
+    assert set(table["source"]) == DEMO_SOURCES
+    assert sorted(zip(table["source"], table["mode"], strict=True)) == sorted(
+        (s, m) for s in DEMO_SOURCES for m in ("individual", "necessity", "alce"))
+    assert set(table["n"]) == {24}
+
+
+def test_best_configuration_is_the_strong_judges(page):
+    table = sweep_table(page)
+    assert table.iloc[0]["source"] == BEST and table.iloc[0]["~ best"] == "best"
+    assert f"Chosen: **{BEST} [" in unescaped(page.success[0].value)
+
+
+def test_random_judges_are_significantly_worse_than_the_best(page):
+    table = sweep_table(page)
+    random_rows = table[table["source"] == "judge:sim-random+sim-random+sim-random"]
+    assert set(random_rows["~ best"]) == {"no"}
+
+
+def test_sweep_is_not_redone_when_nothing_changed(page):
+    before = page.session_state["calibrate_sweep"]["report"]
+    page.radio(key="choose_rule").set_value("heldout").run()
+    assert page.session_state["calibrate_sweep"]["report"] is before
+
+
+def test_changed_settings_make_a_new_sweep(page):
+    before = page.session_state["calibrate_sweep"]["key"]
+    page.number_input(key="sweep_seed").set_value(1)
+    app = next(b for b in page.button if b.label == "Run the sweep with these settings").click().run()
+    assert app.session_state["calibrate_sweep"]["key"] != before
+    assert app.session_state["calibrate_sweep"]["report"].settings["seed"] == 1
+
+
+def test_every_figure_carries_the_human_ceiling(page):
+    ceiling = page.session_state["calibrate_sweep"]["report"].human_ceiling
+    figures = [json.loads(chart.proto.spec) for chart in page.get("plotly_chart")]
+    assert len(figures) == 3
+    scatter, heatmap, forest = figures
+    chosen_mode = page.session_state["calibrate_sweep"]["report"].best.precision_mode
+    assert f"human ceiling r = {ceiling[chosen_mode]:.3f}" in json.dumps(scatter["layout"]["annotations"])
+    for mode, value in ceiling.items():
+        assert f"{mode}: human ceiling r = {value:.3f}" in heatmap["layout"]["title"]["text"]
+        [line] = [t for t in forest["data"] if t["name"] == f"human ceiling {mode} ({value:.2f})"]
+        assert line["x"] == [value, value]
+
+
+def test_scatter_shows_one_point_per_gold_response_with_its_id(page):
+    scatter = json.loads(page.get("plotly_chart")[0].proto.spec)
+    [points] = [t for t in scatter["data"] if t.get("name") == "responses"]
+    assert len(points["x"]) == 24 and points["customdata"][0] == ["demo-a-01"]
+    assert any(t.get("name") == "95 % CI of the line" for t in scatter["data"])
+
+
+def test_heatmap_has_a_panel_per_decomposer_and_mode(page):
+    heatmap = json.loads(page.get("plotly_chart")[1].proto.spec)
+    titles = {a["text"] for a in heatmap["layout"]["annotations"] if "decomposer" in a["text"]}
+    assert titles == {f"{m} · decomposer {d}" for m in ("individual", "necessity", "alce")
+                      for d in ("sim-good", "sim-random", "sim-strong")}
+
+
+def test_clicking_a_point_on_the_scatter_opens_that_response(page):
+    page.session_state["calibrate_scatter"] = {"selection": {"points": [{"customdata": ["demo-c-05"]}],
+                                                             "point_indices": [0], "box": [], "lasso": []}}
+    app = page.run()
+    assert "Response demo-c-05" in [s.value for s in app.subheader]
+    assert app.selectbox(key=opened_response.OPEN_KEY).value == "demo-c-05"
+
+
+def test_open_its_disputes_goes_to_the_disputes_page_filtered_to_the_response(page):
+    app = page.selectbox(key=opened_response.OPEN_KEY).select("demo-a-02").run()
+    app = app.button(key="open_disputes").click().run()
+    assert any(t.value == "Disputes" for t in app.title)
+    assert app.selectbox(key="dispute_response").value == "demo-a-02"
+
+
+def test_choosing_a_response_opens_its_text_scores_and_player(page):
+    app = page.selectbox(key=opened_response.OPEN_KEY).select("demo-b-03").run()
+    assert "Response demo-b-03" in [s.value for s in app.subheader]
+    assert {m.label for m in app.metric} >= {"Gold MURGAT-S", "Judge MURGAT-S"}
+    assert len(app.get("video")) + len(app.get("audio")) + len(app.get("image")) >= 1
+    assert app.button(key="open_disputes")
+
+
+def test_demo_export_explains_that_simulated_judges_cannot_be_exported(page):
+    assert "simulated judges" in shown_text(page) and "nothing to export" in shown_text(page)
+    assert not page.get("download_button")
+
+
+@pytest.mark.parametrize("name", ["alice", "ada"])
+def test_annotators_and_adjudicators_cannot_open_the_calibrate_page(monkeypatch, demo, name):
+    app = sign_in(open_app(monkeypatch, demo), name)
+    with pytest.raises(ValueError, match="Could not find a navigation page"):
+        app.switch_page("pages/calibrate.py")
+
+
+@pytest.mark.parametrize("name", ["alice", "ada"])
+def test_calibrate_page_refuses_other_roles_that_reach_it(monkeypatch, demo, name):
+    app = sign_in(open_app(monkeypatch, demo), name).run()
+    app.switch_page("pages/calibrate.py").run()
+    assert "not available to your role" in app.error[0].value
+    assert not any(t.value == "Calibrate" for t in app.title)
+
+
+def test_project_without_gold_says_what_is_missing(monkeypatch, tmp_path):
+    tiny_project(tmp_path / "p")
+    app = sign_in(open_app(monkeypatch, tmp_path / "p"), "boss").switch_page("pages/calibrate.py").run()
+    assert "No gold records yet" in app.info[0].value and "No judge records yet" in app.info[0].value
+
+
+# -- a project whose judge `j` is configured in a judges TOML ------------------------------------
+ENTAILED = {  # response → per sentence: does its one fact hold (gold, judge)?
+    "r1": ((1, 1, 1), (1, 1, 1)), "r2": ((1, 1, 0), (1, 1, 1)), "r3": ((1, 0, 0), (1, 0, 0)),
+    "r4": ((0, 0, 0), (0, 1, 0)), "r5": ((1, 1, 0), (1, 1, 0)), "r6": ((1, 0, 0), (0, 0, 0))}
+TEXT = "A cat sits (visual, 0:01). A dog barks (audio, 0:02). A bird flies (visual, 0:03).\nAnswer: A"
+JUDGES_TOML = ('[judges.j]\nadapter = "openai"\nmodel = "test-model"\nbase_url = "http://127.0.0.1:9/v1"\n'
+               "price_in_per_1k = 0.5\nprice_out_per_1k = 1.5\n")
+
+
+def record(store, response_id: str, source: str, entailed) -> EvaluationRecord:
+    sentences = [Sentence(s.text, True, s.citations, [Fact(s.text.split(" (")[0] + ".", [0],
+                                                           Entailment(bool(e), [bool(e)], [False]))],
+                          s.start, s.end)
+                 for s, e in zip(store.response_sentences(response_id), entailed, strict=True)]
+    return EvaluationRecord(response_id, source, sentences)
+
+
+@pytest.fixture
+def configured(tmp_path):
+    store = tiny_project(tmp_path / "p", texts=(TEXT,) * len(ENTAILED))
+    store.add_records([record(store, rid, "gold", gold) for rid, (gold, _) in ENTAILED.items()]
+                      + [record(store, rid, "judge:j+j+j", judged) for rid, (_, judged) in ENTAILED.items()])
+    (tmp_path / "p" / "judges.toml").write_text(JUDGES_TOML)
+    return tmp_path / "p"
+
+
+def test_configured_judges_can_be_exported_as_a_calibrated_configuration(monkeypatch, configured):
+    app = sign_in(open_app(monkeypatch, configured), "boss").switch_page("pages/calibrate.py").run()
+    mode = app.session_state["calibrate_sweep"]["report"].best.precision_mode
+    assert f"j+j+j in {mode} mode" in shown_text(app)
+    assert [b.label for b in app.get("download_button")] == ["Download the calibrated configuration (JSON)"]
+
+
+def test_changed_records_make_a_new_sweep(monkeypatch, configured):
+    app = sign_in(open_app(monkeypatch, configured), "boss").switch_page("pages/calibrate.py").run()
+    before = app.session_state["calibrate_sweep"]["key"]
+    store = ProjectStore.open(configured)
+    store.add_records([record(store, "r6", "judge:j+j+j", (1, 0, 0))])
+    assert app.run().session_state["calibrate_sweep"]["key"] != before
+
+
+def test_cheapest_rule_without_recorded_calls_says_why_and_keeps_the_best(monkeypatch, configured):
+    app = sign_in(open_app(monkeypatch, configured), "boss").switch_page("pages/calibrate.py").run()
+    app.radio(key="choose_rule").set_value("cheapest").run()
+    assert "No price for the cheapest rule" in app.info[0].value
+    assert "Chosen: **judge:j+j+j [" in unescaped(app.success[0].value)
+
+
+def test_cheapest_rule_needs_a_judges_file(page):
+    app = page.radio(key="choose_rule").set_value("cheapest").run()
+    assert "needs the judges' prices from the judges file" in app.info[0].value
+
+
+def test_sources_not_of_the_form_verifier_decomposer_entailer_are_listed_beside_the_heatmap(monkeypatch, configured):
+    store = ProjectStore.open(configured)
+    store.add_records([record(store, rid, "judge:reference-metric", judged) for rid, (_, judged) in ENTAILED.items()])
+    app = sign_in(open_app(monkeypatch, configured), "boss").switch_page("pages/calibrate.py").run()
+    assert "(so not in the heatmap): judge:reference-metric" in unescaped(shown_text(app))
+
+
+def test_regression_band_is_the_least_squares_line_with_its_t_interval():
+    # (0,0), (1,1), (2,3): slope 3/2, intercept −1/6, residual SD √(1/6), t(0.975, 1) = 12.7062
+    fit, low, high = charts.regression_band([0, 1, 2], [0, 1, 3], [1.0])
+    assert fit[0] == pytest.approx(4 / 3)
+    assert high[0] - fit[0] == pytest.approx(12.7062 * (1 / 6) ** 0.5 * (1 / 3) ** 0.5, rel=1e-4)
+    assert fit[0] - low[0] == pytest.approx(high[0] - fit[0])
+
+
+def test_regression_band_needs_three_points_and_varying_gold():
+    assert charts.regression_band([0, 1], [0, 1], [0.5]) is None
+    assert charts.regression_band([0.5, 0.5, 0.5], [0, 1, 0], [0.5]) is None
+
+
+def test_judge_source_parses_into_its_three_stages_or_none():
+    assert charts.parse_judge_source("judge:a+gold+b") == ("a", "gold", "b")
+    assert charts.parse_judge_source("judge:metric-file") is None
+    assert charts.parse_judge_source("human:alice") is None

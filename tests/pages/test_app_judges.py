@@ -1,0 +1,178 @@
+"""The judges page (admin): the judges file without keys, a dry-run plan, a background run
+against the scripted OpenAI-compatible server on 127.0.0.1 (tests/judge_server.py), and the
+records it produced.
+
+The project holds judge_server.RESPONSES (two responses, six sentences) on a generated clip;
+with one judge `j` the run `j+j+j` over all responses makes 19 calls and stores one record
+per response (see tests/test_judges_run.py for the hand count).
+"""
+import html
+
+import pytest
+from app_support import PEOPLE, open_app, shown_text, sign_in
+from judge_server import JudgeServer, make_project, make_video
+
+from annotation.store.accounts import add_account
+from annotation.store.project_store import ProjectStore
+from pages.widgets import judge_run
+
+SECRET = "sk-test-Zq81-never-shown"
+KEY_VARIABLE = "MURGAT_TEST_JUDGE_KEY"
+
+
+@pytest.fixture(scope="module")
+def video(tmp_path_factory):
+    return make_video(tmp_path_factory.mktemp("media") / "clip.mp4")
+
+
+@pytest.fixture
+def server():
+    with JudgeServer() as running:
+        yield running
+
+
+def judges_toml(base_url: str, **extra) -> str:
+    lines = ["[judges.j]", 'adapter = "openai"', 'model = "test-model"', f'base_urls = ["{base_url}"]',
+             f'api_key_env = "{KEY_VARIABLE}"', "max_concurrency = 2", "price_in_per_1k = 0.5",
+             "price_out_per_1k = 1.5", "backoff_base_s = 0.001", "timeout_s = 5.0"]
+    return "\n".join(lines + [f"{k} = {v}" for k, v in extra.items()]) + "\n"
+
+
+@pytest.fixture
+def project(tmp_path, video, server):
+    directory = tmp_path / "p"
+    store = make_project(directory, video)
+    for name, role in PEOPLE:
+        add_account(store, name, role, name)
+    (directory / "judges.toml").write_text(judges_toml(server.base_url))
+    return directory
+
+
+@pytest.fixture
+def page(monkeypatch, project):
+    monkeypatch.setenv(KEY_VARIABLE, SECRET)
+    return sign_in(open_app(monkeypatch, project), "boss").switch_page("pages/judges.py").run()
+
+
+def everything_on(app) -> str:
+    """Every element's full content (tables included), to look for what must not be there."""
+    return "\n".join(str(node.proto) for block in (app.main, app.sidebar) for node in block
+                     if getattr(node, "proto", None) is not None)
+
+
+def plan_all_responses(app):
+    app.radio(key="run_responses").set_value("all").run()
+    return app.button(key="plan_run").click().run()
+
+
+def finished_run(app, project):
+    run = judge_run.latest_run(ProjectStore.open(project))
+    assert run.wait(timeout_s=60), "the run did not finish within a minute"
+    return app.run()
+
+
+def test_judges_of_the_toml_are_listed_with_the_key_variable_named_not_its_value(page):
+    [row] = page.dataframe[0].value.to_dict("records")
+    assert (row["judge"], row["model"], row["max concurrency"]) == ("j", "test-model", 2)
+    assert row["API key"] == f"${KEY_VARIABLE} (set)"
+    assert SECRET not in everything_on(page)
+
+
+def test_unset_key_variable_is_named_and_the_run_cannot_start(monkeypatch, project):
+    app = sign_in(open_app(monkeypatch, project), "boss").switch_page("pages/judges.py").run()
+    assert app.dataframe[0].value.to_dict("records")[0]["API key"] == f"${KEY_VARIABLE} (not set)"
+    plan_all_responses(app)
+    assert app.button(key="start_run").disabled and f"${KEY_VARIABLE}" in app.warning[0].value
+
+
+def test_plan_counts_the_calls_still_needed_without_making_any(page, server):
+    plan_all_responses(page)
+    metrics = {m.label: m.value for m in page.metric}
+    # 6 verifiability calls (one per sentence) + 4 decompositions (the cited sentences, assumed
+    # verifiable until answered); entailment calls depend on the facts, so they are estimated
+    assert metrics["Calls needed"] == "10"
+    assert server.log == []
+
+
+def test_start_needs_a_plan_of_the_current_choice(page):
+    assert "start_run" not in [b.key for b in page.button]
+    plan_all_responses(page)
+    assert not page.button(key="start_run").disabled
+    page.radio(key="run_responses").set_value("gold").run()
+    assert "start_run" not in [b.key for b in page.button]
+
+
+def test_run_started_on_the_page_stores_one_record_per_response(page, project, server):
+    plan_all_responses(page).button(key="start_run").click().run()
+    app = finished_run(page, project)
+    assert [r.response_id for r in ProjectStore.open(project).list_records("judge:j+j+j")] == ["r1", "r2"]
+    assert app.dataframe[-1].value.to_dict("records") == [{"source": "judge:j+j+j", "records": 2}]
+    assert "2 response record(s) complete, 2 new or changed stored · 19 call(s) made" in app.success[0].value
+
+
+def test_key_is_sent_to_the_endpoint_but_never_shown(page, project, server):
+    plan_all_responses(page).button(key="start_run").click().run()
+    app = finished_run(page, project)
+    assert {r.authorization for r in server.log} == {f"Bearer {SECRET}"}
+    assert SECRET not in everything_on(app)
+
+
+def test_progress_shows_the_finished_run_with_its_calls_and_cost(page, project):
+    plan_all_responses(page).button(key="start_run").click().run()
+    app = finished_run(page, project)
+    metrics = {m.label: m.value for m in app.metric}
+    assert metrics["Calls made"] == "19" and metrics["Cache hits"] == "0" and metrics["Failed"] == "0"
+    assert app.progress[0].value == 100
+
+
+def test_stop_ends_the_run_early_and_says_so(monkeypatch, tmp_path, video):
+    with JudgeServer(latency_s=1.0) as slow:  # a response needs ≥ 3 rounds of calls: 3 s
+        directory = tmp_path / "slow"
+        store = make_project(directory, video)
+        add_account(store, "boss", "admin", "boss")
+        (directory / "judges.toml").write_text(judges_toml(slow.base_url))
+        monkeypatch.setenv(KEY_VARIABLE, SECRET)
+        app = sign_in(open_app(monkeypatch, directory), "boss").switch_page("pages/judges.py").run()
+        plan_all_responses(app).button(key="start_run").click().run()
+        app.button(key="stop_run").click().run()
+        app = finished_run(app, directory)
+    assert "Stopped early: stopped" in app.warning[0].value
+    assert len(slow.log) < 19 and store.list_records("judge:") == []
+
+
+def test_broken_judges_file_shows_every_problem_with_its_line(monkeypatch, project):
+    (project / "judges.toml").write_text('[judges.j]\nadapter = "openai"\nmodel = "m"\n'
+                                         'base_url = "http://127.0.0.1:9/v1"\nspeed = 3\n')
+    app = sign_in(open_app(monkeypatch, project), "boss").switch_page("pages/judges.py").run()
+    assert "cannot be used" in app.error[0].value
+    assert "line 5, field 'judges.j.speed': unknown key" in html.unescape(shown_text(app))
+
+
+def test_judges_file_path_is_a_project_setting(page, project, server):
+    (project / "other.toml").write_text(judges_toml(server.base_url).replace("[judges.j]", "[judges.k]"))
+    page.text_input(key="judges_toml_input").input("other.toml")
+    app = next(b for b in page.button if b.label == "Save path").click().run()
+    assert ProjectStore.open(project).get_setting("judges_toml") == "other.toml"
+    assert app.dataframe[0].value["judge"].tolist() == ["k"]
+
+
+def test_without_a_judges_file_the_page_explains_where_to_write_one(monkeypatch, project):
+    (project / "judges.toml").unlink()
+    app = sign_in(open_app(monkeypatch, project), "boss").switch_page("pages/judges.py").run()
+    assert "No judges file yet" in app.info[0].value and "No judge records yet." in shown_text(app)
+
+
+@pytest.mark.parametrize("name", ["ann", "ada"])
+def test_annotators_and_adjudicators_cannot_open_the_judges_page(monkeypatch, project, name):
+    app = sign_in(open_app(monkeypatch, project), name)
+    with pytest.raises(ValueError, match="Could not find a navigation page"):
+        app.switch_page("pages/judges.py")
+
+
+@pytest.mark.parametrize("name", ["ann", "ada"])
+def test_judges_page_refuses_other_roles_that_reach_it(monkeypatch, project, name):
+    # Streamlit's legacy mode can run a script under pages/ directly; the page guards itself.
+    app = sign_in(open_app(monkeypatch, project), name).run()
+    app.switch_page("pages/judges.py").run()
+    assert "not available to your role" in app.error[0].value
+    assert not any(t.value == "Judges" for t in app.title)

@@ -9,14 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from annotation.agreement.gold import gold_records
 from annotation.formats.readers import read_any
 from annotation.media.clips import make_proxy
 from annotation.media.files import MediaError, file_sha256, probe_media, resolve_media
 from annotation.protocol.errors import InputError, Problem
-from annotation.protocol.records import EvaluationRecord, Response, source_kind
+from annotation.protocol.records import EvaluationRecord, Response
 from annotation.protocol.sentences import sentences_for_response
 from annotation.store.project_store import ProjectStore
-from annotation.work.labels import human_records
+from annotation.work.labels import annotator_records
 
 EXPORT_SOURCES = ("gold", "human", "judge", "all")
 
@@ -137,16 +138,33 @@ def import_files(store: ProjectStore, paths: list[Path], *, skip_invalid: bool =
     return report
 
 
+@dataclass
+class ProjectRecords:
+    """Everything a project's people and judges produced, as evaluation records: the gold derived
+    from the current labels and rulings (plus imported gold where nobody labelled), every
+    annotator's records (staged campaigns' stage-3 answers attached to the gold facts they were
+    about), and the stored judge records."""
+
+    gold: list[EvaluationRecord]
+    humans: list[EvaluationRecord]
+    judges: list[EvaluationRecord]
+
+
+def project_records(store: ProjectStore) -> ProjectRecords:
+    """The project's records of every kind, derived once and consistently (see ProjectRecords)."""
+    gold = gold_records(store)
+    humans = annotator_records(store, gold_by_response={r.response_id: r for r in gold})
+    return ProjectRecords(gold, humans, store.list_records("judge"))
+
+
 def export_records(store: ProjectStore, which: str = "all") -> list[EvaluationRecord]:
-    """Evaluation records of the project: stored (gold, judge, imported human) plus the
-    human records derived from the event log. Derived human records win over imported
-    ones with the same (response, source)."""
+    """The project's records of one kind ('gold', 'human', 'judge') or 'all', ordered by source,
+    then response (import order). See `project_records` for what each kind holds."""
     if which not in EXPORT_SOURCES:
         raise ValueError(f"source '{which}' is not one of {', '.join(EXPORT_SOURCES)}")
-    derived = human_records(store) if which in ("human", "all") else []
-    derived_keys = {(r.response_id, r.source) for r in derived}
-    stored = [r for r in store.list_records()
-              if (r.response_id, r.source) not in derived_keys
-              and (which == "all" or source_kind(r.source) == which)]
+    if which == "judge":
+        return store.list_records("judge")
+    found = project_records(store)
+    chosen = {"gold": found.gold, "human": found.humans}.get(which) or [*found.gold, *found.humans, *found.judges]
     order = {rid: i for i, rid in enumerate(store.response_ids())}
-    return sorted(stored + derived, key=lambda r: (r.source, order.get(r.response_id, 0)))
+    return sorted(chosen, key=lambda r: (r.source, order.get(r.response_id, 0)))

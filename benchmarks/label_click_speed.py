@@ -38,12 +38,13 @@ from streamlit.testing.v1 import AppTest
 
 from annotation.media.files import ffmpeg_exe
 from annotation.project import register_media
+from annotation.protocol.ids import sentence_unit
 from annotation.protocol.records import Response
 from annotation.protocol.sentences import sentences_for_response
 from annotation.store.accounts import add_account
 from annotation.store.event_log import utc_now
 from annotation.store.project_store import ProjectStore
-from annotation.work.labels import labels_by_unit, sentence_unit
+from annotation.work.labels import labels_by_unit
 from annotation.work.queues import assigned_response_ids, next_unfinished, pool
 from annotation.work.session import next_question, record_answer
 

@@ -137,7 +137,7 @@ def agreement(me: dict, store) -> None:
     st.title("Agreement")
     records = export_records(store, "human")
     gold = gold_from_store(store)
-    open_by_stage = Counter(ruling.stage_of(v) for v in gold.disputes(open_only=True))
+    open_by_stage = Counter(v.stage for v in gold.disputes(open_only=True))
     if not gold.values:
         st.info("No annotator labels yet: agreement is measured once two annotators label the same responses.")
     alpha_section(cached_agreement(fingerprint(records), records), open_by_stage)

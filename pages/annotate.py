@@ -31,7 +31,7 @@ def header():
 
 
 def empty_queue(store, who: str, queue: dict, waiting: list[str]) -> None:
-    mine = queue_view.progress_of(queue)
+    mine = queue.progress
     if waiting:
         st.info(f"{len(waiting)} of your responses wait for the adjudicated labels of an earlier stage "
                 "(staged campaign). Come back later.")
@@ -40,7 +40,7 @@ def empty_queue(store, who: str, queue: dict, waiting: list[str]) -> None:
         st.success("Your queue is done. Thank you!")
     else:
         st.info("No responses are assigned to you yet; an admin adds you to the pool.")
-    decisions.set_aside(store, who, queue["skipped"])
+    decisions.set_aside(store, who, queue.skipped)
 
 
 def decision(store, who: str, rid: str, sentence, question: Question) -> None:
@@ -53,9 +53,9 @@ def decision(store, who: str, rid: str, sentence, question: Question) -> None:
         st.markdown("**Split the highlighted sentence into atomic facts.**")
         draft_key = f"draft:{rid}:{question.unit}"
         if draft_key not in st.session_state:
-            judged = store.list_records("judge:", response_id=rid)
+            judged = store.list_records("judge", response_id=rid)
             start_draft(draft_key, propose_facts(question.sentence_index, sentence, judged, rule_based_facts))
-        decisions.shown_at(f"{rid}|{question.key}")
+        decisions.shown_at(question.key(rid))
         facts_editor(sentence, draft_key, lambda facts: decisions.confirm_facts(store, who, rid, question, facts))
     else:
         st.markdown("**Fact**")
@@ -74,7 +74,7 @@ def media_panel(store, response, sentences, sentence, question: Question, chosen
                 pad_s: float, upcoming: list[Question]) -> None:
     """Players for what the question is about (or the chip / timeline choice), the sound
     view on request, the citation timeline, and background preparation of the next clips."""
-    timeline_key = f"timeline:{response.response_id}:{question.key}"  # a new question starts afresh
+    timeline_key = f"timeline:{question.key(response.response_id)}"  # a new question starts afresh
     jump = timeline.jumped_to(timeline_key)
     if jump is not None:
         to_play = [sentences[jump[0]].citations[jump[1]]]
@@ -101,9 +101,10 @@ def annotate(me: dict, store) -> None:
     mode = normalise_campaign_mode(store.get_setting("campaign_mode"))
     pad_s = float(store.get_setting("pad_s", 1.0))
     progress_slot = header()
-    rid, labels, question, waiting = queue_view.current_item(store, who, mode)
+    item = queue_view.current_item(store, who, mode)
+    rid, labels, question, waiting = item.response_id, item.labels, item.question, item.waiting
     queue = queue_view.snapshot(store, who)
-    mine = queue_view.progress_of(queue)
+    mine = queue.progress
     progress_slot.progress(mine.done / mine.assigned if mine.assigned else 1.0,
                            text=f"{mine.done} of {mine.assigned} responses done"
                                 + (f", {mine.skipped} set aside" if mine.skipped else ""))
@@ -113,7 +114,7 @@ def annotate(me: dict, store) -> None:
     response = store.response(rid)
     sentences = store.response_sentences(rid)
     sentence = sentences[question.sentence_index]
-    questions, _ = plan(sentences, labels, mode, queue["gold"].get(rid))
+    questions, _ = plan(sentences, labels, mode, queue.gold.get(rid))
     open_questions = [q for q in questions if (q.unit, q.task) not in labels]
 
     st.subheader(f"{STAGE_NAMES[question.stage]}  ·  response {rid}")
@@ -123,12 +124,12 @@ def annotate(me: dict, store) -> None:
     text_side, media_side = st.columns([3, 2], gap="large")
     with text_side:
         response_view.show_response_text(response, sentence)
-        chosen = response_view.citation_chips(sentence, key=f"chips:{rid}:{question.key}",
+        chosen = response_view.citation_chips(sentence, key=f"chips:{question.key(rid)}",
                                               playable=question.segments)
         st.divider()
         decision(store, who, rid, sentence, question)
         st.divider()
-        decisions.actions(store, who, rid, queue["skipped"])
+        decisions.actions(store, who, rid, queue.skipped)
     with media_side:
         response_view.show_question(response)
         media_panel(store, response, sentences, sentence, question, chosen, pad_s, open_questions[1:3])

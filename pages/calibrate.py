@@ -7,8 +7,6 @@ its inputs and settings, so reruns (a click on the scatter, a tab) do not redo i
 """
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 import tempfile
 from pathlib import Path
@@ -16,6 +14,7 @@ from pathlib import Path
 import streamlit as st
 
 from annotation.protocol.errors import InputError
+from annotation.protocol.ids import configuration_of, configuration_parts
 from calibration.config.calibrated import (
     build_calibrated_config,
     exportable_configuration,
@@ -23,7 +22,7 @@ from calibration.config.calibrated import (
 )
 from calibration.config.costs import cheapest_choice
 from calibration.scoring.murgat_s import PRECISION_MODES, score_records
-from calibration.sweep.inputs import inputs_from_project
+from calibration.sweep.inputs import inputs_from_project, inputs_key
 from calibration.sweep.run import run_sweep
 from pages.widgets import calibration_charts as charts
 from pages.widgets.calibration_tables import (
@@ -41,14 +40,6 @@ RULES = {"heldout": "Highest held-out r", "cheapest": "Cheapest not significantl
 DEFAULT_SETTINGS = {"modes": list(PRECISION_MODES), "n_boot": 2000, "folds": 5, "seed": 0}
 SCATTER_KEY = "calibrate_scatter"
 _MARKDOWN_SPECIALS = re.compile(r"[\\`*_{}\[\]()<>#+\-.!|~:$]")
-
-
-def inputs_key(gold, judges, humans, settings: dict) -> str:
-    """sha256 of every input record and the settings: equal keys, equal sweeps."""
-    digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode())
-    for record in (*gold, *judges, *humans):
-        digest.update(json.dumps(record.to_dict(), sort_keys=True, ensure_ascii=False).encode() + b"\n")
-    return digest.hexdigest()
 
 
 def cached_sweep(gold, judges, humans, settings: dict) -> dict:
@@ -169,7 +160,7 @@ def figures(report, choice, gold, judges, cached: dict):
         figure = charts.heatmap_figure(report.configs, report.settings["modes"], report.human_ceiling, choice)
         if figure is not None:
             st.plotly_chart(figure, key="calibrate_heatmap", config={"displayModeBar": False})
-        other = sorted({c.source for c in report.configs if charts.parse_judge_source(c.source) is None})
+        other = sorted({c.source for c in report.configs if configuration_of(c.source) is None})
         if other:
             st.caption("Not of the form judge:VERIFIER+DECOMPOSER+ENTAILER (so not in the heatmap): "
                        + ", ".join(literal(s) for s in other))
@@ -186,7 +177,7 @@ def export_section(store, report, choice, rule: str, gold) -> None:
     path, judges, problem = load_project_judges(store)
     configuration_id, why = exportable_configuration(choice.source, judges)
     if configuration_id is None:
-        stages = charts.parse_judge_source(choice.source) or ()
+        stages = configuration_of(choice.source) or ()
         simulated = [name for name in stages if name.startswith("sim-") and name not in judges]
         if simulated:
             st.info(f"{literal(choice.source)} is made of simulated judges "
@@ -210,7 +201,7 @@ def export_section(store, report, choice, rule: str, gold) -> None:
         return
     st.caption(f"{cfg.configuration} in {cfg.precision_mode} mode, judges from `{path}`.")
     st.download_button("Download the calibrated configuration (JSON)", data,
-                       file_name=f"calibrated-{cfg.configuration.replace('+', '_')}-{cfg.precision_mode}.json",
+                       file_name=f"calibrated-{'_'.join(configuration_parts(cfg.configuration))}-{cfg.precision_mode}.json",
                        mime="application/json", key="export_config", icon=":material/download:")
 
 

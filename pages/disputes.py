@@ -12,7 +12,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from annotation.agreement.gold import RULES, gold_from_store, gold_settings, publish_gold, write_gold_csv
+from annotation.agreement.gold import RULES, gold_from_store, gold_settings, write_gold_csv
 from annotation.agreement.reliability import STAGES
 from annotation.formats.readers import write_records_jsonl
 from pages.widgets import player, response_view, ruling
@@ -39,19 +39,16 @@ def gold_csv(store) -> bytes:
         return path.read_bytes()
 
 
-def downloads(store, is_admin: bool) -> None:
-    left, middle, right = st.columns(3)
+def downloads(store) -> None:
+    left, middle = st.columns(2)
     left.download_button("Gold records (JSONL)", lambda: gold_jsonl(store), file_name="gold.jsonl",
                          mime="application/jsonl", key="download_gold_jsonl", icon=":material/download:",
                          on_click="ignore", width="stretch")
     middle.download_button("Gold values (CSV)", lambda: gold_csv(store), file_name="gold.csv",
                            mime="text/csv", key="download_gold_csv", icon=":material/table:",
                            on_click="ignore", width="stretch")
-    if is_admin and right.button("Publish as the project's gold", key="publish_gold", width="stretch",
-                                 icon=":material/publish:",
-                                 help="Store these records as the `gold` source that staged campaigns "
-                                      "and calibration read (replaces the stored gold records)."):
-        st.success(f"Published {publish_gold(store)} gold record(s).")
+    st.caption("Gold is derived from the current labels and rulings whenever it is read: staged "
+               "campaigns, Calibrate and every export see a ruling as soon as it is made.")
 
 
 # -- admin settings -----------------------------------------------------------------------------
@@ -85,7 +82,7 @@ def overview_rows(shown) -> list[dict]:
 
 def choose_dispute(shown):
     """The selected dispute; after a ruling takes one off the list, the next one at its place."""
-    ids = [ruling.dispute_id(v) for v in shown]
+    ids = [v.key for v in shown]
     if st.session_state.get("dispute_choice") not in ids:
         st.session_state["dispute_choice"] = ids[min(st.session_state.get("dispute_position", 0), len(ids) - 1)]
     by_id = dict(zip(ids, shown, strict=True))
@@ -99,7 +96,7 @@ def show_dispute(store, who: str, value, upcoming, pad_s: float) -> None:
     response = store.response(value.response_id)
     sentences = store.response_sentences(value.response_id)
     sentence = sentences[value.sentence]
-    st.subheader(f"{ruling.STAGE_NAMES[ruling.stage_of(value)]} · response {value.response_id} · "
+    st.subheader(f"{ruling.STAGE_NAMES[value.stage]} · response {value.response_id} · "
                  f"sentence {value.sentence + 1}")
     text_side, media_side = st.columns([3, 2], gap="large")
     with text_side:
@@ -138,7 +135,7 @@ def disputes(me: dict, store) -> None:
             ("Unanimous values", counts.get("unanimous", 0)), ("Majority values", counts.get("majority", 0))),
             strict=True):
         column.metric(label, number)
-    downloads(store, me["role"] == "admin")
+    downloads(store)
 
     stage_column, response_column, ruled_column = st.columns([2, 2, 1])
     if STAGE_REQUEST in st.session_state:  # a link from the agreement page
@@ -153,7 +150,7 @@ def disputes(me: dict, store) -> None:
                                             format_func=lambda r: "All responses" if r == ALL else r)
     with_ruled = ruled_column.toggle("Show ruled ones too", key="show_ruled")
     shown = [v for v in every if (with_ruled or v.ruling is None)
-             and stage in (ALL, ruling.stage_of(v)) and response_id in (ALL, v.response_id)]
+             and stage in (ALL, v.stage) and response_id in (ALL, v.response_id)]
     if not shown:
         st.success("No open disputes here." if every else "No disputes: the annotators agree everywhere "
                    "(or nothing is labelled yet).", icon=":material/check_circle:")

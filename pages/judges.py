@@ -16,6 +16,7 @@ import streamlit as st
 
 from annotation.formats.readers import write_records_jsonl
 from annotation.protocol.errors import InputError
+from annotation.protocol.ids import configuration_name
 from calibration.judges.judges_file import GOLD, parse_configuration
 from calibration.judges.plan import plan_run
 from pages.widgets import judge_run
@@ -67,7 +68,7 @@ def chosen_configurations(judges, verifiers, decomposers, entailers) -> tuple[li
     configurations, refused = [], []
     for parts in itertools.product(verifiers, decomposers, entailers):
         try:
-            configurations.append(parse_configuration("+".join(parts), judges))
+            configurations.append(parse_configuration(configuration_name(*parts), judges))
         except InputError as error:
             refused.append(error.problems[0].message)
     return configurations, refused
@@ -208,7 +209,7 @@ def show_outcome(snap) -> None:
 
 
 def records_section(store) -> None:
-    records = store.list_records("judge:")
+    records = store.list_records("judge")
     counts = Counter(r.source for r in records)
     if not counts:
         st.info("No judge records yet.")

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from statistics import median
 
-from annotation.agreement.gold import FAST_MS, GOLD_PREFIX, GoldValue, comparable_value
-from annotation.work.labels import RESPONSE_UNIT
+from annotation.agreement.gold import FAST_MS, GoldValue, comparable_value
+from annotation.protocol.ids import RESPONSE_UNIT, is_ruling
 
 
 def annotator_rows(values: list[GoldValue], events) -> list[dict]:
@@ -34,7 +34,7 @@ def annotator_rows(values: list[GoldValue], events) -> list[dict]:
     times: dict[str, list[int]] = {name: [] for name in names}
     for event in events:
         if (event.who in times and event.spent_ms is not None and event.unit != RESPONSE_UNIT
-                and not event.task.startswith(GOLD_PREFIX)):
+                and not is_ruling(event.task)):
             times[event.who].append(event.spent_ms)
     rows = []
     for name in names:

@@ -25,21 +25,26 @@ from __future__ import annotations
 
 import csv
 import json
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from annotation.agreement.reliability import FactIdentity, fact_groups, fact_identity, records_by_response
+from annotation.agreement.reliability import (
+    FactIdentity,
+    agreement_stage,
+    fact_groups,
+    fact_identity,
+    records_by_response,
+)
 from annotation.protocol.derivation import derive_entailment
+from annotation.protocol.ids import QuestionKey, Task, Unit, fact_unit, is_ruling, sentence_unit
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
-from annotation.work.labels import fact_unit, sentence_unit
+from annotation.work.labels import annotator_records
 from annotation.work.session import check_fact_list, entailment_questions
 
 REASONS = ("guideline gap", "annotator error", "ambiguous media")
 RULES = ("majority", "unanimity")
 DEFAULT_RULE = "majority"
-GOLD_PREFIX = "gold."
 FAST_MS = 2000  # a decision quicker than this is flagged on the disputes list
 DERIVED = "derived (PROTOCOL §2)"
 
@@ -89,6 +94,16 @@ class GoldValue:
         auto-acceptance is off, or nobody could answer it)."""
         return self.task is not None and (len({comparable_value(v) for v in self.values.values()}) > 1
                                           or (self.value is None and (bool(self.values) or self.orphan)))
+
+    @property
+    def stage(self) -> str:
+        """The agreement stage of this value ('verifiable', 'decomposition', 'entailment_all', …)."""
+        return agreement_stage(Task.from_value_name(self.question))
+
+    @property
+    def key(self) -> str:
+        """What an adjudicator rules on, as one string: response, unit and task."""
+        return str(QuestionKey(self.response_id, str(self.unit), str(self.task)))
 
     @property
     def fast_annotators(self) -> list[str]:
@@ -143,10 +158,6 @@ def decide(values: dict[str, object], rule: str, auto_accept_unanimous: bool,
     if rule == "majority" and m * 2 > n:
         return value, f"majority {m}/{n}", agreement
     return None, f"unresolved: disputed {m}/{n}", agreement
-
-
-def _question_name(kind: str, j: int | None) -> str:
-    return kind if j is None else f"{kind}[{j}]"
 
 
 class _Deriver:
@@ -242,20 +253,20 @@ class _Deriver:
                 if answer is not None:
                     values[name] = answer
                     spent_units[name] = (fact_unit(i, their.text, list(their.citations)),
-                                         task if j is None else f"{kind}.{jj}")
+                                         str(Task(kind, jj)))
             segments = (tuple(cites) if j is None else (cites[j],) if kind == "alone"
                         else tuple(c for position, c in enumerate(cites) if position != j))
-            gold = self._value(i, text, _question_name(kind, j), unit, task, values, spent_units,
+            gold = self._value(i, text, Task(kind, j).value_name, unit, task, values, spent_units,
                                segments, orphan=not group)
             if j is None:
                 given.all = gold.value
             else:
                 getattr(given, kind)[j] = gold.value
-            provenance[_question_name(kind, j)] = gold.provenance
+            provenance[Task(kind, j).value_name] = gold.provenance
         filled = derive_entailment(Fact(text, cites, given), sentence)
         for kind in ("alone", "without"):
             for j, value in enumerate(getattr(filled, kind)):
-                name = _question_name(kind, j)
+                name = Task(kind, j).value_name
                 if name not in provenance:
                     provenance[name] = DERIVED if value is not None else "unresolved: derived from an unresolved value"
                     self.values.append(GoldValue(self.rid, i, text, name, None, None, {}, {}, value,
@@ -291,8 +302,8 @@ def rulings_from_events(events) -> dict[tuple[str, str, str], Ruling]:
     event wins across adjudicators; other tasks are ignored."""
     out: dict[tuple[str, str, str], Ruling] = {}
     for event in sorted(events, key=lambda e: e.id):
-        if event.task.startswith(GOLD_PREFIX) and isinstance(event.value, dict):
-            out[(event.response_id, event.unit, event.task[len(GOLD_PREFIX):])] = Ruling(
+        if is_ruling(event.task) and isinstance(event.value, dict):
+            out[(event.response_id, event.unit, str(Task.parse(event.task).answer))] = Ruling(
                 event.who, event.value.get("value"), event.value.get("reason"), event.id)
     return out
 
@@ -305,16 +316,39 @@ def gold_settings(store) -> tuple[str, bool]:
     return rule, bool(store.get_setting("auto_accept_unanimous", True))
 
 
-def gold_from_store(store) -> GoldSet:
-    """The project's gold set: annotators' records (event log and imported `human:*`), rulings,
-    time spent per decision, and the rule settings."""
-    from annotation.project import export_records  # project imports much; only this edge needs it
+def gold_from_store(store, response_ids=None) -> GoldSet:
+    """The project's gold set as of now, derived from the annotators' current labels (the event log,
+    and imported `human:*` records where the log has none), the adjudicators' rulings, the time
+    spent per decision and the rule settings; `response_ids` limits it to those responses.
 
+    Nothing is published or stored: every reader derives the same gold from the same labels, so a
+    new label or ruling shows at once. In a staged campaign people answer stage 3 about the gold
+    facts; gold facts depend only on stages 1–2, so a first derivation gives them and a second
+    one counts the stage-3 answers given about them.
+    """
     labels = store.events.current_labels()
     spent = {(e.who, e.response_id, e.unit, e.task): e.spent_ms for e in labels}
+    rulings = rulings_from_events(labels)
     rule, auto_accept = gold_settings(store)
-    return derive_gold(export_records(store, "human"), rulings_from_events(labels), rule=rule,
-                       auto_accept_unanimous=auto_accept, spent_ms=spent)
+
+    def derive(gold_by_response):
+        records = annotator_records(store, response_ids, gold_by_response)
+        return derive_gold(records, rulings, rule=rule, auto_accept_unanimous=auto_accept, spent_ms=spent)
+    facts_settled = derive(None)
+    return derive({r.response_id: r for r in facts_settled.records})
+
+
+def gold_records(store, response_ids=None) -> list[EvaluationRecord]:
+    """The project's `gold` records: derived now (`gold_from_store`) for every response people
+    labelled, and the imported gold records of the responses nobody labelled in this project.
+    In import order."""
+    derived = gold_from_store(store, response_ids).records
+    have = {r.response_id for r in derived}
+    wanted = None if response_ids is None else set(response_ids)
+    imported = [r for r in store.list_records("gold")
+                if r.response_id not in have and (wanted is None or r.response_id in wanted)]
+    order = {rid: n for n, rid in enumerate(store.response_ids())}
+    return sorted(derived + imported, key=lambda r: order.get(r.response_id, 0))
 
 
 def adjudicate(store, who: str, response_id: str, unit: str, task: str, value, reason: str | None = None,
@@ -331,27 +365,23 @@ def adjudicate(store, who: str, response_id: str, unit: str, task: str, value, r
         raise ValueError(f"reason '{reason}' is not one of {', '.join(REASONS)}")
     if task == "facts":
         sentences = store.response_sentences(response_id)
-        match = re.fullmatch(r"s(\d+)", unit)
-        if match is None or int(match.group(1)) >= len(sentences):
+        try:
+            parsed = Unit.parse(unit)
+        except ValueError:
+            parsed = None
+        if parsed is None or parsed.is_fact or parsed.is_response or parsed.sentence >= len(sentences):
             raise ValueError(f"unit '{unit}' is not a sentence of response '{response_id}'")
         if not isinstance(value, list) or not all(isinstance(f, dict) for f in value):
             raise ValueError(f"a ruling on 'facts' is a list of {{'text', 'citations'}}, got {value!r}")
-        problems = check_fact_list(value, len(sentences[int(match.group(1))].citations))
+        problems = check_fact_list(value, len(sentences[parsed.sentence].citations))
         if problems:
             raise ValueError("; ".join(problems))
         value = [{"text": str(f["text"]).strip(), "citations": sorted({int(c) for c in f["citations"]})}
                  for f in value]
     elif not isinstance(value, bool):
         raise ValueError(f"a ruling on '{task}' is true or false, got {value!r}")
-    return store.events.append(who, response_id, unit, GOLD_PREFIX + task,
+    return store.events.append(who, response_id, unit, str(Task.parse(task).as_ruling),
                               {"value": value, "reason": reason}, spent_ms=spent_ms)
-
-
-def publish_gold(store, gold: GoldSet | None = None) -> int:
-    """Store the gold records (`gold`, else derived now) as the project's `gold` source (what
-    staged campaigns and calibration read); returns how many."""
-    gold = gold if gold is not None else gold_from_store(store)
-    return store.add_records(gold.records, imported_from="gold derivation")
 
 
 # -- CSV --------------------------------------------------------------------------------------

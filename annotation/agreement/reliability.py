@@ -31,21 +31,25 @@ import numpy as np
 
 from annotation.agreement.alignment import fact_match_counts, normalise_fact_text
 from annotation.protocol.derivation import derive_entailment
+from annotation.protocol.ids import Task, annotator_name
 from annotation.protocol.records import EvaluationRecord, Fact, Sentence
 
 STAGES = ("verifiable", "entailment_all", "entailment_alone", "entailment_without", "decomposition")
 LEVELS = {"verifiable": "nominal", "entailment_all": "nominal", "entailment_alone": "nominal",
           "entailment_without": "nominal", "decomposition": "interval"}
 DEFAULT_RESAMPLES = 1000
-HUMAN_PREFIX = "human:"
+
+_STAGE_OF_QUESTION = {"verifiable": "verifiable", "facts": "decomposition", "all": "entailment_all",
+                      "alone": "entailment_alone", "without": "entailment_without"}
+
+
+def agreement_stage(task: Task) -> str:
+    """The stage (one of STAGES) whose agreement a decision of this task counts in."""
+    return _STAGE_OF_QUESTION[task.question]
+
 
 FactIdentity = tuple[str, tuple[int, ...]]  # (normalised text, sorted citation subset)
 Units = dict[tuple, dict[str, float]]  # unit key → {annotator: value}
-
-
-def annotator_name(source: str) -> str | None:
-    """'alice' for 'human:alice'; None for any other source."""
-    return source[len(HUMAN_PREFIX):] if source.startswith(HUMAN_PREFIX) else None
 
 
 def has_any_label(record: EvaluationRecord) -> bool:

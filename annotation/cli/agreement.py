@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from annotation.protocol.errors import InputError
+from annotation.protocol.ids import source_kind
 
 
 def _fail(message: str) -> int:
@@ -33,7 +34,7 @@ def _human_records(args):
 
     if not Path(args.file).is_file():
         raise FileNotFoundError(f"{args.file}: no such file")
-    return [r for r in read_records_file(args.file).items if r.source.startswith("human:")]
+    return [r for r in read_records_file(args.file).items if source_kind(r.source) == "human"]
 
 
 def _number(value) -> str:
@@ -101,7 +102,7 @@ def add_agreement_parser(subparsers) -> None:
 
 
 def cmd_gold(args) -> int:
-    from annotation.agreement.gold import gold_from_store, publish_gold, write_gold_csv
+    from annotation.agreement.gold import gold_from_store, write_gold_csv
     from annotation.formats.readers import write_records_jsonl
 
     try:
@@ -115,9 +116,6 @@ def cmd_gold(args) -> int:
     if args.csv:
         rows = write_gold_csv(gold.values, Path(args.csv))
         print(f"wrote {rows} row(s) to {args.csv}")
-    if args.store:
-        publish_gold(store, gold)
-        print(f"stored {count} record(s) as the project's gold source")
     print(f"open disputes: {len(gold.disputes(open_only=True))}")
     return 0
 
@@ -126,11 +124,10 @@ def add_gold_parser(subparsers) -> None:
     p = subparsers.add_parser(
         "gold", help="derive the gold set (with provenance) and export it",
         description="Derive gold from the annotators' labels by the project's gold_rule, with the "
-                    "adjudicators' rulings winning; write evaluation records and optionally CSV.")
+                    "adjudicators' rulings winning; write evaluation records and optionally CSV. "
+                    "Nothing needs publishing: every command and page derives the same gold from the "
+                    "current labels.")
     p.add_argument("--project", required=True, help="project directory")
     p.add_argument("--out", required=True, help="output JSONL file (source: gold)")
     p.add_argument("--csv", help="also write one CSV row per gold value")
-    p.add_argument("--store", action="store_true",
-                   help="also store the records as the project's gold source (staged campaigns, "
-                        "calibration)")
     p.set_defaults(func=cmd_gold)

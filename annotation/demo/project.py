@@ -1,10 +1,12 @@
-"""The demo project: synthetic videos, MURGAT-style responses about them, a gold record per
-response, complete labels from three simulated annotators and records from simulated judge
-configurations of known quality — built offline and deterministically from a seed.
+"""The demo project: synthetic videos, MURGAT-style responses about them, complete labels from
+three simulated annotators, an adjudicator's rulings wherever their majority misses the ground
+truth, and records from simulated judge configurations of known quality — built offline and
+deterministically from a seed.
 
 Every fact is true or false by construction: responses are written from the scene list
-(`demo_media`), and gold, annotators and judges all ask the same oracle
-(`claim_holds_at`); annotators and judges then make errors at known per-stage rates.
+(`videos.py`), and the ground truth, annotators and judges all ask the same oracle
+(`claim_holds_at`); annotators and judges then make errors at known per-stage rates. The
+project's gold is derived from labels and rulings as in any project, and equals the truth.
 """
 from __future__ import annotations
 
@@ -16,14 +18,25 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from annotation.agreement.gold import GoldValue, adjudicate, comparable_value, gold_from_store
 from annotation.demo.texts import Plan, PlannedFact, make_response, supported
 from annotation.demo.videos import VideoTruth, make_video_truth, render_video, write_truth
 from annotation.project import register_media
+from annotation.protocol.derivation import derive_entailment
+from annotation.protocol.ids import (
+    PER_CITATION,
+    RESPONSE_UNIT,
+    Source,
+    Task,
+    entailment_task,
+    fact_key,
+    fact_unit,
+    sentence_unit,
+)
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
 from annotation.protocol.sentences import sentences_for_response
 from annotation.store.accounts import add_account
 from annotation.store.project_store import DB_NAME, ProjectStore
-from annotation.work.labels import RESPONSE_UNIT, entailment_task, fact_key, fact_unit, sentence_unit
 
 VIDEO_NAMES = ("demo-a.mp4", "demo-b.mp4", "demo-c.mp4")
 RESPONSES_PER_VIDEO = 8
@@ -71,7 +84,7 @@ JUDGE_CONFIGS = (("strong", "strong", "strong"), ("weak", "good", "good"),
 
 
 def judge_source(stages: tuple[str, str, str]) -> str:
-    return "judge:" + "+".join(f"sim-{quality}" for quality in stages)
+    return str(Source.judge_configuration(*(f"sim-{quality}" for quality in stages)))
 
 
 def judge_labeller(stages: tuple[str, str, str]) -> Labeller:
@@ -122,8 +135,7 @@ def gold_record(response_id: str, truth: VideoTruth, gold: list[GoldSentence]) -
         for fact in g.facts:
             k = len(fact.citations)
             provenance = {name: GOLD_PROVENANCE for name in
-                          ["text", "all", *(f"alone[{j}]" for j in range(k)),
-                           *(f"without[{j}]" for j in range(k))]}
+                          ["text", "all", *(Task(q, j).value_name for q in PER_CITATION for j in range(k))]}
             facts.append(Fact(fact.text, list(fact.citations),
                               _true_entailment(truth, g.sentence, fact), provenance))
         sentences.append(Sentence(g.sentence.text, g.verifiable, list(g.sentence.citations), facts,
@@ -210,8 +222,8 @@ def labelled_record(response_id: str, source: str, gold: list[GoldSentence],
     for g, labelled in zip(gold, labels, strict=True):
         facts = [Fact(f.text, list(f.citations),
                       Entailment(f.answers.get("all"),
-                                 [f.answers.get(f"alone.{j}") for j in range(len(f.citations))],
-                                 [f.answers.get(f"without.{j}") for j in range(len(f.citations))]))
+                                 [f.answers.get(entailment_task("alone", j)) for j in range(len(f.citations))],
+                                 [f.answers.get(entailment_task("without", j)) for j in range(len(f.citations))]))
                  for f in labelled.facts or []]
         sentences.append(Sentence(g.sentence.text, labelled.verifiable, list(g.sentence.citations), facts,
                                   g.sentence.start, g.sentence.end))
@@ -247,6 +259,44 @@ def write_label_events(store: ProjectStore, name: str, response_id: str, who: La
                 store.events.append(name, response_id, unit, task, answer,
                                    spent_ms=_spent_ms(who, "entailment", rng))
     store.events.append(name, response_id, RESPONSE_UNIT, "done", True, spent_ms=rng.randint(500, 2500))
+
+
+# -- adjudication ------------------------------------------------------------------------------
+def _true_value(truth: EvaluationRecord, value: GoldValue):
+    """What the ground truth says for one gold value; None when the truth does not know the unit
+    (a fact only the annotators stated: it disappears once the fact list is ruled)."""
+    if value.sentence >= len(truth.sentences):
+        return None
+    sentence = truth.sentences[value.sentence]
+    task = Task.parse(value.task)
+    if task.question == "verifiable":
+        return sentence.verifiable
+    if task.question == "facts":
+        return [{"text": f.text, "citations": sorted(set(f.citations))} for f in sentence.facts]
+    fact = next((f for f in sentence.facts if fact_unit(value.sentence, f.text, f.citations) == value.unit), None)
+    if fact is None:
+        return None
+    entailment = derive_entailment(fact, sentence)
+    return entailment.all if task.j is None else getattr(entailment, task.question)[task.j]
+
+
+def rule_to_the_truth(store: ProjectStore, truth: dict[str, EvaluationRecord], rng: random.Random) -> int:
+    """The adjudicator `ada` rules wherever the annotators' gold is unresolved or differs from the
+    ground truth, so the project's gold (derived from labels and rulings, as in any project) is
+    the truth. Stage by stage: a ruled fact list brings new stage-3 questions. Returns the rulings."""
+    ruled = 0
+    for _ in range(4):
+        wrong = [(value, answer) for value in gold_from_store(store).values
+                 if value.task is not None and value.ruling is None
+                 and (answer := _true_value(truth[value.response_id], value)) is not None
+                 and comparable_value(answer) != comparable_value(value.value)]
+        for value, answer in wrong:
+            adjudicate(store, "ada", value.response_id, value.unit, value.task, answer,
+                       "annotator error" if value.values else None, spent_ms=rng.randint(3000, 20000))
+        ruled += len(wrong)
+        if not wrong:
+            return ruled
+    raise RuntimeError("adjudicating the demo to its ground truth did not settle")
 
 
 # -- the build --------------------------------------------------------------------------------
@@ -319,12 +369,12 @@ def build_demo(directory: Path, *, seed: int = 0) -> ProjectStore:
     for truth, plan in plans:
         rid = plan.response.response_id
         golds[rid] = (truth, align_plan(plan, store.response_sentences(rid)))
-    store.add_records([gold_record(rid, truth, gold) for rid, (truth, gold) in golds.items()],
-                      imported_from="demo")
     for name, who in ANNOTATORS.items():
         for rid, (truth, gold) in golds.items():
             rng = random.Random(f"{seed}:human:{name}:{rid}")
             write_label_events(store, name, rid, who, label_response(truth, gold, who, rng), rng)
+    rule_to_the_truth(store, {rid: gold_record(rid, truth, gold) for rid, (truth, gold) in golds.items()},
+                      random.Random(f"{seed}:adjudication"))
     for stages in JUDGE_CONFIGS:
         source, who = judge_source(stages), judge_labeller(stages)
         store.add_records([labelled_record(rid, source, gold, label_response(

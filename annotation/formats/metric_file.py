@@ -25,6 +25,7 @@ from annotation.formats.rows import (
     unique_ids,
 )
 from annotation.protocol.citations import Citation, parse_citations, strip_citations
+from annotation.protocol.ids import Source
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Response, Sentence
 
 _BULLET_RE = re.compile(r"^\s*[-*•]\s+")
@@ -178,7 +179,7 @@ def _metric_sentence(text: str, data: dict) -> tuple[Sentence, Found]:
 
 def metric_entries_from_rows(path: Path, rows: list, skip_invalid: bool, source: str | None) -> ReadResult:
     """`read_metric_file` on rows already loaded by `rows.parse_rows` (`read_any` loads them once)."""
-    source = source or f"judge:{path.stem}"
+    source = source or str(Source.judge(path.stem))
     duplicate = unique_ids("id")
 
     def check_row(index: int, row: object, where: str) -> tuple[object, Found]:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from annotation.formats.rows import Found, is_number, kind_of
 from annotation.protocol.citations import MODALITIES
+from annotation.protocol.ids import source_kind
 
 
 def _check_flag_list(values: object, k: int, at: str) -> Found:
@@ -120,8 +121,7 @@ def validate_record(obj: object) -> list[tuple[str, str]]:
                       else f"must be a non-empty string, got {kind_of(response_id)}"))
     if not isinstance(source, str):
         found.append(("source", "missing" if source is None else f"must be a string, got {kind_of(source)}"))
-    elif source != "gold" and not (source.partition(":")[0] in ("human", "judge")
-                                   and source.partition(":")[2].strip()):
+    elif source_kind(source) == "other":
         found.append(("source", f"'{source}' is not 'gold', 'human:<name>' or 'judge:<name>'"))
     sentences = obj.get("sentences")
     if not isinstance(sentences, list):

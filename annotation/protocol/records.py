@@ -148,10 +148,3 @@ class Response:
                    options=list(data.get("options") or []), answer=data.get("answer"),
                    extra=dict(data.get("extra") or {}))
 
-
-def source_kind(source: str) -> str:
-    """'gold', 'human' or 'judge' for a record's source string (else 'other')."""
-    if source == "gold":
-        return "gold"
-    head = source.split(":", 1)[0]
-    return head if head in ("human", "judge") else "other"

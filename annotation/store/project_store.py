@@ -12,7 +12,8 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from annotation.protocol.records import EvaluationRecord, Response, Sentence, source_kind
+from annotation.protocol.ids import Source, source_kind
+from annotation.protocol.records import EvaluationRecord, Response, Sentence
 from annotation.store.database import Database
 from annotation.store.event_log import EventLog, utc_now
 
@@ -213,17 +214,20 @@ class ProjectStore:
             return len(records)
         return self.database.write(insert)
 
-    def list_records(self, source_prefix: str | None = None, *, source: str | None = None,
+    def list_records(self, kind: str | None = None, *, source: str | None = None,
                      response_id: str | None = None) -> list[EvaluationRecord]:
         """Latest stored record per (response, source), in source then response order.
-        Filters: `source_prefix` ('human:', 'judge:', …), `source` (exact), `response_id`."""
+        Filters: `kind` ('gold', 'human' or 'judge'), `source` (exact), `response_id`."""
         sql = ("SELECT r.record FROM records r JOIN responses p ON p.response_id = r.response_id "
                "WHERE r.id = (SELECT MAX(id) FROM records m WHERE m.source = r.source "
                "AND m.response_id = r.response_id)")
         params: list = []
-        if source_prefix:
-            sql += " AND r.source LIKE ? ESCAPE '\\'"
-            params.append(source_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
+        if kind == "gold":
+            sql += " AND r.source = ?"
+            params.append(Source.prefix(kind))
+        elif kind is not None:
+            sql += " AND substr(r.source, 1, ?) = ?"
+            params += [len(Source.prefix(kind)), Source.prefix(kind)]
         if source is not None:
             sql += " AND r.source = ?"
             params.append(source)

@@ -12,41 +12,21 @@ Units and tasks (one event per decision):
 """
 from __future__ import annotations
 
-import hashlib
-import re
-
+from annotation.protocol.ids import Source, Unit, entailment_task, fact_unit, is_ruling, sentence_unit
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
-
-RESPONSE_UNIT = "response"
-
-
-def sentence_unit(index: int) -> str:
-    return f"s{index}"
-
-
-def fact_key(text: str, citations: list[int]) -> str:
-    """A short stable key for a fact's content (normalised text + citation subset)."""
-    normal = re.sub(r"\s+", " ", text.strip().lower())
-    digest = hashlib.sha1(f"{normal}|{','.join(map(str, sorted(citations)))}".encode()).hexdigest()
-    return digest[:12]
-
-
-def fact_unit(sentence_index: int, text: str, citations: list[int]) -> str:
-    return f"s{sentence_index}/{fact_key(text, citations)}"
-
-
-def entailment_task(question: str, j: int | None = None) -> str:
-    """'all', or 'alone.{j}' / 'without.{j}'."""
-    if question == "all":
-        return "all"
-    if question not in ("alone", "without") or j is None:
-        raise ValueError(f"entailment question '{question}' needs 'all', or 'alone'/'without' with j")
-    return f"{question}.{j}"
 
 
 def labels_by_unit(events) -> dict[tuple[str, str], object]:
     """{(unit, task): value} for one person's current labels on one response."""
     return {(e.unit, e.task): e.value for e in events}
+
+
+def _is_fact_of(unit: str, sentence: int) -> bool:
+    try:
+        parsed = Unit.parse(unit)
+    except ValueError:
+        return False
+    return parsed.is_fact and parsed.sentence == sentence
 
 
 def _judged_fact_list(i: int, labels: dict, gold_sentence: Sentence | None) -> list[dict]:
@@ -56,7 +36,7 @@ def _judged_fact_list(i: int, labels: dict, gold_sentence: Sentence | None) -> l
     own = labels.get((sentence_unit(i), "facts")) or []
     if gold_sentence is None or not gold_sentence.facts:
         return own
-    answered = {u for (u, _task) in labels if u.startswith(f"s{i}/")}
+    answered = {u for (u, _task) in labels if _is_fact_of(u, i)}
     own_units = {fact_unit(i, f["text"], [int(c) for c in f.get("citations", [])]) for f in own}
     gold_units = {fact_unit(i, f.text, f.citations): f for f in gold_sentence.facts}
     if answered & (set(gold_units) - own_units):
@@ -88,27 +68,46 @@ def record_from_labels(response_id: str, source: str, sentences: list[Sentence],
             if answers:
                 entailment = Entailment(
                     all=answers.get("all"),
-                    alone=[answers.get(f"alone.{j}") for j in range(len(cites))],
-                    without=[answers.get(f"without.{j}") for j in range(len(cites))])
+                    alone=[answers.get(entailment_task("alone", j)) for j in range(len(cites))],
+                    without=[answers.get(entailment_task("without", j)) for j in range(len(cites))])
             facts.append(Fact(proposal["text"], cites, entailment))
         out.append(Sentence(sentence.text, labels.get((unit, "verifiable")),
                             list(sentence.citations), facts, sentence.start, sentence.end))
     return EvaluationRecord(response_id, source, out)
 
 
-def human_records(store, response_ids: list[str] | None = None) -> list[EvaluationRecord]:
-    """`human:<name>` records derived from the event log, one per (person, response) that
-    has at least one current label."""
+def human_records(store, response_ids=None,
+                  gold_by_response: dict[str, EvaluationRecord] | None = None) -> list[EvaluationRecord]:
+    """`human:<name>` records derived from the event log, one per (person, response) with at
+    least one current label; rulings are an adjudicator's, not an annotator's, and do not count.
+    `gold_by_response` ({response_id: gold record}) supplies the facts a staged campaign asked
+    about (see `record_from_labels`); without it, answers about facts that are not the person's
+    own are left out."""
+    wanted = None if response_ids is None else set(response_ids)
     by_key: dict[tuple[str, str], dict] = {}
     for event in store.events.current_labels():
-        if response_ids is not None and event.response_id not in response_ids:
+        if (wanted is not None and event.response_id not in wanted) or is_ruling(event.task):
             continue
         by_key.setdefault((event.who, event.response_id), {})[(event.unit, event.task)] = event.value
-    gold = {r.response_id: r for r in store.list_records(source="gold")}
+    gold = gold_by_response or {}
     order = {rid: n for n, rid in enumerate(store.response_ids())}
     records = []
     for (who, response_id), labels in sorted(by_key.items(), key=lambda kv: (kv[0][0], order.get(kv[0][1], 0))):
         sentences = store.response_sentences(response_id)
-        records.append(record_from_labels(response_id, f"human:{who}", sentences, labels,
+        records.append(record_from_labels(response_id, str(Source.human(who)), sentences, labels,
                                           gold.get(response_id)))
     return records
+
+
+def annotator_records(store, response_ids=None,
+                      gold_by_response: dict[str, EvaluationRecord] | None = None) -> list[EvaluationRecord]:
+    """Every annotator's `human:<name>` records: derived from the event log (`human_records`) and,
+    for the (response, annotator) pairs the log has nothing on, the imported ones. Ordered by
+    source, then response (import order)."""
+    derived = human_records(store, response_ids, gold_by_response)
+    derived_keys = {(r.response_id, r.source) for r in derived}
+    wanted = None if response_ids is None else set(response_ids)
+    imported = [r for r in store.list_records("human")
+                if (r.response_id, r.source) not in derived_keys and (wanted is None or r.response_id in wanted)]
+    order = {rid: n for n, rid in enumerate(store.response_ids())}
+    return sorted(imported + derived, key=lambda r: (r.source, order.get(r.response_id, 0)))

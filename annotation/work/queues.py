@@ -11,10 +11,11 @@ The queries read the store's event log; they are read-only.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from annotation.work.labels import RESPONSE_UNIT
-from annotation.work.session import DONE_TASK
+from annotation.protocol.ids import RESPONSE_UNIT
+from annotation.work.labels import labels_by_unit
+from annotation.work.session import DONE_TASK, Question, next_question
 
 DEFAULT_OVERLAP = 3
 
@@ -130,3 +131,58 @@ def team_progress(store) -> tuple[list[Progress], Progress]:
     total = Progress("overall", sum(r.assigned for r in rows), sum(r.done for r in rows),
                      sum(r.skipped for r in rows))
     return rows, total
+
+
+@dataclass
+class Queue:
+    """One person's queue as read once: their responses in order, those done and those set aside
+    (with the reason), and — in a staged campaign — the gold records the questions follow."""
+
+    who: str
+    assigned: list[str]
+    done: set[str]
+    skipped: dict[str, str]
+    gold: dict = field(default_factory=dict)
+
+    @property
+    def progress(self) -> Progress:
+        mine = set(self.assigned)
+        done = self.done & mine
+        return Progress(self.who, len(mine), len(done), len(set(self.skipped) & mine - done))
+
+
+def read_queue(store, who: str, gold: dict | None = None) -> Queue:
+    """`who`'s queue now; `gold` ({response_id: gold record}) for a staged campaign."""
+    return Queue(who, assigned_response_ids(store, who), done_response_ids(store, who),
+                 skipped_response_ids(store, who), gold or {})
+
+
+@dataclass(frozen=True)
+class NextItem:
+    """What to show: the response and its open question with the person's labels on it (all
+    None when the queue is finished), and the responses that wait for gold (staged)."""
+
+    response_id: str | None
+    labels: dict
+    question: Question | None
+    waiting: tuple[str, ...] = ()
+
+
+def next_item(store, queue: Queue, mode: str, current: str | None = None) -> NextItem:
+    """The first open question of `current` (when it is still open), else of the first response of
+    the queue that is neither done, set aside, complete nor waiting for gold. Reads only; a
+    response found complete without its `done` mark counts as finished here (the mark is written
+    by the answer that completes it, `session.finish_if_complete`)."""
+    waiting: list[str] = []
+    finished = queue.done | set(queue.skipped)
+    candidates = ([current] if current is not None else []) + queue.assigned
+    for rid in dict.fromkeys(candidates):
+        if rid in finished:
+            continue
+        labels = labels_by_unit(store.events.current_labels(queue.who, rid))
+        result = next_question(store.response_sentences(rid), labels, mode, queue.gold.get(rid))
+        if isinstance(result, Question):
+            return NextItem(rid, labels, result, tuple(waiting))
+        if result is not None:
+            waiting.append(rid)
+    return NextItem(None, {}, None, tuple(waiting))

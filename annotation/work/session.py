@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from annotation.protocol.ids import RESPONSE_UNIT, QuestionKey, entailment_task, fact_unit, sentence_unit
 from annotation.protocol.records import EvaluationRecord, Fact, Sentence
-from annotation.work.labels import RESPONSE_UNIT, entailment_task, fact_unit, sentence_unit
 
 CAMPAIGN_MODES = ("end_to_end", "staged")
 DEFAULT_CAMPAIGN_MODE = "end_to_end"
@@ -47,9 +47,9 @@ class Question:
     fact: Fact | None = None
     j: int | None = None  # position within the fact's own citations (alone/without)
 
-    @property
-    def key(self) -> str:
-        return f"{self.unit}|{self.task}"
+    def key(self, response_id: str) -> str:
+        """This question of `response_id` as one string (widget keys, timers)."""
+        return str(QuestionKey(response_id, self.unit, self.task))
 
 
 @dataclass(frozen=True)
@@ -240,6 +240,19 @@ def is_done(labels: dict) -> bool:
 def mark_done(store, who: str, response_id: str) -> int:
     """Record that the person finished the response (the queue's notion of done)."""
     return store.events.append(who, response_id, RESPONSE_UNIT, DONE_TASK, True)
+
+
+def finish_if_complete(store, who: str, response_id: str, mode: str = DEFAULT_CAMPAIGN_MODE,
+                       gold: EvaluationRecord | None = None) -> bool:
+    """Write the `done` mark when the person has answered every question of the response (and
+    nothing waits for gold); True when the response is done (now or before)."""
+    labels = {(e.unit, e.task): e.value for e in store.events.current_labels(who, response_id)}
+    if is_done(labels):
+        return True
+    if next_question(store.response_sentences(response_id), labels, mode, gold) is not None:
+        return False
+    mark_done(store, who, response_id)
+    return True
 
 
 def undo_last_decision(store, who: str):

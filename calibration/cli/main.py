@@ -12,6 +12,7 @@ from pathlib import Path
 from annotation.formats.readers import read_any
 from annotation.formats.rows import ReadResult
 from annotation.protocol.errors import InputError, Problem
+from annotation.protocol.ids import Source
 from calibration.scoring.murgat_s import (
     PRECISION_MODES,
     ResponseScore,
@@ -54,7 +55,7 @@ def add_score_parser(subparsers) -> None:
 
 def _score_metric_file(path: Path, read: ReadResult, args, problems: list[Problem],
                        notes: list[str]) -> list[ResponseScore]:
-    source = args.source or "judge:" + path.stem
+    source = args.source or str(Source.judge(path.stem))
     if args.precision not in (None, "individual"):
         notes.append(f"note: {path}: metric files carry only individual judgements; "
                      f"scored in individual mode")

@@ -18,6 +18,7 @@ from pathlib import Path
 from annotation.formats.json_values import json_safe
 from annotation.formats.rows import read_input_text
 from annotation.protocol.errors import InputError
+from annotation.protocol.ids import Source, configuration_parts, source_kind
 from annotation.protocol.records import EvaluationRecord
 from annotation.store.event_log import utc_now
 from calibration.config.schema import (
@@ -119,7 +120,7 @@ class CalibratedConfig:
     @property
     def source(self) -> str:
         """The records' source when this configuration scores: `judge:V+D+E`."""
-        return f"judge:{self.configuration}"
+        return str(Source.judge(self.configuration))
 
     @property
     def stages(self) -> tuple[StageJudge, StageJudge, StageJudge]:
@@ -168,9 +169,10 @@ def _summary(c: ConfigResult) -> dict:
 def exportable_configuration(source: str, judges: dict[str, JudgeConfig]) -> tuple[str | None, str | None]:
     """(configuration id 'V+D+E', None) when `source` can be exported with `judges`, else
     (None, why): not a `judge:V+D+E` source, an unknown judge, or a stage done by gold."""
-    if not source.startswith("judge:"):
+    parsed = Source.parse(source) if source_kind(source) != "other" else None
+    if parsed is None or parsed.kind != "judge":
         return None, f"'{source}' is not a judge configuration (judge:V+D+E)"
-    text = source.removeprefix("judge:")
+    text = parsed.name
     try:
         configuration = parse_configuration(text, judges)
     except InputError as exc:
@@ -204,7 +206,7 @@ def build_calibrated_config(report: SweepReport, choice: ConfigResult | None, ju
     configuration_id, why = exportable_configuration(choice.source, judges)
     if configuration_id is None:
         raise ValueError(f"{choice.name} cannot be exported: {why}")
-    names = configuration_id.split("+")
+    names = configuration_parts(configuration_id)
     stages = [StageJudge.from_judge(stage, judges[name]) for stage, name in zip(STAGES, names, strict=True)]
     ranked = sorted(((c, i) for i, c in enumerate(report.configs) if i != indices[0]),
                     key=lambda item: _rank_key(*item))

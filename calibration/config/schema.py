@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from annotation.protocol.errors import Problem
+from annotation.protocol.ids import configuration_name
 from calibration.judges.judges_file import ADAPTERS, GOLD
 from calibration.scoring.murgat_s import PRECISION_MODES
 
@@ -134,7 +135,7 @@ def validate_calibrated_dict(data, path: str = "<config>", text: str | None = No
     if "configuration" in data and not isinstance(configuration, str):
         add("configuration", f"must be a string 'V+D+E', got {configuration!r}")
     elif isinstance(configuration, str) and all(stages.get(s) is not None for s in STAGES):
-        expected = "+".join(stages[s] for s in STAGES)
+        expected = configuration_name(*(stages[s] for s in STAGES))
         if configuration != expected:
             add("configuration", f"is '{configuration}' but its stages say '{expected}'")
     if "evidence" in data:

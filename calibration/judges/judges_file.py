@@ -23,6 +23,7 @@ from pathlib import Path
 
 from annotation.formats.rows import read_input_text
 from annotation.protocol.errors import InputError, Problem
+from annotation.protocol.ids import Source, configuration_name, configuration_parts
 
 ADAPTERS = ("openai", "gemini")
 GOLD = "gold"
@@ -260,11 +261,11 @@ class Configuration:
 
     @property
     def id(self) -> str:
-        return f"{self.verifier}+{self.decomposer}+{self.entailer}"
+        return configuration_name(self.verifier, self.decomposer, self.entailer)
 
     @property
     def source(self) -> str:
-        return f"judge:{self.id}"
+        return str(Source.judge(self.id))
 
     @property
     def judge_names(self) -> set[str]:
@@ -275,8 +276,8 @@ def parse_configuration(text: str, judges: dict[str, JudgeConfig]) -> Configurat
     """`V+D+E` → Configuration. Raises InputError (field '--config') when it has not three
     parts, names an unknown judge, is all gold, or asks for gold entailment on judge-made facts
     (`V+D+gold` with D a judge: the gold labels are about other facts)."""
-    parts = [p.strip() for p in text.split("+")]
-    if len(parts) != 3 or not all(parts):
+    parts = configuration_parts(text)
+    if parts is None:
         raise InputError(f"configuration '{text}' is not VERIFIER+DECOMPOSER+ENTAILER", field="--config")
     unknown = [p for p in parts if p != GOLD and p not in judges]
     if unknown:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import annotation.media.clips as media_recipe
+from annotation.agreement.gold import gold_records
 from annotation.protocol.citations import Citation
 from annotation.protocol.derivation import derive_entailment
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Response, Sentence
@@ -331,7 +332,7 @@ class _FactQuestions:
 def select_responses(store: ProjectStore, responses: str | list[str]) -> tuple[list[str], dict]:
     """(response ids, {id: gold record}) for 'gold' (responses with a gold record), 'all',
     or an explicit list of ids (unknown ids raise ValueError)."""
-    gold = {r.response_id: r for r in store.list_records(source="gold")}
+    gold = {r.response_id: r for r in gold_records(store)}
     all_ids = store.response_ids()
     if responses == "gold":
         return [i for i in all_ids if i in gold], gold

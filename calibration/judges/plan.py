@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from annotation.agreement.gold import gold_records
 from annotation.store.project_store import ProjectStore
 from calibration.judges.cache import CallCache
 from calibration.judges.judges_file import Configuration, JudgeConfig
@@ -63,7 +64,7 @@ def plan_run(store: ProjectStore, judges: dict[str, JudgeConfig], configurations
     cache = CallCache(store)
     plan = RunPlan([c.id for c in configurations])
     seen: dict[str, Answer] = {}
-    gold_facts = [len(s.facts) for r in store.list_records(source="gold")
+    gold_facts = [len(s.facts) for r in gold_records(store)
                   for s in r.sentences if s.verifiable and s.has_valid_citation and s.facts]
     facts_per_sentence = sum(gold_facts) / len(gold_facts) if gold_facts else DEFAULT_FACTS_PER_SENTENCE
 

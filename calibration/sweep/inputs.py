@@ -2,13 +2,16 @@
 or files (each record goes where its own `source` says). One path for the page and every CLI."""
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 from typing import NamedTuple
 
 from annotation.formats.readers import load_rows, read_any
-from annotation.project import export_records
+from annotation.project import project_records
 from annotation.protocol.errors import InputError, Problem
-from annotation.protocol.records import EvaluationRecord, source_kind
+from annotation.protocol.ids import Source, source_kind
+from annotation.protocol.records import EvaluationRecord
 from annotation.store.project_store import ProjectStore
 
 
@@ -33,7 +36,7 @@ class _Locator:
 
 def _read_records(path: Path, problems: list[Problem]) -> list[tuple[int, EvaluationRecord]]:
     try:
-        fmt, read = read_any(path, source="judge:" + path.stem)
+        fmt, read = read_any(path, source=str(Source.judge(path.stem)))
     except InputError as exc:
         problems.extend(exc.problems)
         return []
@@ -75,11 +78,11 @@ def inputs_from_files(gold_name: str, judge_names: list[str], problems: list[Pro
 
 
 def inputs_from_project(store) -> SweepInputs:
-    """A project's gold records, every annotator's `human:*` records (derived from the event log,
-    winning over imported ones) and its `judge:*` records: what the page, `sweep --project` and
-    `export --project` all compare."""
-    return SweepInputs(store.list_records(source="gold"), export_records(store, "human"),
-                       store.list_records("judge:"))
+    """A project's gold (derived from the current labels and rulings), every annotator's `human:*`
+    records (derived from the event log, winning over imported ones) and its `judge:*` records:
+    what the page, `sweep --project` and `export --project` all compare."""
+    found = project_records(store)
+    return SweepInputs(found.gold, found.humans, found.judges)
 
 
 def inputs_from_project_dir(directory: str, problems: list[Problem]) -> SweepInputs:
@@ -102,3 +105,11 @@ def inputs_from_project_dir(directory: str, problems: list[Problem]) -> SweepInp
     if not inputs.judges:
         problems.append(Problem(directory, None, "source", "the project has no judge records yet"))
     return inputs
+
+
+def inputs_key(gold, judges, humans, settings: dict) -> str:
+    """sha256 of every input record and the settings: equal keys, equal sweeps."""
+    digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode())
+    for record in (*gold, *judges, *humans):
+        digest.update(json.dumps(record.to_dict(), sort_keys=True, ensure_ascii=False).encode() + b"\n")
+    return digest.hexdigest()

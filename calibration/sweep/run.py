@@ -22,7 +22,8 @@ import numpy as np
 
 from annotation.formats.json_values import json_safe
 from annotation.protocol.errors import InputError, Problem
-from annotation.protocol.records import EvaluationRecord, source_kind
+from annotation.protocol.ids import Source, source_kind
+from annotation.protocol.records import EvaluationRecord
 from calibration.scoring.murgat_s import PRECISION_MODES, score_records
 from calibration.stats import bootstrap, comparison, correlation
 from calibration.stats.selection import (
@@ -188,7 +189,7 @@ def _annotator_block(humans: list[EvaluationRecord], humans_scores, gold_scores,
     rows, ceiling = [], {}
     for mode in modes:
         found = ceilings[mode]
-        loo = {"human:" + a.annotator: a for a in found.per_annotator}
+        loo = {str(Source.human(a.annotator)): a for a in found.per_annotator}
         for name in names:
             h = humans_scores[(name, mode)]
             mine = loo.get(name)

@@ -9,7 +9,9 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
-from scipy import stats as scipy_stats
+
+from annotation.protocol.ids import configuration_of
+from calibration.stats.regression import regression_band
 
 MODE_COLOURS = {"individual": "#1f77b4", "necessity": "#ff7f0e", "alce": "#2ca02c"}
 CEILING_COLOUR = "#7f7f7f"
@@ -22,31 +24,6 @@ def known(value) -> bool:
 def ceiling_text(ceiling: dict, mode: str) -> str:
     value = ceiling.get(mode)
     return f"human ceiling r = {value:.3f}" if known(value) else "no human ceiling (needs ≥ 2 annotators)"
-
-
-def parse_judge_source(source: str) -> tuple[str, str, str] | None:
-    """`judge:V+D+E` → (V, D, E); None for any other source (e.g. `judge:my-metric-file`)."""
-    if not source.startswith("judge:"):
-        return None
-    parts = source.removeprefix("judge:").split("+")
-    return tuple(parts) if len(parts) == 3 and all(parts) else None
-
-
-def regression_band(x, y, grid, level: float = 0.95):
-    """Least-squares line of y on x at `grid` with the `level` confidence band of the mean:
-    (fit, low, high) arrays; None when fewer than 3 points or x does not vary."""
-    x, y, grid = (np.asarray(v, dtype=float) for v in (x, y, grid))
-    n = len(x)
-    sxx = float(((x - x.mean()) ** 2).sum()) if n else 0.0
-    if n < 3 or sxx == 0.0:
-        return None
-    slope = float(((x - x.mean()) * (y - y.mean())).sum()) / sxx
-    intercept = float(y.mean()) - slope * float(x.mean())
-    residual_sd = math.sqrt(float(((y - intercept - slope * x) ** 2).sum()) / (n - 2))
-    t = float(scipy_stats.t.ppf(0.5 + level / 2, n - 2))
-    half = t * residual_sd * np.sqrt(1 / n + (grid - x.mean()) ** 2 / sxx)
-    fit = intercept + slope * grid
-    return fit, fit - half, fit + half
 
 
 def scatter_figure(points: list[tuple[str, float, float]], title: str, ceiling: dict, mode: str) -> go.Figure:
@@ -89,7 +66,7 @@ def heatmap_figure(configs, modes: list[str], ceiling: dict, best=None) -> go.Fi
     """Pearson r per verifier (rows) × entailment judge (columns), one panel per decomposer
     (columns of panels) and precision mode (rows of panels), the best starred. Only
     `judge:V+D+E` sources take part; None when there is none."""
-    parsed = [(c, parse_judge_source(c.source)) for c in configs]
+    parsed = [(c, configuration_of(c.source)) for c in configs]
     parsed = [(c, p) for c, p in parsed if p is not None and c.precision_mode in modes]
     if not parsed:
         return None

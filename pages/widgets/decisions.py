@@ -9,6 +9,7 @@ import streamlit as st
 
 from annotation.work import session
 from annotation.work.queues import unskip
+from pages.widgets import queue_view
 
 WORDING = {
     "verifiable": "Does this sentence state something directly observable in the video or its audio?",
@@ -35,21 +36,23 @@ def spent_ms(item_key: str) -> int:
 
 def _answer(store, who, response_id, question, value) -> None:
     recorded = session.record_answer(store, who, response_id, question, value,
-                                     spent_ms=spent_ms(f"{response_id}|{question.key}"))
+                                     spent_ms=spent_ms(question.key(response_id)))
     if recorded is None:
         st.session_state["notice"] = "That click was for a decision you had already made; nothing changed."
+        return
+    queue_view.after_answer(store, who, response_id)
 
 
 def answer_buttons(store, who: str, response_id: str, question: session.Question) -> None:
     """Yes/no buttons for a stage-1 or stage-3 question (keys V/N or Y/N)."""
-    shown_at(f"{response_id}|{question.key}")
+    shown_at(question.key(response_id))
     answers = ANSWERS["verifiable" if question.kind == "verifiable" else "entailment"]
     columns = st.columns(len(answers))
     for column, (label, key, value) in zip(columns, answers, strict=True):
         # The question is in the key: a click on the button of the question before (still on
         # screen while the page redraws) then runs that question's callback, which refuses it,
         # instead of answering the new question unseen.
-        column.button(label, key=f"answer:{value}:{response_id}|{question.key}", shortcut=key,
+        column.button(label, key=f"answer:{value}:{question.key(response_id)}", shortcut=key,
                       width="stretch", on_click=_answer, args=(store, who, response_id, question, value))
 
 

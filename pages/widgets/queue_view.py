@@ -1,13 +1,14 @@
-"""The signed-in person's queue, kept in session state between reruns and refreshed only
-when it can have changed (a response finished, undone, skipped, reopened, or the queue
-settings changed), so a label click does not re-read the whole queue."""
+"""The signed-in person's queue, kept in session state between reruns and read again only when
+it can have changed (a response finished, undone, skipped, reopened, or the queue settings
+changed), so a label click does not re-read the whole queue. What the queue holds and what is
+asked next are `annotation.work.queues`'s; this module only caches them."""
 from __future__ import annotations
 
 import streamlit as st
 
-from annotation.protocol.records import EvaluationRecord
-from annotation.work import queues, session
-from annotation.work.labels import labels_by_unit
+from annotation.agreement.gold import gold_records
+from annotation.work import queues
+from annotation.work.session import finish_if_complete, normalise_campaign_mode
 
 
 def mark_dirty() -> None:
@@ -20,53 +21,29 @@ def _settings_key(store) -> tuple:
             store.get_setting("campaign_mode"))
 
 
-def snapshot(store, who: str) -> dict:
-    """{'assigned': [ids], 'done': set, 'skipped': {id: reason}, 'gold': {id: record}}."""
+def snapshot(store, who: str) -> queues.Queue:
+    """The person's queue, from session state unless something it depends on changed."""
     key = _settings_key(store)
     cached = st.session_state.get("queue")
-    if cached is not None and cached["key"] == key and not st.session_state.pop("queue_dirty", False):
-        return cached
-    staged = session.normalise_campaign_mode(key[3]) == "staged"
-    cached = {"key": key, "assigned": queues.assigned_response_ids(store, who),
-              "done": queues.done_response_ids(store, who),
-              "skipped": queues.skipped_response_ids(store, who),
-              "gold": _gold_records(store) if staged else {}}
-    st.session_state["queue"] = cached
-    return cached
+    if cached is not None and cached[0] == key and not st.session_state.pop("queue_dirty", False):
+        return cached[1]
+    staged = normalise_campaign_mode(key[3]) == "staged"
+    gold = {r.response_id: r for r in gold_records(store)} if staged else {}
+    queue = queues.read_queue(store, who, gold)
+    st.session_state["queue"] = (key, queue)
+    return queue
 
 
-def _gold_records(store) -> dict[str, EvaluationRecord]:
-    return {r.response_id: r for r in store.list_records(source="gold")}
+def after_answer(store, who: str, response_id: str) -> None:
+    """After an answer: the `done` mark when it completed the response (the queue is re-read)."""
+    mode = normalise_campaign_mode(store.get_setting("campaign_mode"))
+    gold = snapshot(store, who).gold.get(response_id)
+    if finish_if_complete(store, who, response_id, mode, gold):
+        mark_dirty()
 
 
-def progress_of(queue: dict) -> queues.Progress:
-    mine = set(queue["assigned"])
-    done = queue["done"] & mine
-    return queues.Progress("me", len(mine), len(done), len(set(queue["skipped"]) & mine - done))
-
-
-def current_item(store, who: str, mode: str):
-    """(response_id, labels, question, waiting_ids) of what to show now; response_id None
-    when nothing is left to do. A response found complete is marked done on the way."""
-    waiting: list[str] = []
-    for _ in range(10_000):
-        queue = snapshot(store, who)
-        rid = st.session_state.get("current_response")
-        finished = queue["done"] | set(queue["skipped"]) | set(waiting)
-        if rid is None or rid in finished:
-            rid = next((r for r in queue["assigned"] if r not in finished), None)
-        if rid is None:
-            return None, {}, None, waiting
-        st.session_state["current_response"] = rid
-        labels = labels_by_unit(store.events.current_labels(who, rid))
-        result = session.next_question(store.response_sentences(rid), labels, mode, queue["gold"].get(rid))
-        if isinstance(result, session.Question):
-            return rid, labels, result, waiting
-        if result is None:
-            if not session.is_done(labels):
-                session.mark_done(store, who, rid)
-            queue["done"].add(rid)  # the only change: no need to re-read the whole queue
-        else:
-            waiting.append(rid)
-        st.session_state["current_response"] = None
-    raise RuntimeError("the queue did not settle")  # unreachable: each pass finishes one response
+def current_item(store, who: str, mode: str) -> queues.NextItem:
+    """What to show now; the response shown stays current until it is finished."""
+    item = queues.next_item(store, snapshot(store, who), mode, st.session_state.get("current_response"))
+    st.session_state["current_response"] = item.response_id
+    return item

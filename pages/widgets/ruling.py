@@ -9,14 +9,12 @@ from __future__ import annotations
 import streamlit as st
 
 from annotation.agreement.gold import FAST_MS, REASONS, GoldValue, adjudicate
+from annotation.protocol.ids import Task
 from annotation.protocol.records import Response, Sentence
 from pages.widgets import decisions, player, response_view
 from pages.widgets.context import show_text
 from pages.widgets.facts_editor import facts_editor, start_draft
 
-# GoldValue.question (without its "[j]") → the agreement stage it belongs to
-STAGE_OF_QUESTION = {"verifiable": "verifiable", "facts": "decomposition", "all": "entailment_all",
-                     "alone": "entailment_alone", "without": "entailment_without"}
 STAGE_NAMES = {"verifiable": "Stage 1 · verifiable", "decomposition": "Stage 2 · atomic facts",
                "entailment_all": "Stage 3 · all", "entailment_alone": "Stage 3 · alone",
                "entailment_without": "Stage 3 · without"}
@@ -27,16 +25,6 @@ REASON_KEY = "ruling_reason"
 NOTICE_KEY = "ruling_notice"
 ERROR_KEY = "ruling_error"
 _RESET_REASON = "ruling_reset_reason"
-
-
-def stage_of(value: GoldValue) -> str:
-    """The agreement stage of a gold value ('verifiable', 'decomposition', 'entailment_all', …)."""
-    return STAGE_OF_QUESTION[value.question.split("[", 1)[0]]
-
-
-def dispute_id(value: GoldValue) -> str:
-    """A stable id of what an adjudicator rules on: response, unit and task."""
-    return f"{value.response_id}|{value.unit}|{value.task}"
 
 
 def answer_words(question: str, answer) -> str:
@@ -77,7 +65,7 @@ def fact_lines(facts: list[dict], sentence: Sentence) -> str:
 def show_question(value: GoldValue, sentence: Sentence) -> None:
     """The sentence, the fact when the question is about one, and the question in words."""
     show_text(sentence.text, "murgat-sentence")
-    kind = value.question.split("[", 1)[0]
+    kind = Task.from_value_name(value.question).question
     if value.fact is not None:
         st.markdown("**Fact**")
         show_text(value.fact, "murgat-fact")
@@ -121,7 +109,7 @@ def _record_ruling(store, who: str, value: GoldValue, answer) -> bool:
     reason = st.session_state.get(REASON_KEY)
     try:
         adjudicate(store, who, value.response_id, value.unit, value.task, answer, reason,
-                   spent_ms=decisions.spent_ms(f"dispute|{dispute_id(value)}"))
+                   spent_ms=decisions.spent_ms(f"dispute|{value.key}"))
     except (ValueError, PermissionError) as exc:
         st.session_state[ERROR_KEY] = str(exc)
         return False
@@ -140,7 +128,7 @@ def ruling_controls(store, who: str, value: GoldValue, sentence: Sentence) -> No
     error = st.session_state.pop(ERROR_KEY, None)
     if error:
         st.error(f"The ruling was not recorded: {error}")
-    decisions.shown_at(f"dispute|{dispute_id(value)}")
+    decisions.shown_at(f"dispute|{value.key}")
     st.pills("Reason (optional)", REASONS, key=REASON_KEY, selection_mode="single",
              help="Why the annotators disagreed, for the guideline discussion.")
     if value.question != "facts":
@@ -149,7 +137,7 @@ def ruling_controls(store, who: str, value: GoldValue, sentence: Sentence) -> No
         for column, (label, _shortcut, answer) in zip(columns, decisions.ANSWERS[kind], strict=True):
             # The dispute is in the key: a click on a button still on screen from the dispute
             # before must rule that one again, not the next one unseen.
-            column.button(f"Rule: {label}", key=f"rule:{answer}:{dispute_id(value)}", width="stretch",
+            column.button(f"Rule: {label}", key=f"rule:{answer}:{value.key}", width="stretch",
                           on_click=_record_ruling, args=(store, who, value, answer))
         return
     lists = {name: value.values[name] for name in sorted(value.values)}
@@ -159,10 +147,10 @@ def ruling_controls(store, who: str, value: GoldValue, sentence: Sentence) -> No
     for start in range(0, len(names), 2):  # two per row: the labels stay readable
         for column, name in zip(st.columns(2), names[start:start + 2], strict=False):
             column.button(f"Rule {name}'s facts" if name in value.values else "Rule the current gold facts",
-                          key=f"rule_facts:{name}:{dispute_id(value)}", width="stretch",
+                          key=f"rule_facts:{name}:{value.key}", width="stretch",
                           on_click=_record_ruling, args=(store, who, value, lists[name]))
     with st.expander("Or edit a fact list and rule it"):
         start = st.selectbox("Start from", list(lists) or ["an empty list"], key="ruling_start")
-        draft_key = f"gold_draft:{dispute_id(value)}:{start}"
+        draft_key = f"gold_draft:{value.key}:{start}"
         start_draft(draft_key, lists.get(start, []))
         facts_editor(sentence, draft_key, lambda facts: _record_ruling(store, who, value, facts))

@@ -2,8 +2,9 @@
 import pytest
 from app_support import FIRST_TEXT, click, highlighted, open_app, shown_text, sign_in, tiny_project
 
+from annotation.protocol.ids import fact_unit
 from annotation.protocol.records import EvaluationRecord, Fact, Sentence
-from annotation.work.labels import fact_unit, labels_by_unit
+from annotation.work.labels import labels_by_unit
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ from app_support import open_app, shown_text, sign_in, tiny_project
 from annotation.demo.project import build_demo
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
 from annotation.store.project_store import ProjectStore
-from pages.widgets import calibration_charts as charts
 from pages.widgets import opened_response
 
 DEMO_SOURCES = {"judge:sim-strong+sim-strong+sim-strong", "judge:sim-weak+sim-good+sim-good",
@@ -210,22 +209,3 @@ def test_sources_not_of_the_form_verifier_decomposer_entailer_are_listed_beside_
     store.add_records([record(store, rid, "judge:reference-metric", judged) for rid, (_, judged) in ENTAILED.items()])
     app = sign_in(open_app(monkeypatch, configured), "boss").switch_page("pages/calibrate.py").run()
     assert "(so not in the heatmap): judge:reference-metric" in unescaped(shown_text(app))
-
-
-def test_regression_band_is_the_least_squares_line_with_its_t_interval():
-    # (0,0), (1,1), (2,3): slope 3/2, intercept −1/6, residual SD √(1/6), t(0.975, 1) = 12.7062
-    fit, low, high = charts.regression_band([0, 1, 2], [0, 1, 3], [1.0])
-    assert fit[0] == pytest.approx(4 / 3)
-    assert high[0] - fit[0] == pytest.approx(12.7062 * (1 / 6) ** 0.5 * (1 / 3) ** 0.5, rel=1e-4)
-    assert fit[0] - low[0] == pytest.approx(high[0] - fit[0])
-
-
-def test_regression_band_needs_three_points_and_varying_gold():
-    assert charts.regression_band([0, 1], [0, 1], [0.5]) is None
-    assert charts.regression_band([0.5, 0.5, 0.5], [0, 1, 0], [0.5]) is None
-
-
-def test_judge_source_parses_into_its_three_stages_or_none():
-    assert charts.parse_judge_source("judge:a+gold+b") == ("a", "gold", "b")
-    assert charts.parse_judge_source("judge:metric-file") is None
-    assert charts.parse_judge_source("human:alice") is None

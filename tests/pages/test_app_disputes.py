@@ -4,9 +4,9 @@ fact is supported (stage 3); ada adjudicates, boss is the admin."""
 import pytest
 from app_support import click, open_app, sign_in, tiny_project
 
-from annotation.agreement.gold import gold_from_store
+from annotation.agreement.gold import gold_from_store, gold_records
+from annotation.protocol.ids import fact_unit
 from annotation.store.project_store import ProjectStore
-from annotation.work.labels import fact_unit
 
 PAGE = "pages/disputes.py"
 LIGHT = [{"text": "A red light blinks.", "citations": [0]}]
@@ -187,13 +187,14 @@ def test_fact_list_edited_on_the_page_is_ruled_with_its_reason(monkeypatch, proj
     assert record.sentences[1].provenance["facts"] == "adjudicated:ada:guideline gap"
 
 
-def test_admin_publishes_the_gold_set_as_the_projects_gold_source(monkeypatch, project):
+def test_a_ruling_reaches_the_projects_gold_records_without_a_publish_step(monkeypatch, project):
     app = disputes_page(monkeypatch, project, "boss")
     click(app, "rule:True")
-    app.button(key="publish_gold").click().run()
-    stored = {r.response_id: r for r in store_of(project).list_records("gold")}
-    assert sorted(stored) == ["r1", "r2"]
-    assert stored["r1"].sentences[0].provenance["verifiable"] == "adjudicated:boss"
+    current = {r.response_id: r for r in gold_records(store_of(project))}
+    assert sorted(current) == ["r1", "r2"]
+    assert current["r1"].sentences[0].provenance["verifiable"] == "adjudicated:boss"
+    assert store_of(project).list_records("gold") == []  # derived when read, never stored
+    assert "publish_gold" not in [b.key for b in app.button]
 
 
 def test_unknown_gold_rule_is_explained_not_crashed_on(monkeypatch, project):
@@ -208,11 +209,10 @@ def test_no_open_disputes_says_so(monkeypatch, tmp_path):
     assert "No disputes" in app.success[0].value
 
 
-def test_gold_settings_and_publishing_are_for_admins_only(monkeypatch, project):
+def test_gold_settings_are_for_admins_only(monkeypatch, project):
     app = disputes_page(monkeypatch, project)
     assert "auto_accept_input" not in [t.key for t in app.toggle]
     assert "gold_rule_input" not in [r.key for r in app.radio]
-    assert "publish_gold" not in [b.key for b in app.button]
 
 
 def test_admin_turning_off_auto_acceptance_sends_unanimous_units_to_disputes(monkeypatch, project):

@@ -105,7 +105,7 @@ def test_start_needs_a_plan_of_the_current_choice(page):
 def test_run_started_on_the_page_stores_one_record_per_response(page, project, server):
     plan_all_responses(page).button(key="start_run").click().run()
     app = finished_run(page, project)
-    assert [r.response_id for r in ProjectStore.open(project).list_records("judge:j+j+j")] == ["r1", "r2"]
+    assert [r.response_id for r in ProjectStore.open(project).list_records(source="judge:j+j+j")] == ["r1", "r2"]
     assert app.dataframe[-1].value.to_dict("records") == [{"source": "judge:j+j+j", "records": 2}]
     assert "2 response record(s) complete, 2 new or changed stored · 19 call(s) made" in app.success[0].value
 
@@ -137,7 +137,7 @@ def test_stop_ends_the_run_early_and_says_so(monkeypatch, tmp_path, video):
         app.button(key="stop_run").click().run()
         app = finished_run(app, directory)
     assert "Stopped early: stopped" in app.warning[0].value
-    assert len(slow.log) < 19 and store.list_records("judge:") == []
+    assert len(slow.log) < 19 and store.list_records("judge") == []
 
 
 def test_broken_judges_file_shows_every_problem_with_its_line(monkeypatch, project):

@@ -53,7 +53,7 @@ def test_audio_clip_is_audio_only_and_as_long_as_span_plus_padding(app, project)
 
 def test_choosing_a_chip_plays_only_that_citation(app):
     click(app, "answer:True")
-    app.button_group(key="chips:r1:s1|verifiable").select(0).run()
+    app.button_group(key="chips:r1|s1|verifiable").select(0).run()
     assert len(app.get("audio")) == 1 and len(app.get("video")) == 0
 
 

@@ -12,7 +12,7 @@ from annotation.agreement.gold import (
     derive_gold,
     gold_csv_rows,
     gold_from_store,
-    publish_gold,
+    gold_records,
     read_gold_csv,
     rulings_from_events,
     write_gold_csv,
@@ -20,9 +20,9 @@ from annotation.agreement.gold import (
 from annotation.formats.readers import read_records_file, write_records_jsonl
 from annotation.formats.record_schema import validate_record
 from annotation.protocol.citations import Citation
+from annotation.protocol.ids import fact_unit, sentence_unit
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Response, Sentence
 from annotation.store.project_store import ProjectStore
-from annotation.work.labels import fact_unit, sentence_unit
 
 VISUAL = Citation("visual", 1.0, 1.0)
 AUDIO = Citation("audio", 2.0, 4.0)
@@ -261,11 +261,21 @@ def test_a_ruled_fact_list_must_pass_the_fact_list_checks(store):
         adjudicate(store, "ada", "r1", "s0", "facts", [{"text": "A man points.", "citations": []}])
 
 
-def test_publishing_stores_the_gold_records_as_the_gold_source(store):
+def test_a_ruling_is_in_the_projects_gold_records_at_once_and_nothing_is_stored(store):
     adjudicate(store, "ada", "r1", "s0", "verifiable", False)
-    assert publish_gold(store) == 1
-    (stored,) = store.list_records("gold")
-    assert stored.sentences[0].provenance == {"verifiable": "adjudicated:ada"}
+    (current,) = gold_records(store)
+    assert current.sentences[0].provenance == {"verifiable": "adjudicated:ada"}
+    assert store.list_records("gold") == []
+
+
+def test_imported_gold_counts_only_for_responses_nobody_labelled_in_the_project(store):
+    store.add_responses([(Response("r9", "Unlabelled."), [])])
+    store.add_records([EvaluationRecord("r9", "gold", [Sentence("Unlabelled.", False)]),
+                       EvaluationRecord("r1", "gold", [Sentence("Imported, outvoted.", False)])])
+    adjudicate(store, "ada", "r1", "s0", "verifiable", True)
+    by_response = {r.response_id: r for r in gold_records(store)}
+    assert by_response["r9"].sentences[0].text == "Unlabelled."
+    assert by_response["r1"].sentences[0].provenance["verifiable"] == "adjudicated:ada"
 
 
 def test_gold_csv_values_are_json():
@@ -273,3 +283,22 @@ def test_gold_csv_values_are_json():
     rows = gold_csv_rows(gold.values)
     facts_row = next(r for r in rows if r["question"] == "facts")
     assert json.loads(facts_row["value"]) == [{"text": "A man points.", "citations": [0]}]
+
+
+def test_staged_answers_about_gold_facts_count_for_the_gold_they_settle(store):
+    # bob and carol split the sentence alike, so gold has their fact; alice's own split differs,
+    # but in a staged campaign she answers stage 3 about the gold fact, and her answer counts.
+    store.add_user("carol", "annotator", None)
+    gold_fact = {"text": "A man points.", "citations": [0]}
+    store.events.append("alice", "r1", "s0", "verifiable", True)  # alice and bob now agree
+    store.events.append("bob", "r1", "s0", "verifiable", True)
+    store.events.append("carol", "r1", "s0", "verifiable", True)
+    store.events.append("alice", "r1", "s0", "facts", [{"text": "Someone gestures.", "citations": [0]}])
+    store.events.append("bob", "r1", "s0", "facts", [gold_fact])
+    store.events.append("carol", "r1", "s0", "facts", [gold_fact])
+    unit = fact_unit(0, gold_fact["text"], [0])
+    for name, answer in (("alice", False), ("bob", False), ("carol", True)):
+        store.events.append(name, "r1", unit, "all", answer)
+    (all_value,) = [v for v in gold_from_store(store).values if v.question == "all"]
+    assert all_value.values == {"alice": False, "bob": False, "carol": True}
+    assert all_value.value is False and all_value.provenance == "majority 2/3"

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from scipy.stats import pearsonr
 
+from annotation.agreement.gold import gold_records
 from annotation.demo.project import JUDGE_CONFIGS, TRUTH_FILE, build_demo, judge_source
 from annotation.media.clips import decode_audio
 from annotation.media.files import probe_media
@@ -30,7 +31,7 @@ def _all_citations(store):
 
 
 def _gold_scores(store, mode="individual"):
-    return np.array([s.murgat_s for s in score_records(store.list_records("gold"), [mode])])
+    return np.array([s.murgat_s for s in score_records(gold_records(store), [mode])])
 
 
 def test_demo_accounts_sign_in_with_their_name_as_password(demo):
@@ -107,11 +108,12 @@ def test_some_responses_think_before_answering(demo):
 
 def test_records_come_from_gold_three_annotators_and_four_judges(demo):
     store = demo["store"]
-    assert store.record_sources() == sorted(["gold", *(judge_source(c) for c in JUDGE_CONFIGS)])
+    assert store.record_sources() == sorted(judge_source(c) for c in JUDGE_CONFIGS)  # gold is derived
+    assert len(gold_records(store)) == 24
     assert len(JUDGE_CONFIGS) >= 4
     assert {r.source for r in human_records(store)} == {f"human:{n}" for n in ANNOTATOR_NAMES}
     for source in store.record_sources():
-        assert len(store.list_records(source)) == 24
+        assert len(store.list_records(source=source)) == 24
 
 
 def test_every_annotator_finished_every_response(demo):
@@ -148,7 +150,7 @@ def test_careless_annotator_often_decides_in_under_two_seconds(demo):
 
 
 def test_gold_is_complete_and_obeys_the_derivation_rules(demo):
-    for record in demo["store"].list_records("gold"):
+    for record in gold_records(demo["store"]):
         for sentence in record.sentences:
             assert sentence.verifiable is not None
             for fact in sentence.facts:
@@ -164,7 +166,7 @@ def test_judges_rank_by_correlation_with_gold_as_constructed(demo):
     store, gold = demo["store"], _gold_scores(demo["store"])
     correlations = []
     for config in JUDGE_CONFIGS:
-        judged = [s.murgat_s for s in score_records(store.list_records(judge_source(config)), ["individual"])]
+        judged = [s.murgat_s for s in score_records(store.list_records(source=judge_source(config)), ["individual"])]
         correlations.append(pearsonr(gold, judged)[0])
     assert correlations == sorted(correlations, reverse=True)
     assert correlations[0] > 0.75  # 0.82 for seed 0; 0.82 on average over seeds 0–11
@@ -203,7 +205,7 @@ def test_building_over_an_existing_demo_with_its_seed_returns_it_unchanged(demo)
     events_before = len(demo["store"].events.log())
     store = build_demo(demo["directory"], seed=0)
     assert len(store.events.log()) == events_before
-    assert len(store.list_records("gold")) == 24
+    assert len(gold_records(store)) == 24
 
 
 def test_building_over_a_demo_of_another_seed_is_refused(demo):

@@ -88,9 +88,12 @@ def test_records_are_append_only_and_latest_wins(store):
     assert store.database.connection.execute("SELECT COUNT(*) FROM records").fetchone()[0] == 2
 
 
-def test_record_prefix_filter_treats_underscore_literally(store):
-    store.add_records([EvaluationRecord("r1", "judge:a_b", []), EvaluationRecord("r1", "judge:axb", [])])
-    assert [r.source for r in store.list_records("judge:a_")] == ["judge:a_b"]
+def test_record_kind_filter_takes_whole_source_kinds_only(store):
+    store.add_records([EvaluationRecord("r1", "judge:a_b", []), EvaluationRecord("r1", "human:judge", []),
+                       EvaluationRecord("r1", "gold", [])])
+    assert [r.source for r in store.list_records("judge")] == ["judge:a_b"]
+    assert [r.source for r in store.list_records("human")] == ["human:judge"]
+    assert [r.source for r in store.list_records("gold")] == ["gold"]
 
 
 def test_reimporting_a_response_with_another_text_is_refused(store):

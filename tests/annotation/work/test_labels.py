@@ -2,16 +2,10 @@
 import pytest
 
 from annotation.protocol.citations import Citation
+from annotation.protocol.ids import entailment_task, fact_key, fact_unit, sentence_unit
 from annotation.protocol.records import Response, Sentence
 from annotation.store.project_store import ProjectStore
-from annotation.work.labels import (
-    entailment_task,
-    fact_key,
-    fact_unit,
-    human_records,
-    record_from_labels,
-    sentence_unit,
-)
+from annotation.work.labels import human_records, record_from_labels
 
 CITES = [Citation("visual", 12.0, 12.0), Citation("audio", 12.0, 14.0)]
 
@@ -93,10 +87,9 @@ def test_staged_answers_about_gold_facts_keep_the_gold_facts(store):
     sentences = store.response_sentences("r1")
     gold = EvaluationRecord("r1", "gold", [Sentence(sentences[0].text, True, CITES, [gold_fact]),
                                            Sentence(sentences[1].text, False)])
-    store.add_records([gold])
     store.events.append("alice", "r1", "s0", "verifiable", True)
     store.events.append("alice", "r1", "s0", "facts", [{"text": "Someone points.", "citations": [0]}])
     store.events.append("alice", "r1", fact_unit(0, gold_fact.text, [0]), "all", False)
-    [record] = human_records(store)
+    [record] = human_records(store, gold_by_response={"r1": gold})
     [fact] = record.sentences[0].facts
     assert fact.text == "A man points." and fact.entailment.all is False

@@ -5,9 +5,10 @@ import pytest
 
 from annotation.protocol.citations import Citation
 from annotation.protocol.derivation import derive_entailment
+from annotation.protocol.ids import fact_unit
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Response, Sentence
 from annotation.store.project_store import ProjectStore
-from annotation.work.labels import fact_unit, labels_by_unit, record_from_labels
+from annotation.work.labels import labels_by_unit, record_from_labels
 from annotation.work.session import (
     Question,
     Waiting,

@@ -284,7 +284,7 @@ def priced_project(tmp_path_factory):
         run_configurations(store, judges, [parse_configuration(c, judges) for c in ("a+a+a", "b+b+b")],
                            responses="all")
     gold = []
-    for record in store.list_records("judge:a+a+a"):
+    for record in store.list_records(source="judge:a+a+a"):
         if record.response_id == "r4":
             record.sentences[0].facts[0].entailment = Entailment(True, [True], [False])
         gold.append(EvaluationRecord(record.response_id, "gold", record.sentences))
@@ -295,14 +295,14 @@ def priced_project(tmp_path_factory):
 
 def test_cheapest_choice_takes_the_cheaper_of_two_judges_that_answer_alike(priced_project):
     store, judges, gold = priced_project
-    report = run_sweep(gold, store.list_records("judge:"), modes=("individual",), n_boot=200, folds=2)
+    report = run_sweep(gold, store.list_records("judge"), modes=("individual",), n_boot=200, folds=2)
     assert report.best.source == "judge:a+a+a"
     assert cheapest_choice(report, judges, store).source == "judge:b+b+b"
 
 
 def test_cost_per_response_is_recorded_tokens_times_prices(priced_project):
     store, judges, gold = priced_project
-    report = run_sweep(gold, store.list_records("judge:"), modes=("individual",), n_boot=50, folds=2)
+    report = run_sweep(gold, store.list_records("judge"), modes=("individual",), n_boot=50, folds=2)
     rows = list(store.database.query("SELECT COUNT(*) AS calls, SUM(tokens_in) AS t_in, SUM(tokens_out) AS t_out "
                                "FROM judge_calls WHERE response IS NOT NULL"))[0]
     costs = configuration_costs(report, judges, store)

@@ -35,7 +35,7 @@ def test_run_yields_the_expected_records(judge_project, judge_endpoint):
     judges = {"j": judge_at(judge_endpoint)}
     report = run(judge_project, judges, "j+j+j")
     assert {r.response_id: summary(r) for r in report.records} == EXPECTED
-    stored = judge_project.list_records("judge:j+j+j")
+    stored = judge_project.list_records(source="judge:j+j+j")
     assert {r.response_id: summary(r) for r in stored} == EXPECTED
     assert report.calls_made == CALLS_PER_CONFIGURATION and report.incomplete == []
 
@@ -71,7 +71,7 @@ def test_max_calls_budget_stops_cleanly_and_a_rerun_finishes_the_rest(judge_proj
     judges = {"j": judge_at(judge_endpoint)}
     first = run(judge_project, judges, "j+j+j", max_calls=7)
     assert first.calls_made == 7 and first.stopped == "budget: --max-calls 7 reached"
-    assert len(first.incomplete) == 2 and first.records == [] and judge_project.list_records("judge:") == []
+    assert len(first.incomplete) == 2 and first.records == [] and judge_project.list_records("judge") == []
     second = run(judge_project, judges, "j+j+j")
     assert second.calls_made == CALLS_PER_CONFIGURATION - 7
     assert set(judge_endpoint.answered().values()) == {1}
@@ -121,7 +121,7 @@ def test_call_failing_after_its_retries_leaves_no_record_and_a_rerun_completes(j
     assert "failed after retries" in first.incomplete[0][2]
     second = run(judge_project, judges, "j+j+j")
     assert first.calls_made + second.calls_made == CALLS_PER_CONFIGURATION
-    assert {r.response_id: summary(r) for r in judge_project.list_records("judge:")} == EXPECTED
+    assert {r.response_id: summary(r) for r in judge_project.list_records("judge")} == EXPECTED
 
 
 def test_dry_run_spends_nothing_and_counts_the_calls(judge_project, judge_endpoint):

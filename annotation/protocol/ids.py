@@ -1,0 +1,279 @@
+"""The identifiers that travel as strings — in the event log, in records, in widget keys and URLs —
+as small value types. Each is formatted by its `__str__` and read back by its `parse`, here and
+nowhere else.
+
+- `Unit`: what a label is about: the response, sentence i (`s3`), or a fact of sentence i
+  (`s3/1a2b3c4d5e6f`, the key hashing its normalised text and citation subset).
+- `Task`: the decision about a unit: `verifiable`, `facts`, `all`, `alone.{j}`, `without.{j}`,
+  `done`, `skip`, `flag`; an adjudicator's ruling carries the prefix `gold.` (`gold.alone.1`).
+  `value_name` is the same decision as gold provenance names it (`alone[1]`).
+- `QuestionKey`: one question of one response, `{response_id}|{unit}|{task}` (widget keys,
+  dispute ids).
+- `Source`: who made a record: `gold`, `human:<name>` or `judge:<name>`; a judge configuration's
+  name is `VERIFIER+DECOMPOSER+ENTAILER`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+RESPONSE_UNIT = "response"
+SENTENCE_QUESTIONS = ("verifiable", "facts")
+FACT_QUESTIONS = ("all", "alone", "without")
+RESPONSE_TASKS = ("done", "skip", "flag")
+PER_CITATION = ("alone", "without")
+RULING_PREFIX = "gold."
+SOURCE_KINDS = ("gold", "human", "judge")
+STAGE_SEPARATOR = "+"
+
+_SENTENCE_RE = re.compile(r"s(0|[1-9][0-9]*)")
+_FACT_KEY_RE = re.compile(r"[0-9a-f]{12}")
+_VALUE_NAME_RE = re.compile(r"(alone|without)\[(0|[1-9][0-9]*)\]")
+
+
+def fact_key(text: str, citations) -> str:
+    """A short stable key for a fact's content: its normalised text and citation subset (the
+    order of the indices does not matter)."""
+    normal = re.sub(r"\s+", " ", text.strip().lower())
+    subset = ",".join(map(str, sorted(int(c) for c in citations)))
+    return hashlib.sha1(f"{normal}|{subset}".encode()).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class Unit:
+    """The response (`sentence` None), sentence `sentence`, or a fact of it (`fact` = its key)."""
+
+    sentence: int | None = None
+    fact: str | None = None
+
+    @classmethod
+    def response(cls) -> Unit:
+        return cls()
+
+    @classmethod
+    def of_sentence(cls, index: int) -> Unit:
+        return cls(int(index))
+
+    @classmethod
+    def of_fact(cls, sentence: int, text: str, citations) -> Unit:
+        return cls(int(sentence), fact_key(text, citations))
+
+    @property
+    def is_response(self) -> bool:
+        return self.sentence is None
+
+    @property
+    def is_fact(self) -> bool:
+        return self.fact is not None
+
+    def __str__(self) -> str:
+        if self.sentence is None:
+            return RESPONSE_UNIT
+        return f"s{self.sentence}" if self.fact is None else f"s{self.sentence}/{self.fact}"
+
+    @classmethod
+    def parse(cls, text: str) -> Unit:
+        """ValueError for anything `str(Unit(...))` does not write."""
+        if text == RESPONSE_UNIT:
+            return cls()
+        head, slash, key = text.partition("/")
+        match = _SENTENCE_RE.fullmatch(head)
+        if match is None or (slash and not _FACT_KEY_RE.fullmatch(key)):
+            raise ValueError(f"'{text}' is not a unit ('response', 's<i>' or 's<i>/<fact key>')")
+        return cls(int(match.group(1)), key if slash else None)
+
+
+def sentence_unit(index: int) -> str:
+    """`s{index}`: the unit of sentence `index`'s stage-1 and stage-2 decisions."""
+    return str(Unit.of_sentence(index))
+
+
+def fact_unit(sentence: int, text: str, citations) -> str:
+    """`s{i}/{fact_key}`: the unit of a fact's stage-3 decisions."""
+    return str(Unit.of_fact(sentence, text, citations))
+
+
+@dataclass(frozen=True)
+class Task:
+    """One decision: `question` with `j` (a position in the fact's own citations) for `alone` and
+    `without`; `ruling` marks an adjudicator's decision on it."""
+
+    question: str
+    j: int | None = None
+    ruling: bool = False
+
+    def __post_init__(self) -> None:
+        known = (*SENTENCE_QUESTIONS, *FACT_QUESTIONS, *RESPONSE_TASKS)
+        if self.question not in known:
+            raise ValueError(f"'{self.question}' is not a question ({', '.join(known)})")
+        if (self.question in PER_CITATION) != (self.j is not None) or (self.j is not None and self.j < 0):
+            raise ValueError(f"'{self.question}' {'needs' if self.question in PER_CITATION else 'takes no'} "
+                             "citation position j")
+
+    @property
+    def stage(self) -> int | None:
+        """1 (verifiable), 2 (facts), 3 (entailment), None for response-level tasks."""
+        if self.question in FACT_QUESTIONS:
+            return 3
+        return {"verifiable": 1, "facts": 2}.get(self.question)
+
+    @property
+    def answer(self) -> Task:
+        """The annotators' task this ruling decides (itself when it is not a ruling)."""
+        return Task(self.question, self.j)
+
+    @property
+    def as_ruling(self) -> Task:
+        return Task(self.question, self.j, True)
+
+    @property
+    def value_name(self) -> str:
+        """The name gold provenance uses: `verifiable`, `facts`, `all`, `alone[0]`."""
+        return self.question if self.j is None else f"{self.question}[{self.j}]"
+
+    @classmethod
+    def from_value_name(cls, name: str) -> Task:
+        match = _VALUE_NAME_RE.fullmatch(name)
+        return cls(match.group(1), int(match.group(2))) if match else cls(name)
+
+    def __str__(self) -> str:
+        text = self.question if self.j is None else f"{self.question}.{self.j}"
+        return RULING_PREFIX + text if self.ruling else text
+
+    @classmethod
+    def parse(cls, text: str) -> Task:
+        """ValueError for anything `str(Task(...))` does not write."""
+        ruling = text.startswith(RULING_PREFIX)
+        body = text[len(RULING_PREFIX):] if ruling else text
+        question, dot, position = body.partition(".")
+        if dot and not re.fullmatch(r"0|[1-9][0-9]*", position):
+            raise ValueError(f"'{text}' is not a task")
+        try:
+            return cls(question, int(position) if dot else None, ruling)
+        except ValueError:
+            raise ValueError(f"'{text}' is not a task") from None
+
+
+def entailment_task(question: str, j: int | None = None) -> str:
+    """'all', or 'alone.{j}' / 'without.{j}'; ValueError for anything else."""
+    if question not in FACT_QUESTIONS:
+        raise ValueError(f"'{question}' is not an entailment question ({', '.join(FACT_QUESTIONS)})")
+    return str(Task(question, j))
+
+
+def is_ruling(task: str) -> bool:
+    """Is this event task an adjudicator's ruling (`gold.…`)? False for anything unparsable."""
+    try:
+        return Task.parse(task).ruling
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class QuestionKey:
+    """One question of one response; the text form keys widgets and names disputes."""
+
+    response_id: str
+    unit: str
+    task: str
+
+    def __str__(self) -> str:
+        return f"{self.response_id}|{self.unit}|{self.task}"
+
+    @classmethod
+    def parse(cls, text: str) -> QuestionKey:
+        """The response id may itself hold '|': unit and task are the last two parts."""
+        response_id, _, rest = text.rpartition("|")
+        response_id, _, unit = response_id.rpartition("|")
+        if not response_id:
+            raise ValueError(f"'{text}' is not a question key (response|unit|task)")
+        Unit.parse(unit)
+        Task.parse(rest)
+        return cls(response_id, unit, rest)
+
+
+@dataclass(frozen=True)
+class Source:
+    """`gold`, `human:<name>` or `judge:<name>`."""
+
+    kind: str
+    name: str | None = None
+
+    @classmethod
+    def gold(cls) -> Source:
+        return cls("gold")
+
+    @classmethod
+    def human(cls, name: str) -> Source:
+        return cls("human", name)
+
+    @classmethod
+    def judge(cls, name: str) -> Source:
+        return cls("judge", name)
+
+    @classmethod
+    def judge_configuration(cls, verifier: str, decomposer: str, entailer: str) -> Source:
+        return cls("judge", configuration_name(verifier, decomposer, entailer))
+
+    @property
+    def configuration(self) -> tuple[str, str, str] | None:
+        """(verifier, decomposer, entailer) of a `judge:V+D+E` source; None for any other."""
+        return configuration_parts(self.name) if self.kind == "judge" and self.name else None
+
+    def __str__(self) -> str:
+        return self.kind if self.kind == "gold" else f"{self.kind}:{self.name}"
+
+    @classmethod
+    def parse(cls, text: str) -> Source:
+        """ValueError unless `text` is 'gold', 'human:<name>' or 'judge:<name>' (name not blank)."""
+        if text == "gold":
+            return cls("gold")
+        kind, colon, name = text.partition(":")
+        if not colon or kind not in ("human", "judge") or not name.strip():
+            raise ValueError(f"'{text}' is not 'gold', 'human:<name>' or 'judge:<name>'")
+        return cls(kind, name)
+
+    @staticmethod
+    def prefix(kind: str) -> str:
+        """What every source of `kind` starts with: 'gold', 'human:', 'judge:'."""
+        if kind not in SOURCE_KINDS:
+            raise ValueError(f"'{kind}' is not a source kind ({', '.join(SOURCE_KINDS)})")
+        return "gold" if kind == "gold" else f"{kind}:"
+
+
+def source_kind(source: str) -> str:
+    """'gold', 'human' or 'judge' for a record's source string, 'other' when it is none of them."""
+    try:
+        return Source.parse(source).kind
+    except ValueError:
+        return "other"
+
+
+def annotator_name(source: str) -> str | None:
+    """'alice' for 'human:alice'; None for any other source."""
+    try:
+        parsed = Source.parse(source)
+    except ValueError:
+        return None
+    return parsed.name if parsed.kind == "human" else None
+
+
+def configuration_of(source: str) -> tuple[str, str, str] | None:
+    """(V, D, E) of a `judge:V+D+E` source string; None for any other source (e.g. `judge:my-metric-file`)."""
+    try:
+        return Source.parse(source).configuration
+    except ValueError:
+        return None
+
+
+def configuration_name(verifier: str, decomposer: str, entailer: str) -> str:
+    """`VERIFIER+DECOMPOSER+ENTAILER`."""
+    return STAGE_SEPARATOR.join((verifier, decomposer, entailer))
+
+
+def configuration_parts(name: str) -> tuple[str, str, str] | None:
+    """(V, D, E) of `V+D+E` (parts stripped); None unless there are exactly three non-blank parts."""
+    parts = tuple(p.strip() for p in name.split(STAGE_SEPARATOR))
+    return parts if len(parts) == 3 and all(parts) else None

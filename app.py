@@ -4,6 +4,7 @@ Run: `streamlit run app.py` (project: `$MURGAT_PROJECT`, else `projects/`; the d
 built when there is none). Each page runs inside `pages.widgets.frame.run_page`, which
 signs people in, guards roles and turns errors into friendly messages.
 """
+
 from __future__ import annotations
 
 import streamlit as st
@@ -25,9 +26,11 @@ PAGES = (
 
 
 def pages_for(role: str) -> list:
-    return [st.Page(script, title=title, icon=icon)
-            for script, title, icon, roles in PAGES
-            if role in roles and (APP_DIR / script).exists()]
+    return [
+        st.Page(script, title=title, icon=icon)
+        for script, title, icon, roles in PAGES
+        if role in roles and (APP_DIR / script).exists()
+    ]
 
 
 user = signed_in_user()

@@ -1,2 +1,3 @@
 """MURGAT annotation: protocol units, citations, sentences, readers, store, media."""
+
 __version__ = "0.1.0"

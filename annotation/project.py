@@ -4,6 +4,7 @@ Import is all-or-nothing per call: every problem of every file is collected firs
 (file, line or entry, field), and nothing is written unless there are none — or,
 with `skip_invalid`, the bad rows are left out and listed.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -88,8 +89,14 @@ def _location(result, index: int) -> tuple[int, bool]:
     return index, True
 
 
-def import_files(store: ProjectStore, paths: list[Path], *, skip_invalid: bool = False,
-                 fmt: str = "auto", source: str | None = None) -> ImportReport:
+def import_files(
+    store: ProjectStore,
+    paths: list[Path],
+    *,
+    skip_invalid: bool = False,
+    fmt: str = "auto",
+    source: str | None = None,
+) -> ImportReport:
     """Import generation, metric or record files into the project (see module doc)."""
     report = ImportReport()
     problems: list[Problem] = []
@@ -120,9 +127,13 @@ def import_files(store: ProjectStore, paths: list[Path], *, skip_invalid: bool =
                     to_add_records.append((item.record, str(path)))
             else:
                 if item.response_id not in known_ids:
-                    problem = Problem(where[0], where[1], "response_id",
-                                      f"'{item.response_id}' is not in the project; import its "
-                                      "generation file first", where[2])
+                    problem = Problem(
+                        where[0],
+                        where[1],
+                        "response_id",
+                        f"'{item.response_id}' is not in the project; import its generation file first",
+                        where[2],
+                    )
                     (report.skipped if skip_invalid else problems).append(problem)
                     continue
                 to_add_records.append((item, str(path)))
@@ -165,6 +176,10 @@ def export_records(store: ProjectStore, which: str = "all") -> list[EvaluationRe
     if which == "judge":
         return store.list_records("judge")
     found = project_records(store)
-    chosen = {"gold": found.gold, "human": found.humans}.get(which) or [*found.gold, *found.humans, *found.judges]
+    chosen = {"gold": found.gold, "human": found.humans}.get(which) or [
+        *found.gold,
+        *found.humans,
+        *found.judges,
+    ]
     order = {rid: i for i, rid in enumerate(store.response_ids())}
     return sorted(chosen, key=lambda r: (r.source, order.get(r.response_id, 0)))

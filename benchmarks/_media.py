@@ -4,6 +4,7 @@ timing and reporting helpers.
 The long video is the test video's recipe (tests/media_fixtures.py) at benchmark scale: every
 frame shows its index in a strip of blocks, so a clip's first frame can be checked exactly.
 """
+
 from __future__ import annotations
 
 import json
@@ -25,7 +26,7 @@ OUT = ROOT / "benchmarks" / "out"
 LONG_W, LONG_H, LONG_FPS = 1280, 720, 25
 LONG_DURATION_S = 600.0
 LONG_KEYFRAME_EVERY_S = 10.0
-LONG_INDEX_BITS = 14          # 15 000 frames
+LONG_INDEX_BITS = 14  # 15 000 frames
 
 
 def long_video() -> Path:
@@ -35,9 +36,17 @@ def long_video() -> Path:
         OUT.mkdir(parents=True, exist_ok=True)
         print(f"making {path.name} (once) …", file=sys.stderr, flush=True)
         tmp = path.with_name(".making-" + path.name)
-        make_indexed_video(tmp, width=LONG_W, height=LONG_H, fps=LONG_FPS, duration_s=LONG_DURATION_S,
-                           keyframe_every_s=LONG_KEYFRAME_EVERY_S, preset="veryfast", crf=26,
-                           index_bits=LONG_INDEX_BITS)
+        make_indexed_video(
+            tmp,
+            width=LONG_W,
+            height=LONG_H,
+            fps=LONG_FPS,
+            duration_s=LONG_DURATION_S,
+            keyframe_every_s=LONG_KEYFRAME_EVERY_S,
+            preset="veryfast",
+            crf=26,
+            index_bits=LONG_INDEX_BITS,
+        )
         tmp.rename(path)
     return path
 
@@ -49,11 +58,33 @@ def hour_audio() -> Path:
         OUT.mkdir(parents=True, exist_ok=True)
         print(f"making {path.name} (once) …", file=sys.stderr, flush=True)
         tmp = path.with_name(".making-" + path.name)
-        subprocess.run([ffmpeg_exe(), "-v", "error", "-nostdin", "-y",
-                        "-f", "lavfi", "-i", "aevalsrc='0.3*sin(2*PI*(300+100*mod(floor(t/5),20))*t)':s=48000:d=3600",
-                        "-f", "lavfi", "-i", "anoisesrc=color=pink:sample_rate=48000:duration=3600:amplitude=0.05",
-                        "-filter_complex", "[0][1]amix=inputs=2,aformat=channel_layouts=stereo",
-                        "-c:a", "aac", "-b:a", "128k", "-f", "mp4", str(tmp)], check=True)
+        subprocess.run(
+            [
+                ffmpeg_exe(),
+                "-v",
+                "error",
+                "-nostdin",
+                "-y",
+                "-f",
+                "lavfi",
+                "-i",
+                "aevalsrc='0.3*sin(2*PI*(300+100*mod(floor(t/5),20))*t)':s=48000:d=3600",
+                "-f",
+                "lavfi",
+                "-i",
+                "anoisesrc=color=pink:sample_rate=48000:duration=3600:amplitude=0.05",
+                "-filter_complex",
+                "[0][1]amix=inputs=2,aformat=channel_layouts=stereo",
+                "-c:a",
+                "aac",
+                "-b:a",
+                "128k",
+                "-f",
+                "mp4",
+                str(tmp),
+            ],
+            check=True,
+        )
         tmp.rename(path)
     return path
 
@@ -68,8 +99,12 @@ def timed_ms(fn, *args, **kw):
 def summary(values_ms: list[float]) -> dict:
     ordered = sorted(values_ms)
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return {"n": len(ordered), "median_ms": round(statistics.median(ordered), 3),
-            "p95_ms": round(p95, 3), "max_ms": round(ordered[-1], 3)}
+    return {
+        "n": len(ordered),
+        "median_ms": round(statistics.median(ordered), 3),
+        "p95_ms": round(p95, 3),
+        "max_ms": round(ordered[-1], 3),
+    }
 
 
 def report(title: str, rows: list[tuple[str, str]], figures: dict) -> None:

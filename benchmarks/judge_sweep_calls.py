@@ -13,6 +13,7 @@ Requests are also broken down by stage: with the cache, stage 1 costs V·(senten
 D·(sentences some verifier passes on), stage 3 E·(distinct fact × citation-set questions) — the
 issue's V·S + D·Sv + D·E·F shape — instead of V·D·E times everything.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,8 +44,10 @@ def answer_by_model(stage: str, prompt: str, part_kinds: list[str], model: str |
         sentence = prompt.split("\nSentence:\n")[1].split("\n\n")[0]
         text = sentence.split(" (")[0].rstrip(".") + "."
         if model == "d2":
-            facts = [{"text": f"It can be seen that {part.strip().rstrip('.').lower()}.", "citations": []}
-                     for part in text.split(" and ")]
+            facts = [
+                {"text": f"It can be seen that {part.strip().rstrip('.').lower()}.", "citations": []}
+                for part in text.split(" and ")
+            ]
         else:
             facts = [{"text": text, "citations": []}]
         return json.dumps({"facts": facts})
@@ -52,8 +55,10 @@ def answer_by_model(stage: str, prompt: str, part_kinds: list[str], model: str |
 
 
 def judges_at(url: str) -> dict[str, JudgeConfig]:
-    return {name: JudgeConfig(name, "openai", name, (url,), max_concurrency=16, backoff_base_s=0.001)
-            for name in VERIFIERS + DECOMPOSERS + ENTAILERS}
+    return {
+        name: JudgeConfig(name, "openai", name, (url,), max_concurrency=16, backoff_base_s=0.001)
+        for name in VERIFIERS + DECOMPOSERS + ENTAILERS
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -74,7 +79,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'requests, shared cache':<28}{result['requests_shared_cache']}")
     print(f"{'requests, naive pipelines':<28}{result['requests_naive']}")
     for stage in ("verifiability", "decompose", "entailment"):
-        print(f"{'  ' + stage:<28}{result['shared_by_stage'][stage]} shared vs {result['naive_by_stage'][stage]} naive")
+        print(
+            f"{'  ' + stage:<28}{result['shared_by_stage'][stage]} shared vs {result['naive_by_stage'][stage]} naive"
+        )
     print(f"{'naive / shared':<28}{result['saving_factor']}×")
     print(json.dumps(result))
     return 0
@@ -100,10 +107,16 @@ def sweep(work: Path, video: Path, responses: dict[str, str], ids: list[str]) ->
         naive = len(server.log) - naive_start
         naive_by_stage = Counter(r.stage for r in server.log[naive_start:])
 
-    return {"configurations": len(ids), "responses": len(responses),
-            "requests_shared_cache": shared, "requests_naive": naive,
-            "shared_by_stage": dict(shared_by_stage), "naive_by_stage": dict(naive_by_stage),
-            "saving_factor": round(naive / shared, 2), "shared_run_s": round(shared_s, 2)}
+    return {
+        "configurations": len(ids),
+        "responses": len(responses),
+        "requests_shared_cache": shared,
+        "requests_naive": naive,
+        "shared_by_stage": dict(shared_by_stage),
+        "naive_by_stage": dict(naive_by_stage),
+        "saving_factor": round(naive / shared, 2),
+        "shared_run_s": round(shared_s, 2),
+    }
 
 
 if __name__ == "__main__":

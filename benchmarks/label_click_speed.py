@@ -19,6 +19,7 @@ warm-up that fills the clip cache, as the page's background prefetch does while 
   next question of the response.
 Target: page script median ≤ 50 ms.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -50,14 +51,14 @@ from annotation.work.session import next_question, record_answer
 
 WHO = "ann"
 SPANS = ("0:02", "0:03-0:05", "0:07", "0:10-0:12", "0:14")
-BASELINE_SCRIPT = '''
+BASELINE_SCRIPT = """
 import streamlit as st
 from annotation.store.project_store import ProjectStore
 store = ProjectStore.open({directory!r})
 def write():
     store.events.append("ann", {response_id!r}, "baseline", "verifiable", False, spent_ms=1)
 st.button("Not verifiable", key="answer:False", on_click=write)
-'''
+"""
 
 
 def response_text(i: int) -> str:
@@ -71,15 +72,50 @@ def response_text(i: int) -> str:
 def generate(directory: Path, n_responses: int) -> ProjectStore:
     store = ProjectStore.open(directory, create=True)
     store.media_root.mkdir(parents=True, exist_ok=True)
-    subprocess.run([ffmpeg_exe(), "-loglevel", "error", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=25:"
-                    "duration=20", "-f", "lavfi", "-i", "sine=frequency=440:duration=20", "-c:v", "libx264",
-                    "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", "-y",
-                    str(store.media_root / "clip.mp4")], check=True)
+    subprocess.run(
+        [
+            ffmpeg_exe(),
+            "-loglevel",
+            "error",
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc=size=320x240:rate=25:duration=20",
+            "-f",
+            "lavfi",
+            "-i",
+            "sine=frequency=440:duration=20",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-pix_fmt",
+            "yuv420p",
+            "-c:a",
+            "aac",
+            "-shortest",
+            "-y",
+            str(store.media_root / "clip.mp4"),
+        ],
+        check=True,
+    )
     duration = register_media(store, "clip.mp4")["info"]["duration_s"]
-    store.add_responses([(Response(f"r{i:05d}", response_text(i), "clip.mp4", "Which holds?", ["A. x", "B. y"], "A"),
-                          sentences_for_response(response_text(i), duration)) for i in range(n_responses)])
-    for name, role in (("admin", "admin"), ("ann", "annotator"), ("bob", "annotator"),
-                       ("carol", "annotator"), ("dana", "annotator")):
+    store.add_responses(
+        [
+            (
+                Response(f"r{i:05d}", response_text(i), "clip.mp4", "Which holds?", ["A. x", "B. y"], "A"),
+                sentences_for_response(response_text(i), duration),
+            )
+            for i in range(n_responses)
+        ]
+    )
+    for name, role in (
+        ("admin", "admin"),
+        ("ann", "annotator"),
+        ("bob", "annotator"),
+        ("carol", "annotator"),
+        ("dana", "annotator"),
+    ):
         add_account(store, name, role, name)
     store.set_setting("overlap", 3)
     store.set_setting("pad_s", 1.0)
@@ -96,7 +132,9 @@ def generate(directory: Path, n_responses: int) -> ProjectStore:
     store.database.connection.execute("BEGIN")
     store.database.connection.executemany(
         "INSERT INTO events(at, who, response_id, unit, task, kind, value, spent_ms) "
-        "VALUES (?, ?, ?, ?, ?, 'label', ?, ?)", rows)
+        "VALUES (?, ?, ?, ?, ?, 'label', ?, ?)",
+        rows,
+    )
     store.database.connection.execute("COMMIT")
     return store
 
@@ -111,6 +149,7 @@ class ScriptTimer:
 
     def __init__(self):
         import pages.widgets.frame as frame
+
         self.frame, self.original, self.samples = frame, frame.run_page, []
 
     def __enter__(self) -> ScriptTimer:
@@ -120,6 +159,7 @@ class ScriptTimer:
                 return self.original(*args, **kwargs)
             finally:
                 self.samples.append(time.perf_counter() - started)
+
         self.frame.run_page = timed
         return self
 
@@ -205,16 +245,21 @@ def main() -> None:
         baseline = time_baseline_clicks(directory, store.response_ids()[0], args.clicks, args.warm_up)
         functions = time_click_functions(store, args.clicks)
         result = {
-            "responses": args.responses, "events": n_events, "project_built_s": round(built_s, 1),
+            "responses": args.responses,
+            "events": n_events,
+            "project_built_s": round(built_s, 1),
             "clicks": len(page["wall"]),
             "page_script_median_ms": median_ms(page["script"]),
             "page_script_p90_ms": round(sorted(page["script"])[int(0.9 * len(page["script"]))] * 1000, 1),
             "page_script_within_response_median_ms": median_ms(page["script_within"]),
-            "page_script_finishing_response_median_ms": (median_ms(page["script_finishing"])
-                                                         if page["script_finishing"] else None),
+            "page_script_finishing_response_median_ms": (
+                median_ms(page["script_finishing"]) if page["script_finishing"] else None
+            ),
             "apptest_click_median_ms": median_ms(page["wall"]),
             "baseline_apptest_click_median_ms": median_ms(baseline),
-            "ratio_click_to_baseline": round(statistics.median(page["wall"]) / statistics.median(baseline), 2),
+            "ratio_click_to_baseline": round(
+                statistics.median(page["wall"]) / statistics.median(baseline), 2
+            ),
             "click_functions_median_ms": median_ms(functions),
             "target_page_script_median_ms": 50,
             "page_script_all_ms": [round(x * 1000, 1) for x in page["script"]],

@@ -16,6 +16,7 @@ in a process whose libraries are loaded (librosa's one-time load is reported on 
   the heatmap as compact int8 decibels (as the page sends it) and, for comparison, as float32.
 Targets: first ≤ 1 s, then ≤ 100 ms; payload ≤ 200 KB.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,11 +52,18 @@ def sound_figure(view, heatmap=None):
 
 def closeness(overview, exact) -> dict:
     """How far the overview is from the exact view of the same span and shape."""
-    return {"db_correlation": round(float(np.corrcoef(overview.spectrogram_db.ravel(),
-                                                      exact.spectrogram_db.ravel())[0, 1]), 4),
-            "mean_abs_db_difference": round(float(np.abs(overview.spectrogram_db - exact.spectrogram_db).mean()), 2),
-            "envelope_peak_ratio_median": round(float(np.median(overview.envelope_maxs / exact.envelope_maxs)), 3),
-            "decoded_fraction": round(overview.decoded_fraction, 4)}
+    return {
+        "db_correlation": round(
+            float(np.corrcoef(overview.spectrogram_db.ravel(), exact.spectrogram_db.ravel())[0, 1]), 4
+        ),
+        "mean_abs_db_difference": round(
+            float(np.abs(overview.spectrogram_db - exact.spectrogram_db).mean()), 2
+        ),
+        "envelope_peak_ratio_median": round(
+            float(np.median(overview.envelope_maxs / exact.envelope_maxs)), 3
+        ),
+        "decoded_fraction": round(overview.decoded_fraction, 4),
+    }
 
 
 def main() -> None:
@@ -66,7 +74,7 @@ def main() -> None:
     audio = hour_audio()
     duration_s = probe_media(audio).duration_s
     media_hash = file_sha256(audio)
-    _, library_load_ms = timed_ms(mel_filterbank, 16000, 1024, 64)   # once per process
+    _, library_load_ms = timed_ms(mel_filterbank, 16000, 1024, 64)  # once per process
     work = Path(tempfile.mkdtemp(prefix="sound_view_", dir=OUT))
     try:
         track = read_aac_track(audio)
@@ -76,18 +84,29 @@ def main() -> None:
         first_ms = (time.perf_counter() - start) * 1000
         wait_for_exact_views()
         exact_ready_ms = (time.perf_counter() - start) * 1000
-        cached_ms = [timed_ms(load_sound_view, audio, media_hash, work / "cache", overview_first=True)[1]
-                     for _ in range(args.repeats)]
+        cached_ms = [
+            timed_ms(load_sound_view, audio, media_hash, work / "cache", overview_first=True)[1]
+            for _ in range(args.repeats)
+        ]
         view, exact_first_ms = timed_ms(load_sound_view, audio, media_hash, work / "baseline")
-        span_view, span_ms = timed_ms(load_sound_view, audio, media_hash, work / "cache", start_s=1800.0,
-                                      end_s=1806.0)
+        span_view, span_ms = timed_ms(
+            load_sound_view, audio, media_hash, work / "cache", start_s=1800.0, end_s=1806.0
+        )
         samples, decode2_ms = timed_ms(decode_span, audio, 0.0, None, 16000)
         _, decode1_ms = timed_ms(decode_audio, audio)
         _, envelope_ms = timed_ms(waveform_envelope, samples, 16000)
         _, mel_ms = timed_ms(mel_spectrogram_db, samples, 16000)
         import librosa
-        _, librosa_ms = timed_ms(lambda: librosa.power_to_db(librosa.feature.melspectrogram(
-            y=samples, sr=16000, n_fft=1024, hop_length=1024, center=False, n_mels=64), ref=np.max, top_db=80))
+
+        _, librosa_ms = timed_ms(
+            lambda: librosa.power_to_db(
+                librosa.feature.melspectrogram(
+                    y=samples, sr=16000, n_fft=1024, hop_length=1024, center=False, n_mels=64
+                ),
+                ref=np.max,
+                top_db=80,
+            )
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -97,32 +116,58 @@ def main() -> None:
     close = closeness(overview, view)
     figures = {
         "audio": {"duration_s": duration_s, "format": "AAC 48 kHz stereo"},
-        "first_view_ms": round(first_ms, 1), "overview_alone": overview_s,
+        "first_view_ms": round(first_ms, 1),
+        "overview_alone": overview_s,
         "exact_view_cached_after_ms": round(exact_ready_ms, 1),
         "baseline_exact_first_view_ms": round(exact_first_ms, 1),
         "first_view_speedup_vs_exact": round(exact_first_ms / first_ms, 1),
-        "overview_vs_exact": close, "cached_view": cached_s,
+        "overview_vs_exact": close,
+        "cached_view": cached_s,
         "library_load_once_per_process_ms": round(library_load_ms, 1),
         "span_6s_first_view_ms": round(span_ms, 1),
-        "parts_ms": {"decode_two_processes": round(decode2_ms, 1), "decode_one_process": round(decode1_ms, 1),
-                     "envelope": round(envelope_ms, 1), "mel_spectrogram": round(mel_ms, 1)},
+        "parts_ms": {
+            "decode_two_processes": round(decode2_ms, 1),
+            "decode_one_process": round(decode1_ms, 1),
+            "envelope": round(envelope_ms, 1),
+            "mel_spectrogram": round(mel_ms, 1),
+        },
         "baseline_librosa_melspectrogram_ms": round(librosa_ms, 1),
-        "shape": {"envelope_columns": int(view.envelope_times_s.size),
-                  "spectrogram": list(view.spectrogram_db.shape)},
-        "payload_bytes": {"int8_heatmap": len(compact_json.encode()), "float32_heatmap": len(float_json.encode())},
-        "targets_met": {"first_le_1s": first_ms <= 1000, "cached_le_100ms": cached_s["max_ms"] <= 100,
-                        "payload_le_200KB": len(compact_json.encode()) <= 200_000},
+        "shape": {
+            "envelope_columns": int(view.envelope_times_s.size),
+            "spectrogram": list(view.spectrogram_db.shape),
+        },
+        "payload_bytes": {
+            "int8_heatmap": len(compact_json.encode()),
+            "float32_heatmap": len(float_json.encode()),
+        },
+        "targets_met": {
+            "first_le_1s": first_ms <= 1000,
+            "cached_le_100ms": cached_s["max_ms"] <= 100,
+            "payload_le_200KB": len(compact_json.encode()) <= 200_000,
+        },
     }
     rows = [
-        ("first view (1 h, overview)", f"{first_ms:.0f} ms; overview alone median {overview_s['median_ms']:.0f} ms, "
-                                       f"max {overview_s['max_ms']:.0f} ms"),
+        (
+            "first view (1 h, overview)",
+            f"{first_ms:.0f} ms; overview alone median {overview_s['median_ms']:.0f} ms, "
+            f"max {overview_s['max_ms']:.0f} ms",
+        ),
         ("  exact view cached after", f"{exact_ready_ms:.0f} ms (in the background)"),
-        ("  overview vs exact", f"dB r {close['db_correlation']}, mean |ΔdB| {close['mean_abs_db_difference']}, "
-                                f"peaks {close['envelope_peak_ratio_median']:.0%}, "
-                                f"decoded {close['decoded_fraction']:.1%} of the audio"),
-        ("baseline: exact first view", f"{exact_first_ms:.0f} ms ({exact_first_ms / first_ms:.1f}× the first view)"),
+        (
+            "  overview vs exact",
+            f"dB r {close['db_correlation']}, mean |ΔdB| {close['mean_abs_db_difference']}, "
+            f"peaks {close['envelope_peak_ratio_median']:.0%}, "
+            f"decoded {close['decoded_fraction']:.1%} of the audio",
+        ),
+        (
+            "baseline: exact first view",
+            f"{exact_first_ms:.0f} ms ({exact_first_ms / first_ms:.1f}× the first view)",
+        ),
         ("  decode, 2 processes", f"{decode2_ms:.0f} ms (1 process: {decode1_ms:.0f} ms)"),
-        ("  envelope / mel", f"{envelope_ms:.0f} ms / {mel_ms:.0f} ms (librosa melspectrogram: {librosa_ms:.0f} ms)"),
+        (
+            "  envelope / mel",
+            f"{envelope_ms:.0f} ms / {mel_ms:.0f} ms (librosa melspectrogram: {librosa_ms:.0f} ms)",
+        ),
         ("librosa load, once per process", f"{library_load_ms:.0f} ms"),
         ("cached view", f"median {cached_s['median_ms']:.1f} ms, max {cached_s['max_ms']:.1f} ms"),
         ("6 s span, first view", f"{span_ms:.0f} ms"),

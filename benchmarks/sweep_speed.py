@@ -10,6 +10,7 @@ says so in its output (use --naive-configs equal to --configs for a full naive r
 numbers are compared on the configurations both computed. Targets: vectorised ≤ 5 s,
 ≥ 50× faster, max |difference| ≤ 1e-9.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -67,8 +68,11 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"data: {args.configs} configurations × {args.responses} responses × {args.resamples} resamples")
     print(f"vectorised (multiplicities + bootstrap + CIs, all configurations): {fast_s:.2f} s")
-    how = "measured" if subset == args.configs else \
-        f"extrapolated linearly from {subset} configurations ({naive_subset_s:.2f} s)"
+    how = (
+        "measured"
+        if subset == args.configs
+        else f"extrapolated linearly from {subset} configurations ({naive_subset_s:.2f} s)"
+    )
     print(f"naive scipy.stats.pearsonr loop: {naive_s:.1f} s ({how})")
     print(f"speed-up: {naive_s / fast_s:.0f}×")
     print(f"max |vectorised − naive| over {subset} configurations × {args.resamples} resamples: {diff:.2e}")

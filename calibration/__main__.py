@@ -1,4 +1,5 @@
 """`python -m calibration …` (the commands live in calibration.cli)."""
+
 import sys
 
 from calibration.cli.main import main

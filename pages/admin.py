@@ -1,4 +1,5 @@
 """Admin: people and roles, the queue (overlap, pool), campaign mode, playback padding, progress."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -9,8 +10,10 @@ from annotation.work.queues import overlap, pool, team_progress
 from annotation.work.session import CAMPAIGN_MODES, normalise_campaign_mode
 from pages.widgets.frame import run_page
 
-MODE_NAMES = {"end_to_end": "End to end — each annotator's own facts",
-              "staged": "Staged — everyone judges the gold units"}
+MODE_NAMES = {
+    "end_to_end": "End to end — each annotator's own facts",
+    "staged": "Staged — everyone judges the gold units",
+}
 
 
 def people_tab(store) -> None:
@@ -38,11 +41,13 @@ def people_tab(store) -> None:
     current_role = current["role"]
     with st.form("set_role"):
         new_role = st.selectbox("Role", ROLES, index=ROLES.index(current_role), key=f"edit_role:{who}")
-        new_password = st.text_input("New password (leave empty to keep)", type="password",
-                                     key="edit_password")
+        new_password = st.text_input(
+            "New password (leave empty to keep)", type="password", key="edit_password"
+        )
         # Keyed per person (like the role) so the field starts at the chosen person's email.
-        new_email = st.text_input("Email for single sign-on (empty: none)", value=current["email"] or "",
-                                  key=f"edit_email:{who}")
+        new_email = st.text_input(
+            "Email for single sign-on (empty: none)", value=current["email"] or "", key=f"edit_email:{who}"
+        )
         if st.form_submit_button("Save"):
             admins = [u["name"] for u in users if u["role"] == "admin"]
             if new_role != "admin" and admins == [who]:
@@ -51,8 +56,11 @@ def people_tab(store) -> None:
                 try:
                     # The email first: a refused email leaves the role and password unchanged too.
                     set_email(store, who, new_email)
-                    store.set_user(who, role=new_role,
-                                   password_hash=hash_password(new_password) if new_password else None)
+                    store.set_user(
+                        who,
+                        role=new_role,
+                        password_hash=hash_password(new_password) if new_password else None,
+                    )
                     st.success(f"Saved {who}.")
                 except ValueError as exc:
                     st.error(str(exc))
@@ -62,26 +70,44 @@ def queue_tab(store) -> None:
     names = [u["name"] for u in store.users()]
     mode = normalise_campaign_mode(store.get_setting("campaign_mode"))
     with st.form("queue_settings"):
-        chosen_overlap = st.number_input("Annotators per response (overlap)", min_value=1, max_value=20,
-                                         value=overlap(store), key="overlap_input")
-        chosen_pool = st.multiselect("Who receives responses (the pool)", names, default=pool(store),
-                                     key="pool_input")
+        chosen_overlap = st.number_input(
+            "Annotators per response (overlap)",
+            min_value=1,
+            max_value=20,
+            value=overlap(store),
+            key="overlap_input",
+        )
+        chosen_pool = st.multiselect(
+            "Who receives responses (the pool)", names, default=pool(store), key="pool_input"
+        )
         chosen_mode = st.radio(
-            "Campaign mode", CAMPAIGN_MODES, index=CAMPAIGN_MODES.index(mode), key="mode_input",
-            format_func=MODE_NAMES.get)
-        pad_s = st.number_input("Playback padding around a cited span (seconds)", min_value=0.0,
-                                max_value=10.0, step=0.5, value=float(store.get_setting("pad_s", 1.0)),
-                                key="pad_input")
+            "Campaign mode",
+            CAMPAIGN_MODES,
+            index=CAMPAIGN_MODES.index(mode),
+            key="mode_input",
+            format_func=MODE_NAMES.get,
+        )
+        pad_s = st.number_input(
+            "Playback padding around a cited span (seconds)",
+            min_value=0.0,
+            max_value=10.0,
+            step=0.5,
+            value=float(store.get_setting("pad_s", 1.0)),
+            key="pad_input",
+        )
         if st.form_submit_button("Save queue settings", type="primary"):
             store.set_setting("overlap", int(chosen_overlap))
             store.set_setting("pool", sorted(chosen_pool))
             store.set_setting("campaign_mode", chosen_mode)
             store.set_setting("pad_s", float(pad_s))
-            st.success("Saved. Queues follow the new settings; work already started stays with its "
-                       "annotator.")
-    st.caption("Staged: stage 2 starts from the adjudicated verifiability and stage 3 from the "
-               "adjudicated facts, so agreement can be measured on the same units. End to end: each "
-               "annotator takes a response through all three stages on their own facts.")
+            st.success(
+                "Saved. Queues follow the new settings; work already started stays with its annotator."
+            )
+    st.caption(
+        "Staged: stage 2 starts from the adjudicated verifiability and stage 3 from the "
+        "adjudicated facts, so agreement can be measured on the same units. End to end: each "
+        "annotator takes a response through all three stages on their own facts."
+    )
 
 
 def progress_tab(store) -> None:

@@ -3,6 +3,7 @@ CIs), where they disagree (confusion matrices per annotator pair), how each anno
 compares with gold and how fast they decide, and the human ceiling a judge can be expected to
 reach. Every figure links to its disputes.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -23,8 +24,13 @@ from pages.widgets.ruling import ALL, STAGE_REQUEST
 
 DISPUTES_PAGE = "pages/disputes.py"
 SHOWN_ORDER = ("verifiable", "decomposition", "entailment_all", "entailment_alone", "entailment_without")
-SHORT_NAMES = {"verifiable": "Verifiable", "decomposition": "Atomic facts", "entailment_all": "All",
-               "entailment_alone": "Alone", "entailment_without": "Without"}
+SHORT_NAMES = {
+    "verifiable": "Verifiable",
+    "decomposition": "Atomic facts",
+    "entailment_all": "All",
+    "entailment_alone": "Alone",
+    "entailment_without": "Without",
+}
 PAIRS_PER_ROW = 3
 
 
@@ -53,14 +59,23 @@ def disputes_button(label: str, key: str, stage: str | None = None) -> None:
 def alpha_table(results: dict) -> list[dict]:
     rows = []
     for stage, result in results.items():
-        ci = (f"[{result.ci_low:.3f}, {result.ci_high:.3f}]" if result.ci_low is not None else "—")
+        ci = f"[{result.ci_low:.3f}, {result.ci_high:.3f}]" if result.ci_low is not None else "—"
         note = f"undefined: {result.reason}" if result.alpha is None else ""
         if stage == "decomposition" and result.n_pairs:
             note = (note + "; " if note else "") + (
                 f"fact sets over {result.n_pairs} pair(s): P {_number(result.precision)}, "
-                f"R {_number(result.recall)}, F1 {_number(result.f1)}")
-        rows.append({"stage": ruling.STAGE_NAMES[stage], "alpha": _number(result.alpha), "95% CI": ci,
-                     "units": result.n_units, "annotators": result.n_annotators, "note": note})
+                f"R {_number(result.recall)}, F1 {_number(result.f1)}"
+            )
+        rows.append(
+            {
+                "stage": ruling.STAGE_NAMES[stage],
+                "alpha": _number(result.alpha),
+                "95% CI": ci,
+                "units": result.n_units,
+                "annotators": result.n_annotators,
+                "note": note,
+            }
+        )
     return rows
 
 
@@ -69,12 +84,16 @@ def alpha_section(results: dict, open_by_stage: Counter) -> None:
     results = {stage: results[stage] for stage in SHOWN_ORDER}
     st.plotly_chart(agreement_charts.alpha_bars(results, ruling.STAGE_NAMES), key="alpha_chart")
     st.dataframe(alpha_table(results), hide_index=True, width="stretch")
-    st.caption("Nominal α for verifiability and entailment (units: sentences; facts two or more "
-               "annotators share), interval α on the number of facts per sentence for the decomposition.")
+    st.caption(
+        "Nominal α for verifiability and entailment (units: sentences; facts two or more "
+        "annotators share), interval α on the number of facts per sentence for the decomposition."
+    )
     st.caption("Open disputes of a stage:")
     for column, stage in zip(st.columns(len(SHOWN_ORDER)), SHOWN_ORDER, strict=True):
         with column:
-            disputes_button(f"{SHORT_NAMES[stage]} ({open_by_stage.get(stage, 0)})", f"to_disputes:{stage}", stage)
+            disputes_button(
+                f"{SHORT_NAMES[stage]} ({open_by_stage.get(stage, 0)})", f"to_disputes:{stage}", stage
+            )
 
 
 def confusion_section(records, open_by_stage: Counter) -> None:
@@ -86,12 +105,17 @@ def confusion_section(records, open_by_stage: Counter) -> None:
     if not pairs:
         st.info("No two annotators labelled the same unit of this stage yet.")
     for start in range(0, len(pairs), PAIRS_PER_ROW):
-        row = pairs[start:start + PAIRS_PER_ROW]
+        row = pairs[start : start + PAIRS_PER_ROW]
         for column, (a, b) in zip(st.columns(PAIRS_PER_ROW), row, strict=False):
-            column.plotly_chart(agreement_charts.confusion_heatmap(pair_confusion(units, a, b), a, b, LEVELS[stage]),
-                                key=f"confusion:{stage}:{a}:{b}")
-    disputes_button(f"Open the disputes of {ruling.STAGE_NAMES[stage]} ({open_by_stage.get(stage, 0)} open)",
-                    "to_disputes:confusion", stage)
+            column.plotly_chart(
+                agreement_charts.confusion_heatmap(pair_confusion(units, a, b), a, b, LEVELS[stage]),
+                key=f"confusion:{stage}:{a}:{b}",
+            )
+    disputes_button(
+        f"Open the disputes of {ruling.STAGE_NAMES[stage]} ({open_by_stage.get(stage, 0)} open)",
+        "to_disputes:confusion",
+        stage,
+    )
 
 
 def annotators_section(gold, store) -> None:
@@ -101,14 +125,25 @@ def annotators_section(gold, store) -> None:
         st.info("No annotator values yet.")
         return
     st.plotly_chart(agreement_charts.gold_agreement_bars(rows), key="gold_chart")
-    st.dataframe([{"annotator": r["annotator"], "agrees with gold": _number(r["agrees_with_gold"], "{:.1%}"),
-                   "values compared": r["compared"],
-                   "agrees on adjudicated": f"{r['adjudicated_agree']} of {r['adjudicated']}",
-                   "median time per decision": _number(r["median_s"], "{:.1f} s"),
-                   "decisions under 2 s": _number(r["fast_share"], "{:.0%}")} for r in rows],
-                 hide_index=True, width="stretch")
-    st.caption("Gold from a majority includes the annotator's own vote; the adjudicated column counts "
-               "only values an adjudicator ruled.")
+    st.dataframe(
+        [
+            {
+                "annotator": r["annotator"],
+                "agrees with gold": _number(r["agrees_with_gold"], "{:.1%}"),
+                "values compared": r["compared"],
+                "agrees on adjudicated": f"{r['adjudicated_agree']} of {r['adjudicated']}",
+                "median time per decision": _number(r["median_s"], "{:.1f} s"),
+                "decisions under 2 s": _number(r["fast_share"], "{:.0%}"),
+            }
+            for r in rows
+        ],
+        hide_index=True,
+        width="stretch",
+    )
+    st.caption(
+        "Gold from a majority includes the annotator's own vote; the adjudicated column counts "
+        "only values an adjudicator ruled."
+    )
     disputes_button("Open all disputes", "to_disputes:annotators")
 
 
@@ -120,16 +155,22 @@ def ceiling_section(records) -> None:
     table = []
     for mode, ceiling in ceilings.items():
         by_name = {a.annotator: a for a in ceiling.per_annotator}
-        row = {"precision mode": mode, "ceiling (mean r)": _number(ceiling.ceiling),
-               "responses": len(ceiling.response_ids)}
+        row = {
+            "precision mode": mode,
+            "ceiling (mean r)": _number(ceiling.ceiling),
+            "responses": len(ceiling.response_ids),
+        }
         row.update({name: _number(by_name[name].pearson) if name in by_name else "—" for name in names})
-        row["note"] = ceiling.reason or "; ".join(f"{a.annotator}: {a.reason}" for a in ceiling.per_annotator
-                                                  if a.reason)
+        row["note"] = ceiling.reason or "; ".join(
+            f"{a.annotator}: {a.reason}" for a in ceiling.per_annotator if a.reason
+        )
         table.append(row)
     st.dataframe(table, hide_index=True, width="stretch")
-    st.caption("Pearson r between each annotator's MURGAT-S per response and the mean of the other "
-               "annotators' (leave one annotator out), over the responses all of them completed: the "
-               "correlation a judge can be expected to reach against human scores.")
+    st.caption(
+        "Pearson r between each annotator's MURGAT-S per response and the mean of the other "
+        "annotators' (leave one annotator out), over the responses all of them completed: the "
+        "correlation a judge can be expected to reach against human scores."
+    )
     disputes_button("Open all disputes", "to_disputes:ceiling")
 
 
@@ -139,7 +180,9 @@ def agreement(me: dict, store) -> None:
     gold = gold_from_store(store)
     open_by_stage = Counter(v.stage for v in gold.disputes(open_only=True))
     if not gold.values:
-        st.info("No annotator labels yet: agreement is measured once two annotators label the same responses.")
+        st.info(
+            "No annotator labels yet: agreement is measured once two annotators label the same responses."
+        )
     alpha_section(cached_agreement(fingerprint(records), records), open_by_stage)
     confusion_section(records, open_by_stage)
     annotators_section(gold, store)

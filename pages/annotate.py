@@ -4,6 +4,7 @@ Stage 1 (verifiable?), stage 2 (atomic facts), stage 3 (entailment, only what PR
 cannot derive), each next to a player for exactly the segments it is about. Every decision
 is written to the event log at once; only this person's own labels are ever read here.
 """
+
 from __future__ import annotations
 
 import streamlit as st
@@ -15,8 +16,7 @@ from pages.widgets.context import APP_DIR, show_text
 from pages.widgets.facts_editor import facts_editor, start_draft
 from pages.widgets.frame import run_page
 
-STAGE_NAMES = {1: "Stage 1 · verifiable sentences", 2: "Stage 2 · atomic facts",
-               3: "Stage 3 · entailment"}
+STAGE_NAMES = {1: "Stage 1 · verifiable sentences", 2: "Stage 2 · atomic facts", 3: "Stage 3 · entailment"}
 
 
 def header():
@@ -33,8 +33,10 @@ def header():
 def empty_queue(store, who: str, queue: dict, waiting: list[str]) -> None:
     mine = queue.progress
     if waiting:
-        st.info(f"{len(waiting)} of your responses wait for the adjudicated labels of an earlier stage "
-                "(staged campaign). Come back later.")
+        st.info(
+            f"{len(waiting)} of your responses wait for the adjudicated labels of an earlier stage "
+            "(staged campaign). Come back later."
+        )
         st.button("Check again", key="check_again", on_click=queue_view.mark_dirty)
     elif mine.assigned:
         st.success("Your queue is done. Thank you!")
@@ -56,7 +58,9 @@ def decision(store, who: str, rid: str, sentence, question: Question) -> None:
             judged = store.list_records("judge", response_id=rid)
             start_draft(draft_key, propose_facts(question.sentence_index, sentence, judged, rule_based_facts))
         decisions.shown_at(question.key(rid))
-        facts_editor(sentence, draft_key, lambda facts: decisions.confirm_facts(store, who, rid, question, facts))
+        facts_editor(
+            sentence, draft_key, lambda facts: decisions.confirm_facts(store, who, rid, question, facts)
+        )
     else:
         st.markdown("**Fact**")
         show_text(question.fact.text, "murgat-fact")
@@ -70,8 +74,16 @@ def decision(store, who: str, rid: str, sentence, question: Question) -> None:
         decisions.answer_buttons(store, who, rid, question)
 
 
-def media_panel(store, response, sentences, sentence, question: Question, chosen: int | None,
-                pad_s: float, upcoming: list[Question]) -> None:
+def media_panel(
+    store,
+    response,
+    sentences,
+    sentence,
+    question: Question,
+    chosen: int | None,
+    pad_s: float,
+    upcoming: list[Question],
+) -> None:
     """Players for what the question is about (or the chip / timeline choice), the sound
     view on request, the citation timeline, and background preparation of the next clips."""
     timeline_key = f"timeline:{question.key(response.response_id)}"  # a new question starts afresh
@@ -92,8 +104,12 @@ def media_panel(store, response, sentences, sentence, question: Question, chosen
             sound.sound_view(store, response.video, citation, pad_s)
     if st.toggle("Timeline of all citations", key="show_timeline"):
         timeline.citation_timeline(store, response.video, sentences, timeline_key)
-    player.prefetch(store, response.video,
-                    [sentences[q.sentence_index].citations[i] for q in upcoming for i in q.segments], pad_s)
+    player.prefetch(
+        store,
+        response.video,
+        [sentences[q.sentence_index].citations[i] for q in upcoming for i in q.segments],
+        pad_s,
+    )
 
 
 def annotate(me: dict, store) -> None:
@@ -105,9 +121,11 @@ def annotate(me: dict, store) -> None:
     rid, labels, question, waiting = item.response_id, item.labels, item.question, item.waiting
     queue = queue_view.snapshot(store, who)
     mine = queue.progress
-    progress_slot.progress(mine.done / mine.assigned if mine.assigned else 1.0,
-                           text=f"{mine.done} of {mine.assigned} responses done"
-                                + (f", {mine.skipped} set aside" if mine.skipped else ""))
+    progress_slot.progress(
+        mine.done / mine.assigned if mine.assigned else 1.0,
+        text=f"{mine.done} of {mine.assigned} responses done"
+        + (f", {mine.skipped} set aside" if mine.skipped else ""),
+    )
     if rid is None:
         empty_queue(store, who, queue, waiting)
         return
@@ -118,14 +136,17 @@ def annotate(me: dict, store) -> None:
     open_questions = [q for q in questions if (q.unit, q.task) not in labels]
 
     st.subheader(f"{STAGE_NAMES[question.stage]}  ·  response {rid}")
-    st.caption(f"Sentence {question.sentence_index + 1} of {len(sentences)} · "
-               f"{len(questions) - len(open_questions)} of {len(questions)} decisions known so far · "
-               f"{'staged' if mode == 'staged' else 'end-to-end'} campaign")
+    st.caption(
+        f"Sentence {question.sentence_index + 1} of {len(sentences)} · "
+        f"{len(questions) - len(open_questions)} of {len(questions)} decisions known so far · "
+        f"{'staged' if mode == 'staged' else 'end-to-end'} campaign"
+    )
     text_side, media_side = st.columns([3, 2], gap="large")
     with text_side:
         response_view.show_response_text(response, sentence)
-        chosen = response_view.citation_chips(sentence, key=f"chips:{question.key(rid)}",
-                                              playable=question.segments)
+        chosen = response_view.citation_chips(
+            sentence, key=f"chips:{question.key(rid)}", playable=question.segments
+        )
         st.divider()
         decision(store, who, rid, sentence, question)
         st.divider()

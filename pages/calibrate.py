@@ -5,6 +5,7 @@ The sweep is `calibration.sweep.run.run_sweep` over the project's gold, `judge:*
 records (imported or derived from the event log), cached in session state under a hash of
 its inputs and settings, so reruns (a click on the scatter, a tab) do not redo it.
 """
+
 from __future__ import annotations
 
 import re
@@ -50,8 +51,15 @@ def cached_sweep(gold, judges, humans, settings: dict) -> dict:
     if cached is not None and cached["key"] == key:
         return cached
     with st.spinner("Running the sweep (bootstrap, cross-validation, Williams' tests)…"):
-        report = run_sweep(gold, judges, modes=settings["modes"], humans=humans, n_boot=settings["n_boot"],
-                           folds=settings["folds"], seed=settings["seed"])
+        report = run_sweep(
+            gold,
+            judges,
+            modes=settings["modes"],
+            humans=humans,
+            n_boot=settings["n_boot"],
+            folds=settings["folds"],
+            seed=settings["seed"],
+        )
     cached = {"key": key, "report": report, "scores": {}}
     st.session_state["calibrate_sweep"] = cached
     return cached
@@ -69,30 +77,47 @@ def response_scores(cached: dict, records, source: str, mode: str) -> dict[str, 
 def settings_form() -> dict:
     settings = st.session_state.setdefault("calibrate_settings", dict(DEFAULT_SETTINGS))
     with st.expander("Sweep settings"), st.form("sweep_settings"):
-        modes = st.multiselect("Precision modes", PRECISION_MODES, default=settings["modes"], key="sweep_modes")
+        modes = st.multiselect(
+            "Precision modes", PRECISION_MODES, default=settings["modes"], key="sweep_modes"
+        )
         left, middle, right = st.columns(3)
-        n_boot = left.number_input("Bootstrap resamples", min_value=100, max_value=20000, step=100,
-                                   value=settings["n_boot"], key="sweep_n_boot")
-        folds = middle.number_input("Cross-validation folds", min_value=2, max_value=20,
-                                    value=settings["folds"], key="sweep_folds")
+        n_boot = left.number_input(
+            "Bootstrap resamples",
+            min_value=100,
+            max_value=20000,
+            step=100,
+            value=settings["n_boot"],
+            key="sweep_n_boot",
+        )
+        folds = middle.number_input(
+            "Cross-validation folds", min_value=2, max_value=20, value=settings["folds"], key="sweep_folds"
+        )
         seed = right.number_input("Seed", min_value=0, value=settings["seed"], key="sweep_seed")
         if st.form_submit_button("Run the sweep with these settings"):
-            settings = {"modes": [m for m in PRECISION_MODES if m in modes] or list(PRECISION_MODES),
-                        "n_boot": int(n_boot), "folds": int(folds), "seed": int(seed)}
+            settings = {
+                "modes": [m for m in PRECISION_MODES if m in modes] or list(PRECISION_MODES),
+                "n_boot": int(n_boot),
+                "folds": int(folds),
+                "seed": int(seed),
+            }
             st.session_state["calibrate_settings"] = settings
     return settings
 
 
 def choose(store, report, cached: dict):
     """The chosen configuration by the admin's rule (default: the sweep's best)."""
-    rule = st.radio("Choose the configuration by", tuple(RULES), format_func=RULES.get, horizontal=True,
-                    key="choose_rule")
+    rule = st.radio(
+        "Choose the configuration by", tuple(RULES), format_func=RULES.get, horizontal=True, key="choose_rule"
+    )
     if rule == "heldout" or report.best is None:
         return report.best, "heldout"
     path, judges, problem = load_project_judges(store)
     if not judges:
-        st.info("The cheapest rule needs the judges' prices from the judges file (Judges page)"
-                + (", which has problems" if problem else "") + "; showing the highest held-out r.")
+        st.info(
+            "The cheapest rule needs the judges' prices from the judges file (Judges page)"
+            + (", which has problems" if problem else "")
+            + "; showing the highest held-out r."
+        )
         return report.best, "heldout"
     key = (str(path), path.stat().st_mtime_ns)
     if cached.get("cheapest", (None,))[0] != key:
@@ -111,20 +136,31 @@ def chosen_summary(report, choice) -> None:
     if choice is None:
         st.warning("No configuration has a defined correlation with gold: nothing to choose.")
         return
-    st.success(f"Chosen: **{literal(choice.name)}** — held-out r {_number(choice.heldout_pearson)}, r "
-               f"{_number(choice.pearson)} [{_number(choice.pearson_ci[0])}, {_number(choice.pearson_ci[1])}], "
-               f"n {choice.n}", icon=":material/star:")
+    st.success(
+        f"Chosen: **{literal(choice.name)}** — held-out r {_number(choice.heldout_pearson)}, r "
+        f"{_number(choice.pearson)} [{_number(choice.pearson_ci[0])}, {_number(choice.pearson_ci[1])}], "
+        f"n {choice.n}",
+        icon=":material/star:",
+    )
     tied = [c.name for c in report.configs if c.indistinguishable_from_best and c is not report.best]
     if choice is not report.best and report.best is not None:
-        st.caption(f"The best by held-out r is {literal(report.best.name)}; the chosen one is not "
-                   "significantly worse.")
-    st.markdown("**Not significantly worse than the best** (Holm-adjusted p ≥ "
-                f"{report.settings['alpha']}): " + (", ".join(literal(name) for name in tied) or "none"))
+        st.caption(
+            f"The best by held-out r is {literal(report.best.name)}; the chosen one is not "
+            "significantly worse."
+        )
+    st.markdown(
+        "**Not significantly worse than the best** (Holm-adjusted p ≥ "
+        f"{report.settings['alpha']}): " + (", ".join(literal(name) for name in tied) or "none")
+    )
     s = report.selection
-    st.caption(f"Selection by {report.settings['folds_used']}-fold cross-validation: in-sample r "
-               f"{_number(s.get('in_sample_r'))}, held-out r {_number(s.get('heldout_r'))}, optimism "
-               f"{_number(s.get('optimism'))}. " + " · ".join(
-                   f"{mode}: {charts.ceiling_text(report.human_ceiling, mode)}" for mode in report.settings["modes"]))
+    st.caption(
+        f"Selection by {report.settings['folds_used']}-fold cross-validation: in-sample r "
+        f"{_number(s.get('in_sample_r'))}, held-out r {_number(s.get('heldout_r'))}, optimism "
+        f"{_number(s.get('optimism'))}. "
+        + " · ".join(
+            f"{mode}: {charts.ceiling_text(report.human_ceiling, mode)}" for mode in report.settings["modes"]
+        )
+    )
 
 
 def literal(text: str) -> str:
@@ -143,18 +179,29 @@ def figures(report, choice, gold, judges, cached: dict):
     default = names.index(choice.name) if choice is not None else 0
     if st.session_state.get("inspect_config") not in names:  # a new sweep without the old choice
         st.session_state.pop("inspect_config", None)
-    inspected = report.configs[names.index(st.selectbox("Configuration to inspect", names, index=default,
-                                                        key="inspect_config"))]
-    scatter_tab, heatmap_tab, forest_tab = st.tabs(["Judge vs gold", "Verifier × entailment judge", "Forest plot"])
+    inspected = report.configs[
+        names.index(st.selectbox("Configuration to inspect", names, index=default, key="inspect_config"))
+    ]
+    scatter_tab, heatmap_tab, forest_tab = st.tabs(
+        ["Judge vs gold", "Verifier × entailment judge", "Forest plot"]
+    )
     with scatter_tab:
         mode = inspected.precision_mode
         gold_scores = response_scores(cached, gold, "gold", mode)
         judge_scores = response_scores(cached, judges, inspected.source, mode)
-        points = [(rid, gold_scores[rid], judge_scores[rid]) for rid in gold_scores
-                  if rid in judge_scores and charts.known(gold_scores[rid]) and charts.known(judge_scores[rid])]
+        points = [
+            (rid, gold_scores[rid], judge_scores[rid])
+            for rid in gold_scores
+            if rid in judge_scores and charts.known(gold_scores[rid]) and charts.known(judge_scores[rid])
+        ]
         title = f"{inspected.name}: r {_number(inspected.pearson)} over {len(points)} responses"
-        event = st.plotly_chart(charts.scatter_figure(points, title, report.human_ceiling, mode), key=SCATTER_KEY,
-                                on_select="rerun", selection_mode="points", config={"displayModeBar": False})
+        event = st.plotly_chart(
+            charts.scatter_figure(points, title, report.human_ceiling, mode),
+            key=SCATTER_KEY,
+            on_select="rerun",
+            selection_mode="points",
+            config={"displayModeBar": False},
+        )
         st.caption("Click a response to open it below.")
     with heatmap_tab:
         figure = charts.heatmap_figure(report.configs, report.settings["modes"], report.human_ceiling, choice)
@@ -162,11 +209,16 @@ def figures(report, choice, gold, judges, cached: dict):
             st.plotly_chart(figure, key="calibrate_heatmap", config={"displayModeBar": False})
         other = sorted({c.source for c in report.configs if configuration_of(c.source) is None})
         if other:
-            st.caption("Not of the form judge:VERIFIER+DECOMPOSER+ENTAILER (so not in the heatmap): "
-                       + ", ".join(literal(s) for s in other))
+            st.caption(
+                "Not of the form judge:VERIFIER+DECOMPOSER+ENTAILER (so not in the heatmap): "
+                + ", ".join(literal(s) for s in other)
+            )
     with forest_tab:
-        st.plotly_chart(charts.forest_figure(report.configs, report.human_ceiling, choice), key="calibrate_forest",
-                        config={"displayModeBar": False})
+        st.plotly_chart(
+            charts.forest_figure(report.configs, report.human_ceiling, choice),
+            key="calibrate_forest",
+            config={"displayModeBar": False},
+        )
     return inspected, charts.selected_response(event)
 
 
@@ -180,11 +232,13 @@ def export_section(store, report, choice, rule: str, gold) -> None:
         stages = configuration_of(choice.source) or ()
         simulated = [name for name in stages if name.startswith("sim-") and name not in judges]
         if simulated:
-            st.info(f"{literal(choice.source)} is made of simulated judges "
-                    f"({literal(', '.join(sorted(set(simulated))))}), as in "
-                    "the demo: they have no endpoint configuration (adapter, model, prompts), so there is "
-                    "nothing to export. Run real judges from the Judges page, sweep again, then export.",
-                    icon=":material/info:")
+            st.info(
+                f"{literal(choice.source)} is made of simulated judges "
+                f"({literal(', '.join(sorted(set(simulated))))}), as in "
+                "the demo: they have no endpoint configuration (adapter, model, prompts), so there is "
+                "nothing to export. Run real judges from the Judges page, sweep again, then export.",
+                icon=":material/info:",
+            )
         elif problem is not None:
             show_problems(problem, "The judges file has problems, so nothing can be exported:")
         else:
@@ -200,18 +254,28 @@ def export_section(store, report, choice, rule: str, gold) -> None:
         st.warning(f"The configuration could not be exported: {error}")
         return
     st.caption(f"{cfg.configuration} in {cfg.precision_mode} mode, judges from `{path}`.")
-    st.download_button("Download the calibrated configuration (JSON)", data,
-                       file_name=f"calibrated-{'_'.join(configuration_parts(cfg.configuration))}-{cfg.precision_mode}.json",
-                       mime="application/json", key="export_config", icon=":material/download:")
+    st.download_button(
+        "Download the calibrated configuration (JSON)",
+        data,
+        file_name=f"calibrated-{'_'.join(configuration_parts(cfg.configuration))}-{cfg.precision_mode}.json",
+        mime="application/json",
+        key="export_config",
+        icon=":material/download:",
+    )
 
 
 def calibrate(me: dict, store) -> None:
     st.title("Calibrate")
     gold, humans, judges = inputs_from_project(store)
     if not gold or not judges:
-        st.info(("No gold records yet: adjudicate and publish gold on the Disputes page. " if not gold else "")
-                + ("No judge records yet: run judges on the Judges page or import judge records." if not judges
-                   else ""))
+        st.info(
+            ("No gold records yet: adjudicate and publish gold on the Disputes page. " if not gold else "")
+            + (
+                "No judge records yet: run judges on the Judges page or import judge records."
+                if not judges
+                else ""
+            )
+        )
         return
     settings = settings_form()
     try:
@@ -220,16 +284,25 @@ def calibrate(me: dict, store) -> None:
         show_problems(error, "The sweep cannot run on these records:")
         return
     report = cached["report"]
-    st.caption(f"{report.gold['n_responses']} gold responses · {len(report.sources)} judge source(s) · "
-               f"{len({r.source for r in humans})} annotator(s) · {settings['n_boot']} bootstrap resamples")
+    st.caption(
+        f"{report.gold['n_responses']} gold responses · {len(report.sources)} judge source(s) · "
+        f"{len({r.source for r in humans})} annotator(s) · {settings['n_boot']} bootstrap resamples"
+    )
     for note in report.notes:
         st.caption(f"Note: {literal(note)}")
     st.subheader("Sweep")
-    st.dataframe(sweep_rows(report), hide_index=True, width="stretch", key="sweep_table",
-                 column_config=dataframe_numbers())
-    st.caption("Sorted by held-out r; click a column header to sort. ~ best: 'yes' when not significantly "
-               "worse than the best, '?' when untestable. p vs best: one-sided Williams' test (paired "
-               "bootstrap across modes whose gold scores differ), Holm-adjusted over the sweep.")
+    st.dataframe(
+        sweep_rows(report),
+        hide_index=True,
+        width="stretch",
+        key="sweep_table",
+        column_config=dataframe_numbers(),
+    )
+    st.caption(
+        "Sorted by held-out r; click a column header to sort. ~ best: 'yes' when not significantly "
+        "worse than the best, '?' when untestable. p vs best: one-sided Williams' test (paired "
+        "bootstrap across modes whose gold scores differ), Holm-adjusted over the sweep."
+    )
     st.subheader("Choice")
     choice, rule = choose(store, report, cached)
     chosen_summary(report, choice)
@@ -238,15 +311,21 @@ def calibrate(me: dict, store) -> None:
     opened = picked_from_scatter(picked, [r.response_id for r in gold])
     if opened is not None:
         mode = inspected.precision_mode
-        scores = (response_scores(cached, gold, "gold", mode).get(opened),
-                  response_scores(cached, judges, inspected.source, mode).get(opened))
+        scores = (
+            response_scores(cached, gold, "gold", mode).get(opened),
+            response_scores(cached, judges, inspected.source, mode).get(opened),
+        )
         judged = next((r for r in judges if r.source == inspected.source and r.response_id == opened), None)
-        open_response(store, opened, inspected, scores, next(r for r in gold if r.response_id == opened), judged)
+        open_response(
+            store, opened, inspected, scores, next(r for r in gold if r.response_id == opened), judged
+        )
     with st.expander("Where the loss is, stage by stage"):
         st.dataframe(stage_rows(report), hide_index=True, width="stretch", column_config=dataframe_numbers())
     if report.annotators:
         with st.expander("Annotators against gold and against each other"):
-            st.dataframe(annotator_rows(report), hide_index=True, width="stretch", column_config=dataframe_numbers())
+            st.dataframe(
+                annotator_rows(report), hide_index=True, width="stretch", column_config=dataframe_numbers()
+            )
     st.subheader("Export")
     export_section(store, report, choice, rule, gold)
 

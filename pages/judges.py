@@ -5,6 +5,7 @@ The run itself is `calibration.judges.runner.run_configurations` on a background
 (`pages.widgets.judge_run`); this page only reads its latest progress, once a second while
 it runs. API keys are never shown: only the variable's name and whether it is set.
 """
+
 from __future__ import annotations
 
 import io
@@ -46,9 +47,12 @@ def judges_file_section(store):
     path, judges, problem = load_project_judges(store)
     with st.form("judges_file"):
         shown = store.get_setting(JUDGES_SETTING) or (str(path) if path else "")
-        chosen = st.text_input("Judges file (TOML; a relative path is read from the project directory)",
-                               value=shown, key="judges_toml_input",
-                               placeholder=str(Path(store.directory) / "judges.toml"))
+        chosen = st.text_input(
+            "Judges file (TOML; a relative path is read from the project directory)",
+            value=shown,
+            key="judges_toml_input",
+            placeholder=str(Path(store.directory) / "judges.toml"),
+        )
         if st.form_submit_button("Save path"):
             store.set_setting(JUDGES_SETTING, chosen.strip())
             st.rerun()
@@ -78,16 +82,33 @@ def show_plan(plan) -> None:
     needed, cached, estimated, cost = st.columns(4)
     needed.metric("Calls needed", plan.needed, help="known now and not in the cache")
     cached.metric("Already cached", plan.cached)
-    estimated.metric("Estimated more", f"~{plan.estimated:.0f}",
-                     help="calls that depend on answers not known yet (facts not yet decomposed)")
+    estimated.metric(
+        "Estimated more",
+        f"~{plan.estimated:.0f}",
+        help="calls that depend on answers not known yet (facts not yet decomposed)",
+    )
     cost.metric("Estimated cost", f"${plan.estimated_cost:.4f}")
-    st.dataframe([{"judge": name, "needed": c["needed"], "cached": c["cached"],
-                   "estimated more": round(c["estimated"]), "estimated cost ($)": round(c["cost"], 4)}
-                  for name, c in plan.by_judge.items()], hide_index=True, width="stretch")
+    st.dataframe(
+        [
+            {
+                "judge": name,
+                "needed": c["needed"],
+                "cached": c["cached"],
+                "estimated more": round(c["estimated"]),
+                "estimated cost ($)": round(c["cost"], 4),
+            }
+            for name, c in plan.by_judge.items()
+        ],
+        hide_index=True,
+        width="stretch",
+    )
     if plan.skipped:
         with st.expander(f"{len(plan.skipped)} response run(s) skipped"):
-            st.dataframe([{"configuration": c, "response": r, "why": why} for c, r, why in plan.skipped],
-                         hide_index=True, width="stretch")
+            st.dataframe(
+                [{"configuration": c, "response": r, "why": why} for c, r, why in plan.skipped],
+                hide_index=True,
+                width="stretch",
+            )
 
 
 def run_section(store, judges) -> None:
@@ -106,15 +127,33 @@ def run_section(store, judges) -> None:
         st.caption("Configurations: " + ", ".join(f"`{c.id}`" for c in configurations))
     for reason in refused:
         st.caption(f"Left out: {reason}")
-    responses = st.radio("Responses", ("gold", "all"), horizontal=True, key="run_responses",
-                         format_func={"gold": "those with a gold record", "all": "all responses"}.get)
+    responses = st.radio(
+        "Responses",
+        ("gold", "all"),
+        horizontal=True,
+        key="run_responses",
+        format_func={"gold": "those with a gold record", "all": "all responses"}.get,
+    )
     left, middle, right = st.columns(3)
-    concurrency = left.number_input("Calls in flight at most", min_value=1, max_value=256, value=8,
-                                    key="run_concurrency")
-    max_calls = middle.number_input("Budget: new calls at most", min_value=1, value=None, step=1,
-                                    key="run_max_calls", placeholder="no limit")
-    max_cost = right.number_input("Budget: cost at most ($)", min_value=0.0, value=None, step=0.5,
-                                  key="run_max_cost", placeholder="no limit")
+    concurrency = left.number_input(
+        "Calls in flight at most", min_value=1, max_value=256, value=8, key="run_concurrency"
+    )
+    max_calls = middle.number_input(
+        "Budget: new calls at most",
+        min_value=1,
+        value=None,
+        step=1,
+        key="run_max_calls",
+        placeholder="no limit",
+    )
+    max_cost = right.number_input(
+        "Budget: cost at most ($)",
+        min_value=0.0,
+        value=None,
+        step=0.5,
+        key="run_max_cost",
+        placeholder="no limit",
+    )
     if not configurations:
         st.info("Choose at least one verifier, decomposer and entailment judge.")
         return
@@ -131,16 +170,30 @@ def run_section(store, judges) -> None:
     used = sorted({name for c in configurations for name in c.judge_names})
     unset = missing_keys(judges, used)
     if unset:
-        st.warning("Set these environment variables for the server before running: "
-                   + ", ".join(f"${name}" for name in unset))
+        st.warning(
+            "Set these environment variables for the server before running: "
+            + ", ".join(f"${name}" for name in unset)
+        )
     current = judge_run.latest_run(store)
     busy = current is not None and current.running
-    if st.button("Start run", key="start_run", type="primary", disabled=bool(unset) or busy,
-                 icon=":material/play_arrow:"):
+    if st.button(
+        "Start run",
+        key="start_run",
+        type="primary",
+        disabled=bool(unset) or busy,
+        icon=":material/play_arrow:",
+    ):
         try:
-            judge_run.start_run(store, judges, configurations, responses=responses, concurrency=int(concurrency),
-                                max_calls=None if max_calls is None else int(max_calls),
-                                max_cost=max_cost, plan=plan)
+            judge_run.start_run(
+                store,
+                judges,
+                configurations,
+                responses=responses,
+                concurrency=int(concurrency),
+                max_calls=None if max_calls is None else int(max_calls),
+                max_cost=max_cost,
+                plan=plan,
+            )
         except RuntimeError as error:
             st.error(str(error))
 
@@ -169,20 +222,30 @@ def progress_panel(store, watching: bool) -> None:
         complete = not snap.running and snap.report is not None and not snap.report.stopped
         left = 0 if complete else p.calls_left
         total = p.calls_done + left
-        st.progress(min(1.0, p.calls_done / total) if total else 1.0,
-                    text=f"{p.calls_done} call(s) done, about {left} left · "
-                         f"responses {p.pipelines_done} of {p.pipelines_total}")
+        st.progress(
+            min(1.0, p.calls_done / total) if total else 1.0,
+            text=f"{p.calls_done} call(s) done, about {left} left · "
+            f"responses {p.pipelines_done} of {p.pipelines_total}",
+        )
         done, hits, failed, cost, eta = st.columns(5)
         done.metric("Calls made", p.calls_done)
         hits.metric("Cache hits", p.cache_hits)
         failed.metric("Failed", p.failed, help=f"{p.retries} retries")
         cost.metric("Cost", f"${p.cost:.4f}")
-        eta.metric("Time left", _seconds(p.eta_s) if snap.running else "—", help=f"elapsed {_seconds(p.elapsed_s)}")
+        eta.metric(
+            "Time left", _seconds(p.eta_s) if snap.running else "—", help=f"elapsed {_seconds(p.elapsed_s)}"
+        )
     elif snap.running:
         st.progress(0.0, text="Starting: preparing the calls…")
     if snap.running:
-        st.button("Stop the run", key="stop_run", icon=":material/stop:", on_click=run.stop,
-                  disabled=snap.stopping, help="No new call starts; calls in flight finish and are kept.")
+        st.button(
+            "Stop the run",
+            key="stop_run",
+            icon=":material/stop:",
+            on_click=run.stop,
+            disabled=snap.stopping,
+            help="No new call starts; calls in flight finish and are kept.",
+        )
         if snap.stopping:
             st.caption("Stopping: waiting for the calls in flight.")
     else:
@@ -197,15 +260,22 @@ def show_outcome(snap) -> None:
     report = snap.report
     if report is None:
         return
-    st.success(f"{len(report.records)} response record(s) complete, {report.records_written} new or "
-               f"changed stored · {report.calls_made} call(s) made, {report.cache_hits} from the cache, "
-               f"{report.failed} failed · ${report.cost:.4f} · {_seconds(report.elapsed_s)}")
+    st.success(
+        f"{len(report.records)} response record(s) complete, {report.records_written} new or "
+        f"changed stored · {report.calls_made} call(s) made, {report.cache_hits} from the cache, "
+        f"{report.failed} failed · ${report.cost:.4f} · {_seconds(report.elapsed_s)}"
+    )
     if report.stopped:
-        st.warning(f"Stopped early: {report.stopped}. Start again to continue; nothing answered is asked again.")
+        st.warning(
+            f"Stopped early: {report.stopped}. Start again to continue; nothing answered is asked again."
+        )
     if report.incomplete:
         with st.expander(f"{len(report.incomplete)} response(s) left without a record"):
-            st.dataframe([{"configuration": c, "response": r, "why": why} for c, r, why in report.incomplete],
-                         hide_index=True, width="stretch")
+            st.dataframe(
+                [{"configuration": c, "response": r, "why": why} for c, r, why in report.incomplete],
+                hide_index=True,
+                width="stretch",
+            )
 
 
 def records_section(store) -> None:
@@ -214,15 +284,24 @@ def records_section(store) -> None:
     if not counts:
         st.info("No judge records yet.")
         return
-    st.dataframe([{"source": source, "records": n} for source, n in sorted(counts.items())],
-                 hide_index=True, width="stretch")
+    st.dataframe(
+        [{"source": source, "records": n} for source, n in sorted(counts.items())],
+        hide_index=True,
+        width="stretch",
+    )
     choice = st.selectbox("Records to download", [ALL_SOURCES, *sorted(counts)], key="records_choice")
     chosen = records if choice == ALL_SOURCES else [r for r in records if r.source == choice]
     out = io.StringIO()
     write_records_jsonl(chosen, out)
     name = "judge-records" if choice == ALL_SOURCES else choice.replace(":", "-").replace("+", "_")
-    st.download_button(f"Download {len(chosen)} record(s) as JSONL", out.getvalue(), file_name=f"{name}.jsonl",
-                       mime="application/x-ndjson", key="download_records", icon=":material/download:")
+    st.download_button(
+        f"Download {len(chosen)} record(s) as JSONL",
+        out.getvalue(),
+        file_name=f"{name}.jsonl",
+        mime="application/x-ndjson",
+        key="download_records",
+        icon=":material/download:",
+    )
 
 
 def judges_page(me: dict, store) -> None:

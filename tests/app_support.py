@@ -1,5 +1,6 @@
 """Shared by the tests/test_app_*.py files (no tests here): tiny projects built in code,
 real media made with the bundled ffmpeg, and a few AppTest helpers."""
+
 from __future__ import annotations
 
 import subprocess
@@ -15,8 +16,10 @@ from annotation.store.accounts import add_account
 from annotation.store.project_store import ProjectStore
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
-FIRST_TEXT = ("The man points at the screen (visual, 0:02). He says hello and waves "
-              "(audio, 0:01-0:03; visual, 0:03). So B is right.\nAnswer: B")
+FIRST_TEXT = (
+    "The man points at the screen (visual, 0:02). He says hello and waves "
+    "(audio, 0:01-0:03; visual, 0:03). So B is right.\nAnswer: B"
+)
 SECOND_TEXT = "A red light blinks (visual, 0:04-0:05). Thus A.\nAnswer: A"
 PEOPLE = (("ann", "annotator"), ("bob", "annotator"), ("ada", "adjudicator"), ("boss", "admin"))
 
@@ -24,15 +27,39 @@ PEOPLE = (("ann", "annotator"), ("bob", "annotator"), ("ada", "adjudicator"), ("
 def make_video(path: Path, seconds: int = 6) -> Path:
     """A small H.264 + AAC mp4 (test pattern and a tone) made with the bundled ffmpeg."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run([ffmpeg_exe(), "-loglevel", "error", "-f", "lavfi", "-i",
-                    f"testsrc=size=160x120:rate=25:duration={seconds}", "-f", "lavfi", "-i",
-                    f"sine=frequency=440:duration={seconds}", "-c:v", "libx264", "-preset", "ultrafast",
-                    "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", "-y", str(path)], check=True)
+    subprocess.run(
+        [
+            ffmpeg_exe(),
+            "-loglevel",
+            "error",
+            "-f",
+            "lavfi",
+            "-i",
+            f"testsrc=size=160x120:rate=25:duration={seconds}",
+            "-f",
+            "lavfi",
+            "-i",
+            f"sine=frequency=440:duration={seconds}",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-pix_fmt",
+            "yuv420p",
+            "-c:a",
+            "aac",
+            "-shortest",
+            "-y",
+            str(path),
+        ],
+        check=True,
+    )
     return path
 
 
-def tiny_project(directory: Path, *, texts=(FIRST_TEXT, SECOND_TEXT), with_media: bool = False,
-                 **settings) -> ProjectStore:
+def tiny_project(
+    directory: Path, *, texts=(FIRST_TEXT, SECOND_TEXT), with_media: bool = False, **settings
+) -> ProjectStore:
     """Responses r1, r2, … over one video `clip.mp4` (made when `with_media`), the PEOPLE
     (password = name) and overlap 2 (pool: ann, bob), plus any extra settings."""
     store = ProjectStore.open(directory, create=True)
@@ -40,10 +67,17 @@ def tiny_project(directory: Path, *, texts=(FIRST_TEXT, SECOND_TEXT), with_media
     if with_media:
         make_video(store.media_root / "clip.mp4")
         duration = register_media(store, "clip.mp4")["info"]["duration_s"]
-    store.add_responses([(Response(f"r{i}", text, "clip.mp4", "What happens first?",
-                                   ["A. He points", "B. He waves"], "A"),
-                          sentences_for_response(text, duration))
-                         for i, text in enumerate(texts, start=1)])
+    store.add_responses(
+        [
+            (
+                Response(
+                    f"r{i}", text, "clip.mp4", "What happens first?", ["A. He points", "B. He waves"], "A"
+                ),
+                sentences_for_response(text, duration),
+            )
+            for i, text in enumerate(texts, start=1)
+        ]
+    )
     for name, role in PEOPLE:
         add_account(store, name, role, name)
     store.set_setting("overlap", 2)
@@ -85,9 +119,23 @@ def press(app: AppTest, label: str) -> AppTest:
 
 def shown_text(app: AppTest) -> str:
     """Everything textual on the page, for 'is it shown anywhere' checks."""
-    parts = [e.value for kind in ("markdown", "caption", "html", "text", "subheader", "title",
-                                  "header", "warning", "info", "error", "success")
-             for e in getattr(app, kind)]
+    parts = [
+        e.value
+        for kind in (
+            "markdown",
+            "caption",
+            "html",
+            "text",
+            "subheader",
+            "title",
+            "header",
+            "warning",
+            "info",
+            "error",
+            "success",
+        )
+        for e in getattr(app, kind)
+    ]
     parts += [w.value for w in app.text_input] + [b.label for b in app.button]
     parts += [c.label for c in app.checkbox]
     return "\n".join(str(p) for p in parts)

@@ -9,6 +9,7 @@ request is logged (stage, prompt, the kinds of media parts, a hash of the body, 
 sent), so tests can count requests and duplicates. Also here: tiny generated media and a
 small project built in code, shared by the judge tests.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -64,8 +65,11 @@ def _gemini_prompt_and_parts(body: dict) -> tuple[str, list[str], list[str]]:
     parts = [part for content in body["contents"] for part in content["parts"]]
     prompt = "".join(part.get("text", "") for part in parts)
     # The REST API takes camelCase or snake_case names; google-genai sends snake_case.
-    media = [part.get("inlineData") or part["inline_data"] for part in parts
-             if "inlineData" in part or "inline_data" in part]
+    media = [
+        part.get("inlineData") or part["inline_data"]
+        for part in parts
+        if "inlineData" in part or "inline_data" in part
+    ]
     types = [m.get("mimeType") or m["mime_type"] for m in media]
     return prompt, [_GEMINI_KINDS[t.split("/")[0]] for t in types], types
 
@@ -100,8 +104,10 @@ def scripted_answer(stage: str, prompt: str, part_kinds: list[str], model: str |
     if stage == "decompose":
         sentence = re.sub(r"\s*\([^)]*\)", "", _section(prompt, "Sentence:")).rstrip(". ")
         n = len(re.findall(r"^\[\d+\]", _section(prompt, "Its citations:"), re.M))
-        facts = [{"text": part.strip()[0].upper() + part.strip()[1:] + ".", "citations": list(range(n))}
-                 for part in sentence.split(" and ")]
+        facts = [
+            {"text": part.strip()[0].upper() + part.strip()[1:] + ".", "citations": list(range(n))}
+            for part in sentence.split(" and ")
+        ]
         return json.dumps({"facts": facts})
     statement = _section(prompt, "Statement:").lower()
     wants_audio = any(word in statement for word in _AUDIO_WORDS)
@@ -115,8 +121,16 @@ class JudgeServer:
     `answer(stage, prompt, part_kinds, model) -> str` gives the model's reply text.
     """
 
-    def __init__(self, answer=scripted_answer, *, latency_s: float = 0.0, failure_rate: float = 0.0,
-                 failure_kinds: tuple[str, ...] = FAILURE_KINDS, seed: int = 0, timeout_sleep_s: float = 0.5):
+    def __init__(
+        self,
+        answer=scripted_answer,
+        *,
+        latency_s: float = 0.0,
+        failure_rate: float = 0.0,
+        failure_kinds: tuple[str, ...] = FAILURE_KINDS,
+        seed: int = 0,
+        timeout_sleep_s: float = 0.5,
+    ):
         self.answer = answer
         self.latency_s = latency_s
         self.failure_rate = failure_rate
@@ -142,7 +156,9 @@ class JudgeServer:
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
         self._httpd.block_on_close = False
-        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
         return self
 
     def __exit__(self, *exc) -> None:
@@ -187,16 +203,29 @@ class JudgeServer:
         prompt, kinds, urls = (_gemini_prompt_and_parts if gemini else _prompt_and_parts)(body)
         stage = stage_of(body, prompt)
         failure = self._failure()
-        entry = LoggedRequest(stage, prompt, kinds, urls, hashlib.sha256(raw).hexdigest(), failure or "200",
-                              handler.headers.get("x-goog-api-key" if gemini else "Authorization"))
+        entry = LoggedRequest(
+            stage,
+            prompt,
+            kinds,
+            urls,
+            hashlib.sha256(raw).hexdigest(),
+            failure or "200",
+            handler.headers.get("x-goog-api-key" if gemini else "Authorization"),
+        )
         with self._lock:
             self.log.append(entry)
         if self.latency_s:
             time.sleep(self.latency_s)
         if failure in ("429", "500"):
-            payload = json.dumps({"error": {"code": int(failure), "message": f"injected {failure}",
-                                            "status": "RESOURCE_EXHAUSTED" if failure == "429" else "INTERNAL"}}
-                                 ).encode()
+            payload = json.dumps(
+                {
+                    "error": {
+                        "code": int(failure),
+                        "message": f"injected {failure}",
+                        "status": "RESOURCE_EXHAUSTED" if failure == "429" else "INTERNAL",
+                    }
+                }
+            ).encode()
             self._send(handler, int(failure), payload, {"Retry-After": "0"} if failure == "429" else {})
             return
         if failure == "timeout":
@@ -207,21 +236,39 @@ class JudgeServer:
         if gemini:
             model = handler.path.split("/models/")[-1].split(":")[0]
             text = self.answer(stage, prompt, kinds, model)
-            payload = json.dumps({
-                "candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP",
-                                "index": 0}],
-                "usageMetadata": {"promptTokenCount": len(prompt) // 4 + 100 * len(kinds),
-                                  "candidatesTokenCount": max(1, len(text) // 4)},
-                "modelVersion": model}).encode()
+            payload = json.dumps(
+                {
+                    "candidates": [
+                        {
+                            "content": {"role": "model", "parts": [{"text": text}]},
+                            "finishReason": "STOP",
+                            "index": 0,
+                        }
+                    ],
+                    "usageMetadata": {
+                        "promptTokenCount": len(prompt) // 4 + 100 * len(kinds),
+                        "candidatesTokenCount": max(1, len(text) // 4),
+                    },
+                    "modelVersion": model,
+                }
+            ).encode()
             self._send(handler, 200, payload)
             return
         text = self.answer(stage, prompt, kinds, body.get("model"))
-        payload = json.dumps({
-            "id": "chatcmpl-test", "object": "chat.completion", "model": body.get("model"),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                         "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": len(prompt) // 4 + 100 * len(kinds),
-                      "completion_tokens": max(1, len(text) // 4)}}).encode()
+        payload = json.dumps(
+            {
+                "id": "chatcmpl-test",
+                "object": "chat.completion",
+                "model": body.get("model"),
+                "choices": [
+                    {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+                ],
+                "usage": {
+                    "prompt_tokens": len(prompt) // 4 + 100 * len(kinds),
+                    "completion_tokens": max(1, len(text) // 4),
+                },
+            }
+        ).encode()
         self._send(handler, 200, payload)
 
     @staticmethod
@@ -245,19 +292,36 @@ CALLS_PER_CONFIGURATION = 19
 
 # response → per sentence: (verifiable, [(fact, citations, all, alone, without)])
 EXPECTED = {
-    "r1": [(True, [("The man waves his hand.", [0], True, [True], [False])]),
-           (True, [("He says hello.", [0], True, [True], [False])]),
-           (False, [])],
-    "r2": [(True, [("A red ball rolls.", [0, 1], True, [True, False], [False, True]),
-                   ("A bell rings.", [0, 1], True, [False, True], [True, False])]),
-           (True, [("The ball stops.", [0, 1], True, [True, False], [False, True])]),
-           (False, [])],
+    "r1": [
+        (True, [("The man waves his hand.", [0], True, [True], [False])]),
+        (True, [("He says hello.", [0], True, [True], [False])]),
+        (False, []),
+    ],
+    "r2": [
+        (
+            True,
+            [
+                ("A red ball rolls.", [0, 1], True, [True, False], [False, True]),
+                ("A bell rings.", [0, 1], True, [False, True], [True, False]),
+            ],
+        ),
+        (True, [("The ball stops.", [0, 1], True, [True, False], [False, True])]),
+        (False, []),
+    ],
 }
 
 
 def summary(record: EvaluationRecord) -> list:
-    return [(s.verifiable, [(f.text, f.citations, f.entailment.all, f.entailment.alone, f.entailment.without)
-                            for f in s.facts]) for s in record.sentences]
+    return [
+        (
+            s.verifiable,
+            [
+                (f.text, f.citations, f.entailment.all, f.entailment.alone, f.entailment.without)
+                for f in s.facts
+            ],
+        )
+        for s in record.sentences
+    ]
 
 
 def make_video(path: Path, duration_s: float = 6.0) -> Path:
@@ -265,19 +329,46 @@ def make_video(path: Path, duration_s: float = 6.0) -> Path:
     import imageio_ffmpeg
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error", "-y",
-                    "-f", "lavfi", "-i", f"testsrc=size=64x48:rate=10:duration={duration_s}",
-                    "-f", "lavfi", "-i", f"sine=frequency=440:duration={duration_s}",
-                    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
-                    "-c:a", "aac", "-shortest", str(path)], check=True)
+    subprocess.run(
+        [
+            imageio_ffmpeg.get_ffmpeg_exe(),
+            "-hide_banner",
+            "-loglevel",
+            "error",
+            "-y",
+            "-f",
+            "lavfi",
+            "-i",
+            f"testsrc=size=64x48:rate=10:duration={duration_s}",
+            "-f",
+            "lavfi",
+            "-i",
+            f"sine=frequency=440:duration={duration_s}",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-pix_fmt",
+            "yuv420p",
+            "-c:a",
+            "aac",
+            "-shortest",
+            str(path),
+        ],
+        check=True,
+    )
     return path
 
 
 RESPONSES = {
-    "r1": ("The man waves his hand (visual, 0:01-0:02). He says hello (audio, 0:01-0:03). "
-           "Therefore the answer is B.\nAnswer: B"),
-    "r2": ("A red ball rolls and a bell rings (visual, 0:02; audio, 0:02-0:04). "
-           "The ball stops (visual, 0:05; visual, 0:75). So A is wrong.\nAnswer: C"),
+    "r1": (
+        "The man waves his hand (visual, 0:01-0:02). He says hello (audio, 0:01-0:03). "
+        "Therefore the answer is B.\nAnswer: B"
+    ),
+    "r2": (
+        "A red ball rolls and a bell rings (visual, 0:02; audio, 0:02-0:04). "
+        "The ball stops (visual, 0:05; visual, 0:75). So A is wrong.\nAnswer: C"
+    ),
 }
 
 
@@ -292,10 +383,12 @@ def varied_responses(n: int, *, vary_spans: bool = False) -> dict[str, str]:
     for i in range(n):
         o = i % 4 if vary_spans else 0
         who = f"{SUBJECTS[i % len(SUBJECTS)]} number {i}"
-        out[f"b{i:03d}"] = (f"The {who} waves a hand and nods (visual, 0:0{1 + o}-0:0{2 + o}). The {who} says "
-                            f"hello (audio, 0:0{1 + o}-0:0{3 + o}). Cup {i} falls and bell {i} rings "
-                            f"(visual, 0:0{2 + o}; audio, 0:0{2 + o}-0:0{4 + o}). "
-                            f"Therefore option {'ABC'[i % 3]} fits.\nAnswer: {'ABC'[i % 3]}")
+        out[f"b{i:03d}"] = (
+            f"The {who} waves a hand and nods (visual, 0:0{1 + o}-0:0{2 + o}). The {who} says "
+            f"hello (audio, 0:0{1 + o}-0:0{3 + o}). Cup {i} falls and bell {i} rings "
+            f"(visual, 0:0{2 + o}; audio, 0:0{2 + o}-0:0{4 + o}). "
+            f"Therefore option {'ABC'[i % 3]} fits.\nAnswer: {'ABC'[i % 3]}"
+        )
     return out
 
 
@@ -313,9 +406,22 @@ def make_project(directory: Path, video: Path, responses: dict[str, str] = RESPO
     shutil.copy(video, store.media_root / "clip.mp4")
     media = register_media(store, "clip.mp4")
     duration = media["info"]["duration_s"]
-    store.add_responses([(Response(rid, text, video="clip.mp4", question="What happens?",
-                                   options=["A. x", "B. y", "C. z"], answer="B"),
-                          sentences_for_response(text, duration)) for rid, text in responses.items()])
+    store.add_responses(
+        [
+            (
+                Response(
+                    rid,
+                    text,
+                    video="clip.mp4",
+                    question="What happens?",
+                    options=["A. x", "B. y", "C. z"],
+                    answer="B",
+                ),
+                sentences_for_response(text, duration),
+            )
+            for rid, text in responses.items()
+        ]
+    )
     return store
 
 

@@ -4,6 +4,7 @@ The top-left strip holds INDEX_BITS black/white blocks, block k white when bit k
 number is set, so a test can tell which source frame a clip starts with by decoding one frame.
 Import the fixtures into a test module: `from media_fixtures import indexed_video, ...`.
 """
+
 from __future__ import annotations
 
 import functools
@@ -19,49 +20,120 @@ from annotation.media.files import ffmpeg_exe
 
 WIDTH, HEIGHT, FPS = 320, 240, 25
 DURATION_S = 6.0
-KEYFRAME_EVERY_S = 2.0          # long GOP, so a plain stream copy of the source would be late
+KEYFRAME_EVERY_S = 2.0  # long GOP, so a plain stream copy of the source would be late
 SINE_HZ = 440
 INDEX_BITS, BLOCK_W, BLOCK_H = 8, 32, 24
+
 
 def _ffmpeg(*args: str) -> None:
     subprocess.run([ffmpeg_exe(), "-hide_banner", "-nostdin", "-v", "error", "-y", *args], check=True)
 
 
-def make_indexed_video(out: Path, *, audio: bool = True, width: int = WIDTH, height: int = HEIGHT,
-                       fps: int = FPS, duration_s: float = DURATION_S,
-                       keyframe_every_s: float = KEYFRAME_EVERY_S, preset: str = "ultrafast",
-                       crf: int = 23, index_bits: int = INDEX_BITS) -> Path:
+def make_indexed_video(
+    out: Path,
+    *,
+    audio: bool = True,
+    width: int = WIDTH,
+    height: int = HEIGHT,
+    fps: int = FPS,
+    duration_s: float = DURATION_S,
+    keyframe_every_s: float = KEYFRAME_EVERY_S,
+    preset: str = "ultrafast",
+    crf: int = 23,
+    index_bits: int = INDEX_BITS,
+) -> Path:
     """H.264 testsrc2 with an index strip of `index_bits` blocks (+ stereo 48 kHz AAC sine at
     SINE_HZ). Frame numbers wrap at 2**index_bits."""
     # geq draws bit k of the frame number N into the k-th block of the strip.
-    strip = (f"color=black:size={index_bits * BLOCK_W}x{BLOCK_H}:rate={fps}:duration={duration_s},"
-             f"format=gray,geq=lum='255*mod(floor(N/pow(2,floor(X/{BLOCK_W}))),2)'")
-    video = (f"testsrc2=size={width}x{height}:rate={fps}:duration={duration_s}[bg];"
-             f"{strip}[strip];[bg][strip]overlay=0:0")
-    sound = ["-f", "lavfi", "-i", f"sine=frequency={SINE_HZ}:sample_rate=48000:duration={duration_s}",
-             "-c:a", "aac", "-ac", "2"] if audio else []
+    strip = (
+        f"color=black:size={index_bits * BLOCK_W}x{BLOCK_H}:rate={fps}:duration={duration_s},"
+        f"format=gray,geq=lum='255*mod(floor(N/pow(2,floor(X/{BLOCK_W}))),2)'"
+    )
+    video = (
+        f"testsrc2=size={width}x{height}:rate={fps}:duration={duration_s}[bg];"
+        f"{strip}[strip];[bg][strip]overlay=0:0"
+    )
+    sound = (
+        [
+            "-f",
+            "lavfi",
+            "-i",
+            f"sine=frequency={SINE_HZ}:sample_rate=48000:duration={duration_s}",
+            "-c:a",
+            "aac",
+            "-ac",
+            "2",
+        ]
+        if audio
+        else []
+    )
     gop = str(round(keyframe_every_s * fps))
-    _ffmpeg("-f", "lavfi", "-i", video, *sound, "-c:v", "libx264", "-preset", preset, "-crf", str(crf),
-            "-g", gop, "-keyint_min", gop, "-sc_threshold", "0", "-pix_fmt", "yuv420p", str(out))
+    _ffmpeg(
+        "-f",
+        "lavfi",
+        "-i",
+        video,
+        *sound,
+        "-c:v",
+        "libx264",
+        "-preset",
+        preset,
+        "-crf",
+        str(crf),
+        "-g",
+        gop,
+        "-keyint_min",
+        gop,
+        "-sc_threshold",
+        "0",
+        "-pix_fmt",
+        "yuv420p",
+        str(out),
+    )
     return out
 
 
-def frame_index_of(path: Path, seek_s: float | None = None, *, width: int = WIDTH,
-                   height: int = HEIGHT, index_bits: int = INDEX_BITS) -> int:
+def frame_index_of(
+    path: Path,
+    seek_s: float | None = None,
+    *,
+    width: int = WIDTH,
+    height: int = HEIGHT,
+    index_bits: int = INDEX_BITS,
+) -> int:
     """The index drawn on the first frame ffmpeg displays from `path` (edit lists honoured),
     or on the frame at `seek_s` when given. width/height: the size of the indexed source."""
     seek = [] if seek_s is None else ["-ss", f"{seek_s:.3f}"]
-    raw = subprocess.run([ffmpeg_exe(), "-v", "error", "-nostdin", *seek, "-i", str(path),
-                          "-frames:v", "1", "-vf", f"scale={width}:{height},format=gray",
-                          "-f", "rawvideo", "-"], capture_output=True, check=True).stdout
+    raw = subprocess.run(
+        [
+            ffmpeg_exe(),
+            "-v",
+            "error",
+            "-nostdin",
+            *seek,
+            "-i",
+            str(path),
+            "-frames:v",
+            "1",
+            "-vf",
+            f"scale={width}:{height},format=gray",
+            "-f",
+            "rawvideo",
+            "-",
+        ],
+        capture_output=True,
+        check=True,
+    ).stdout
     return index_from_gray(np.frombuffer(raw, np.uint8).reshape(height, width), index_bits)
 
 
 def index_from_gray(image: np.ndarray, index_bits: int = INDEX_BITS) -> int:
     """Read the index strip of a gray image at the indexed source's size (block middles)."""
     centre = BLOCK_H // 2
-    bits = [image[centre - 4:centre + 4, k * BLOCK_W + 12:k * BLOCK_W + 20].mean() > 128
-            for k in range(index_bits)]
+    bits = [
+        image[centre - 4 : centre + 4, k * BLOCK_W + 12 : k * BLOCK_W + 20].mean() > 128
+        for k in range(index_bits)
+    ]
     return sum(int(bit) << k for k, bit in enumerate(bits))
 
 
@@ -78,8 +150,9 @@ _READ_FIRST_FRAME_JS = """async ([src, width, height, rows]) => {
 }"""
 
 
-def first_frame_indices_in_chromium(clips: list[Path], *, width: int = WIDTH, height: int = HEIGHT,
-                                    index_bits: int = INDEX_BITS) -> list[int]:
+def first_frame_indices_in_chromium(
+    clips: list[Path], *, width: int = WIDTH, height: int = HEIGHT, index_bits: int = INDEX_BITS
+) -> list[int]:
     """The index on the first frame Chromium shows for each clip in a <video>, served over
     127.0.0.1 from the clips' common folder (skips the test when Chromium or Playwright is
     missing)."""
@@ -90,7 +163,8 @@ def first_frame_indices_in_chromium(clips: list[Path], *, width: int = WIDTH, he
     if any(clip.parent != folder for clip in clips):
         raise ValueError("clips must share one folder")
     server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(folder)))
+        ("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(folder))
+    )
     threading.Thread(target=server.serve_forever, daemon=True).start()
     indices = []
     try:

@@ -5,6 +5,7 @@ It implements the authorization-code flow the way `st.login` (Authlib) drives it
 an RS256-signed id_token echoing the nonce), /jwks and /userinfo. The signing key is generated
 at start, so nothing secret lives in the repository.
 """
+
 from __future__ import annotations
 
 import base64
@@ -35,8 +36,7 @@ class OidcProvider:
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self.issuer = f"http://127.0.0.1:{self._server.server_address[1]}"
-        self._thread = threading.Thread(target=self._server.serve_forever, name="oidc-provider",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, name="oidc-provider", daemon=True)
         self._thread.start()
 
     @property
@@ -80,10 +80,13 @@ class OidcProvider:
             return _error(400, "invalid_scope", "the openid scope is required")
         code = secrets.token_urlsafe(24)
         with self._lock:
-            self._codes[code] = {"redirect_uri": redirect_uri, "nonce": query.get("nonce"),
-                                 "challenge": query.get("code_challenge"),
-                                 "challenge_method": query.get("code_challenge_method"),
-                                 "identity": dict(self.identity)}
+            self._codes[code] = {
+                "redirect_uri": redirect_uri,
+                "nonce": query.get("nonce"),
+                "challenge": query.get("code_challenge"),
+                "challenge_method": query.get("code_challenge_method"),
+                "identity": dict(self.identity),
+            }
         params = {"code": code}
         if "state" in query:
             params["state"] = query["state"]
@@ -112,16 +115,30 @@ class OidcProvider:
                 return _error(400, "invalid_grant", "PKCE code_verifier does not match")
         identity = grant["identity"]
         now = int(time.time())
-        claims = {"iss": self.issuer, "sub": identity.get("sub", identity.get("email", "someone")),
-                  "aud": self.client_id, "iat": now, "exp": now + 300, **identity}
+        claims = {
+            "iss": self.issuer,
+            "sub": identity.get("sub", identity.get("email", "someone")),
+            "aud": self.client_id,
+            "iat": now,
+            "exp": now + 300,
+            **identity,
+        }
         if grant["nonce"]:
             claims["nonce"] = grant["nonce"]
         id_token = jwt.encode({"alg": "RS256", "kid": self.key.kid}, claims, self.key)
         access_token = secrets.token_urlsafe(24)
         with self._lock:
             self._tokens[access_token] = identity
-        return _json(200, {"access_token": access_token, "token_type": "Bearer", "expires_in": 300,
-                           "id_token": id_token, "scope": "openid email profile"})
+        return _json(
+            200,
+            {
+                "access_token": access_token,
+                "token_type": "Bearer",
+                "expires_in": 300,
+                "id_token": id_token,
+                "scope": "openid email profile",
+            },
+        )
 
     def userinfo(self, authorization: str | None) -> tuple[int, dict, bytes]:
         token = (authorization or "").removeprefix("Bearer ")
@@ -133,7 +150,11 @@ class OidcProvider:
 
 
 def _json(status: int, body: dict) -> tuple[int, dict, bytes]:
-    return status, {"Content-Type": "application/json", "Cache-Control": "no-store"}, json.dumps(body).encode()
+    return (
+        status,
+        {"Content-Type": "application/json", "Cache-Control": "no-store"},
+        json.dumps(body).encode(),
+    )
 
 
 def _error(status: int, code: str, description: str) -> tuple[int, dict, bytes]:

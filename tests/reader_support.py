@@ -1,4 +1,5 @@
 """Input-file builders shared by the reader tests (support code, not a test module)."""
+
 from __future__ import annotations
 
 import json
@@ -32,8 +33,14 @@ def problems_raised(read, *args, **kwargs) -> list:
 
 
 def generation_row(**changes) -> dict:
-    row = {"id": "r1", "video": "v.mp4", "question": "Q?", "options": ["A. x", "B. y"], "answer": "B",
-           "model_generation": "A man waves (visual, 0:03).\nAnswer: B"}
+    row = {
+        "id": "r1",
+        "video": "v.mp4",
+        "question": "Q?",
+        "options": ["A. x", "B. y"],
+        "answer": "B",
+        "model_generation": "A man waves (visual, 0:03).\nAnswer: B",
+    }
     row.update(changes)
     return {k: v for k, v in row.items() if v is not ...}
 
@@ -45,7 +52,10 @@ def metric_row(evaluations: dict, **changes) -> dict:
 
 
 def judged_fact(fact: str, judgments: dict, precision=1.0, recall=1.0) -> dict:
-    return {"fact": fact, "scores": {"precision": precision, "recall": recall, "citation_judgments": judgments}}
+    return {
+        "fact": fact,
+        "scores": {"precision": precision, "recall": recall, "citation_judgments": judgments},
+    }
 
 
 def worthy(prediction, facts=None) -> dict:
@@ -56,11 +66,26 @@ def worthy(prediction, facts=None) -> dict:
 
 
 def record_dict(**changes) -> dict:
-    record = {"response_id": "ws-0042", "source": "human:alice", "sentences": [
-        {"text": "The man points while speaking (visual, 0:12; audio, 0:12-0:14).", "verifiable": True,
-         "citations": [{"modality": "visual", "start": 12.0, "end": 12.0},
-                       {"modality": "audio", "start": 12.0, "end": 14.0}],
-         "facts": [{"text": "The man speaks.", "citations": [0, 1],
-                    "entailment": {"all": True, "alone": [False, True], "without": [True, False]}}]}]}
+    record = {
+        "response_id": "ws-0042",
+        "source": "human:alice",
+        "sentences": [
+            {
+                "text": "The man points while speaking (visual, 0:12; audio, 0:12-0:14).",
+                "verifiable": True,
+                "citations": [
+                    {"modality": "visual", "start": 12.0, "end": 12.0},
+                    {"modality": "audio", "start": 12.0, "end": 14.0},
+                ],
+                "facts": [
+                    {
+                        "text": "The man speaks.",
+                        "citations": [0, 1],
+                        "entailment": {"all": True, "alone": [False, True], "without": [True, False]},
+                    }
+                ],
+            }
+        ],
+    }
     record.update(changes)
     return record

@@ -1,4 +1,5 @@
 """Citations, facts and records for the scorer tests (support code, not a test module)."""
+
 from __future__ import annotations
 
 from annotation.protocol.citations import Citation
@@ -8,8 +9,9 @@ VISUAL = Citation("visual", 1.0, 1.0)
 AUDIO = Citation("audio", 2.0, 4.0)
 VISUAL_LATE = Citation("visual", 5.0, 6.0)
 AUDIO_LATE = Citation("audio", 8.0, 8.0)
-BROKEN = Citation("visual", None, None, valid=False, raw="visual, 0:75",
-                  reason="time '0:75': seconds must be below 60")
+BROKEN = Citation(
+    "visual", None, None, valid=False, raw="visual, 0:75", reason="time '0:75': seconds must be below 60"
+)
 
 
 def judged(indices, all=None, alone=(), without=(), text="a fact"):

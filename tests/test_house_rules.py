@@ -72,7 +72,10 @@ def where(path: Path, line: int) -> str:
 
 @pytest.mark.parametrize("package", sorted(RANKS))
 def test_every_part_of_a_package_has_a_rank(package):
-    parts = {p.stem if p.parent == ROOT / package else p.relative_to(ROOT / package).parts[0] for p in modules(package)}
+    parts = {
+        p.stem if p.parent == ROOT / package else p.relative_to(ROOT / package).parts[0]
+        for p in modules(package)
+    }
     assert parts - {"__init__"} <= set(RANKS[package]), "give the new part a rank here and in README.md"
 
 
@@ -85,7 +88,11 @@ def test_imports_between_parts_flow_one_way(package):
         if mine == "__init__":
             continue
         for line, module, names in imports_of(path):
-            targets = [module] if part_of(package, module) or module != package else [f"{package}.{n}" for n in names]
+            targets = (
+                [module]
+                if part_of(package, module) or module != package
+                else [f"{package}.{n}" for n in names]
+            )
             for target in targets:
                 theirs = part_of(package, target)
                 if theirs is None or theirs == mine or theirs not in RANKS[package]:

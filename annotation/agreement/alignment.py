@@ -7,6 +7,7 @@ character ratio: facts are short claims whose words carry the meaning, and token
 does not reward shared letters ("man" vs "woman"). A one-to-one alignment maximises the
 summed similarity (Hungarian method) and keeps pairs at or above a threshold.
 """
+
 from __future__ import annotations
 
 import re
@@ -45,7 +46,9 @@ def fact_similarity(a: str, b: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def align_facts(facts_a: list[str], facts_b: list[str], threshold: float = 0.5) -> list[tuple[int, int, float]]:
+def align_facts(
+    facts_a: list[str], facts_b: list[str], threshold: float = 0.5
+) -> list[tuple[int, int, float]]:
     """One-to-one pairs (index in a, index in b, similarity) maximising total similarity,
     keeping only pairs with similarity >= threshold; sorted by the index in a.
 
@@ -59,8 +62,11 @@ def align_facts(facts_a: list[str], facts_b: list[str], threshold: float = 0.5) 
     if similarity.size == 1:  # one fact each, the common case: nothing to assign
         return [(0, 0, float(similarity[0, 0]))] if similarity[0, 0] >= threshold else []
     rows, cols = linear_sum_assignment(similarity, maximize=True)
-    return sorted((int(i), int(j), float(similarity[i, j])) for i, j in zip(rows, cols, strict=True)
-                  if similarity[i, j] >= threshold)
+    return sorted(
+        (int(i), int(j), float(similarity[i, j]))
+        for i, j in zip(rows, cols, strict=True)
+        if similarity[i, j] >= threshold
+    )
 
 
 def fact_match_counts(facts_a: list[str], facts_b: list[str], threshold: float = 0.5) -> tuple[int, int, int]:
@@ -68,7 +74,9 @@ def fact_match_counts(facts_a: list[str], facts_b: list[str], threshold: float =
     return len(align_facts(facts_a, facts_b, threshold)), len(facts_a), len(facts_b)
 
 
-def fact_set_prf(facts_a: list[str], facts_b: list[str], threshold: float = 0.5) -> tuple[float, float, float]:
+def fact_set_prf(
+    facts_a: list[str], facts_b: list[str], threshold: float = 0.5
+) -> tuple[float, float, float]:
     """Precision, recall, F1 of decomposition `a` against reference `b`.
 
     precision = matched / |a|, recall = matched / |b|, matches from `align_facts`. Two

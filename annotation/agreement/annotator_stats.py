@@ -4,6 +4,7 @@ The agreement page's table and chart read `annotator_rows`. Values
 are compared on the questions a person is asked (a gold value with a task) whose gold is
 resolved; fact lists compare as sets of fact identities, as the gold derivation does.
 """
+
 from __future__ import annotations
 
 from statistics import median
@@ -33,17 +34,27 @@ def annotator_rows(values: list[GoldValue], events) -> list[dict]:
                 tally[name][3] += 1
     times: dict[str, list[int]] = {name: [] for name in names}
     for event in events:
-        if (event.who in times and event.spent_ms is not None and event.unit != RESPONSE_UNIT
-                and not is_ruling(event.task)):
+        if (
+            event.who in times
+            and event.spent_ms is not None
+            and event.unit != RESPONSE_UNIT
+            and not is_ruling(event.task)
+        ):
             times[event.who].append(event.spent_ms)
     rows = []
     for name in names:
         agree, compared, agree_ruled, ruled = tally[name]
         spent = times[name]
-        rows.append({"annotator": name,
-                     "agrees_with_gold": agree / compared if compared else None, "compared": compared,
-                     "adjudicated_agree": agree_ruled, "adjudicated": ruled,
-                     "median_s": median(spent) / 1000 if spent else None,
-                     "fast_share": sum(ms < FAST_MS for ms in spent) / len(spent) if spent else None,
-                     "decisions_timed": len(spent)})
+        rows.append(
+            {
+                "annotator": name,
+                "agrees_with_gold": agree / compared if compared else None,
+                "compared": compared,
+                "adjudicated_agree": agree_ruled,
+                "adjudicated": ruled,
+                "median_s": median(spent) / 1000 if spent else None,
+                "fast_share": sum(ms < FAST_MS for ms in spent) / len(spent) if spent else None,
+                "decisions_timed": len(spent),
+            }
+        )
     return rows

@@ -21,6 +21,7 @@ is asked (`session.entailment_questions`); the others are derived (PROTOCOL §2)
 Provenance strings: "unanimous 3/3", "majority 2/3", "adjudicated:ada" or
 "adjudicated:ada:annotator error", "derived (PROTOCOL §2)", "unresolved: …".
 """
+
 from __future__ import annotations
 
 import csv
@@ -92,8 +93,10 @@ class GoldValue:
     def disputed(self) -> bool:
         """Annotators disagree, or the value still waits for a ruling (annotators agreed but
         auto-acceptance is off, or nobody could answer it)."""
-        return self.task is not None and (len({comparable_value(v) for v in self.values.values()}) > 1
-                                          or (self.value is None and (bool(self.values) or self.orphan)))
+        return self.task is not None and (
+            len({comparable_value(v) for v in self.values.values()}) > 1
+            or (self.value is None and (bool(self.values) or self.orphan))
+        )
 
     @property
     def stage(self) -> str:
@@ -136,8 +139,9 @@ def comparable_value(value) -> object:
     return value
 
 
-def decide(values: dict[str, object], rule: str, auto_accept_unanimous: bool,
-           ruling: Ruling | None) -> tuple[object, str, float]:
+def decide(
+    values: dict[str, object], rule: str, auto_accept_unanimous: bool, ruling: Ruling | None
+) -> tuple[object, str, float]:
     """(gold value, provenance, agreement) of one unit from the annotators' values.
     A ruling wins; no values → unresolved. Raises ValueError for an unknown rule."""
     if rule not in RULES:
@@ -163,47 +167,101 @@ def decide(values: dict[str, object], rule: str, auto_accept_unanimous: bool,
 class _Deriver:
     """Builds one response's gold values and gold record."""
 
-    def __init__(self, response_id: str, by_name: dict[str, EvaluationRecord], rule: str,
-                 auto_accept: bool, rulings: dict, spent_ms: dict):
+    def __init__(
+        self,
+        response_id: str,
+        by_name: dict[str, EvaluationRecord],
+        rule: str,
+        auto_accept: bool,
+        rulings: dict,
+        spent_ms: dict,
+    ):
         self.rid, self.by_name, self.rule, self.auto_accept = response_id, by_name, rule, auto_accept
         self.rulings, self.spent = rulings, spent_ms
         self.groups = fact_groups({response_id: by_name}, min_annotators=1)
         self.values: list[GoldValue] = []
 
-    def _value(self, sentence: int, fact: str | None, question: str, unit: str | None, task: str | None,
-               values: dict, spent_units: dict[str, tuple[str, str]], segments: tuple[int, ...],
-               orphan: bool = False) -> GoldValue:
+    def _value(
+        self,
+        sentence: int,
+        fact: str | None,
+        question: str,
+        unit: str | None,
+        task: str | None,
+        values: dict,
+        spent_units: dict[str, tuple[str, str]],
+        segments: tuple[int, ...],
+        orphan: bool = False,
+    ) -> GoldValue:
         ruling = self.rulings.get((self.rid, unit, task)) if unit else None
         value, provenance, agreement = decide(values, self.rule, self.auto_accept, ruling)
         spent = {name: self.spent.get((name, self.rid, *spent_units[name])) for name in values}
-        gold = GoldValue(self.rid, sentence, fact, question, unit, task, values, spent, value,
-                         provenance, agreement, ruling, segments, orphan)
+        gold = GoldValue(
+            self.rid,
+            sentence,
+            fact,
+            question,
+            unit,
+            task,
+            values,
+            spent,
+            value,
+            provenance,
+            agreement,
+            ruling,
+            segments,
+            orphan,
+        )
         self.values.append(gold)
         return gold
 
     def sentence(self, i: int, base: Sentence) -> Sentence:
-        own = {name: r.sentences[i] for name, r in sorted(self.by_name.items())
-               if i < len(r.sentences) and r.sentences[i].text.strip() == base.text.strip()}
+        own = {
+            name: r.sentences[i]
+            for name, r in sorted(self.by_name.items())
+            if i < len(r.sentences) and r.sentences[i].text.strip() == base.text.strip()
+        }
         unit = sentence_unit(i)
         labelled = {n: s.verifiable for n, s in own.items() if s.verifiable is not None}
         everything = tuple(range(len(base.citations)))
-        verifiable = self._value(i, None, "verifiable", unit, "verifiable", labelled,
-                                 {n: (unit, "verifiable") for n in labelled}, everything)
+        verifiable = self._value(
+            i,
+            None,
+            "verifiable",
+            unit,
+            "verifiable",
+            labelled,
+            {n: (unit, "verifiable") for n in labelled},
+            everything,
+        )
         provenance = {"verifiable": verifiable.provenance}
         facts: list[Fact] = []
         if verifiable.value is True and base.has_valid_citation:
             facts, provenance["facts"] = self._facts(i, base, own)
-        return Sentence(base.text, verifiable.value, list(base.citations), facts, base.start, base.end,
-                        provenance)
+        return Sentence(
+            base.text, verifiable.value, list(base.citations), facts, base.start, base.end, provenance
+        )
 
     def _facts(self, i: int, base: Sentence, own: dict[str, Sentence]) -> tuple[list[Fact], str]:
         unit = sentence_unit(i)
-        lists = {n: [{"text": f.text, "citations": sorted(set(f.citations))} for f in s.facts]
-                 for n, s in own.items() if s.facts}
+        lists = {
+            n: [{"text": f.text, "citations": sorted(set(f.citations))} for f in s.facts]
+            for n, s in own.items()
+            if s.facts
+        }
         # nobody will decompose a sentence they all called not verifiable: only a ruling can
         nobody = not lists and not any(s.verifiable for s in own.values())
-        whole = self._value(i, None, "facts", unit, "facts", lists, {n: (unit, "facts") for n in lists},
-                            tuple(range(len(base.citations))), orphan=nobody)
+        whole = self._value(
+            i,
+            None,
+            "facts",
+            unit,
+            "facts",
+            lists,
+            {n: (unit, "facts") for n in lists},
+            tuple(range(len(base.citations))),
+            orphan=nobody,
+        )
         if whole.value is not None:
             chosen = [(f["text"], sorted(set(f["citations"])), whole.provenance) for f in whole.value]
         elif self.rule == "majority" and lists:
@@ -252,12 +310,17 @@ class _Deriver:
                 answer = derived.all if j is None else getattr(derived, kind)[jj]
                 if answer is not None:
                     values[name] = answer
-                    spent_units[name] = (fact_unit(i, their.text, list(their.citations)),
-                                         str(Task(kind, jj)))
-            segments = (tuple(cites) if j is None else (cites[j],) if kind == "alone"
-                        else tuple(c for position, c in enumerate(cites) if position != j))
-            gold = self._value(i, text, Task(kind, j).value_name, unit, task, values, spent_units,
-                               segments, orphan=not group)
+                    spent_units[name] = (fact_unit(i, their.text, list(their.citations)), str(Task(kind, jj)))
+            segments = (
+                tuple(cites)
+                if j is None
+                else (cites[j],)
+                if kind == "alone"
+                else tuple(c for position, c in enumerate(cites) if position != j)
+            )
+            gold = self._value(
+                i, text, Task(kind, j).value_name, unit, task, values, spent_units, segments, orphan=not group
+            )
             if j is None:
                 given.all = gold.value
             else:
@@ -268,14 +331,23 @@ class _Deriver:
             for j, value in enumerate(getattr(filled, kind)):
                 name = Task(kind, j).value_name
                 if name not in provenance:
-                    provenance[name] = DERIVED if value is not None else "unresolved: derived from an unresolved value"
-                    self.values.append(GoldValue(self.rid, i, text, name, None, None, {}, {}, value,
-                                                 provenance[name], 1.0))
+                    provenance[name] = (
+                        DERIVED if value is not None else "unresolved: derived from an unresolved value"
+                    )
+                    self.values.append(
+                        GoldValue(self.rid, i, text, name, None, None, {}, {}, value, provenance[name], 1.0)
+                    )
         return Fact(text, cites, filled, provenance)
 
 
-def derive_gold(records, rulings: dict | None = None, *, rule: str = DEFAULT_RULE,
-                auto_accept_unanimous: bool = True, spent_ms: dict | None = None) -> GoldSet:
+def derive_gold(
+    records,
+    rulings: dict | None = None,
+    *,
+    rule: str = DEFAULT_RULE,
+    auto_accept_unanimous: bool = True,
+    spent_ms: dict | None = None,
+) -> GoldSet:
     """The gold set of every response with at least one labelled `human:*` record (other sources
     are ignored), in the records' response order.
 
@@ -304,7 +376,8 @@ def rulings_from_events(events) -> dict[tuple[str, str, str], Ruling]:
     for event in sorted(events, key=lambda e: e.id):
         if is_ruling(event.task) and isinstance(event.value, dict):
             out[(event.response_id, event.unit, str(Task.parse(event.task).answer))] = Ruling(
-                event.who, event.value.get("value"), event.value.get("reason"), event.id)
+                event.who, event.value.get("value"), event.value.get("reason"), event.id
+            )
     return out
 
 
@@ -334,6 +407,7 @@ def gold_from_store(store, response_ids=None) -> GoldSet:
     def derive(gold_by_response):
         records = annotator_records(store, response_ids, gold_by_response)
         return derive_gold(records, rulings, rule=rule, auto_accept_unanimous=auto_accept, spent_ms=spent)
+
     facts_settled = derive(None)
     return derive({r.response_id: r for r in facts_settled.records})
 
@@ -345,14 +419,26 @@ def gold_records(store, response_ids=None) -> list[EvaluationRecord]:
     derived = gold_from_store(store, response_ids).records
     have = {r.response_id for r in derived}
     wanted = None if response_ids is None else set(response_ids)
-    imported = [r for r in store.list_records("gold")
-                if r.response_id not in have and (wanted is None or r.response_id in wanted)]
+    imported = [
+        r
+        for r in store.list_records("gold")
+        if r.response_id not in have and (wanted is None or r.response_id in wanted)
+    ]
     order = {rid: n for n, rid in enumerate(store.response_ids())}
     return sorted(derived + imported, key=lambda r: order.get(r.response_id, 0))
 
 
-def adjudicate(store, who: str, response_id: str, unit: str, task: str, value, reason: str | None = None,
-               *, spent_ms: int | None = None) -> int:
+def adjudicate(
+    store,
+    who: str,
+    response_id: str,
+    unit: str,
+    task: str,
+    value,
+    reason: str | None = None,
+    *,
+    spent_ms: int | None = None,
+) -> int:
     """Record `who`'s ruling on one unit (task without the 'gold.' prefix) and return the event id.
 
     Raises PermissionError unless `who` is an adjudicator or admin; ValueError for an unknown
@@ -376,12 +462,20 @@ def adjudicate(store, who: str, response_id: str, unit: str, task: str, value, r
         problems = check_fact_list(value, len(sentences[parsed.sentence].citations))
         if problems:
             raise ValueError("; ".join(problems))
-        value = [{"text": str(f["text"]).strip(), "citations": sorted({int(c) for c in f["citations"]})}
-                 for f in value]
+        value = [
+            {"text": str(f["text"]).strip(), "citations": sorted({int(c) for c in f["citations"]})}
+            for f in value
+        ]
     elif not isinstance(value, bool):
         raise ValueError(f"a ruling on '{task}' is true or false, got {value!r}")
-    return store.events.append(who, response_id, unit, str(Task.parse(task).as_ruling),
-                              {"value": value, "reason": reason}, spent_ms=spent_ms)
+    return store.events.append(
+        who,
+        response_id,
+        unit,
+        str(Task.parse(task).as_ruling),
+        {"value": value, "reason": reason},
+        spent_ms=spent_ms,
+    )
 
 
 # -- CSV --------------------------------------------------------------------------------------
@@ -398,8 +492,14 @@ def gold_csv_rows(values: list[GoldValue]) -> list[dict[str, str]]:
     annotators = sorted({name for v in values for name in v.values})
     rows = []
     for v in values:
-        row = {"response_id": v.response_id, "sentence": str(v.sentence), "fact": v.fact or "",
-               "question": v.question, "value": _cell(v.value), "provenance": v.provenance}
+        row = {
+            "response_id": v.response_id,
+            "sentence": str(v.sentence),
+            "fact": v.fact or "",
+            "question": v.question,
+            "value": _cell(v.value),
+            "provenance": v.provenance,
+        }
         row.update({name: _cell(v.values.get(name)) for name in annotators})
         rows.append(row)
     return rows

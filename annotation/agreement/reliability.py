@@ -20,6 +20,7 @@ annotators labelled enter a matrix — single-coded units change nothing in α):
 Nothing here raises on degenerate data: α is None with a reason ("fewer than two annotators",
 "only one value occurs", …).
 """
+
 from __future__ import annotations
 
 import warnings
@@ -35,12 +36,22 @@ from annotation.protocol.ids import Task, annotator_name
 from annotation.protocol.records import EvaluationRecord, Fact, Sentence
 
 STAGES = ("verifiable", "entailment_all", "entailment_alone", "entailment_without", "decomposition")
-LEVELS = {"verifiable": "nominal", "entailment_all": "nominal", "entailment_alone": "nominal",
-          "entailment_without": "nominal", "decomposition": "interval"}
+LEVELS = {
+    "verifiable": "nominal",
+    "entailment_all": "nominal",
+    "entailment_alone": "nominal",
+    "entailment_without": "nominal",
+    "decomposition": "interval",
+}
 DEFAULT_RESAMPLES = 1000
 
-_STAGE_OF_QUESTION = {"verifiable": "verifiable", "facts": "decomposition", "all": "entailment_all",
-                      "alone": "entailment_alone", "without": "entailment_without"}
+_STAGE_OF_QUESTION = {
+    "verifiable": "verifiable",
+    "facts": "decomposition",
+    "all": "entailment_all",
+    "alone": "entailment_alone",
+    "without": "entailment_without",
+}
 
 
 def agreement_stage(task: Task) -> str:
@@ -73,8 +84,9 @@ def fact_identity(fact: Fact) -> FactIdentity:
     return normalise_fact_text(fact.text), tuple(sorted(set(fact.citations)))
 
 
-def fact_groups(by_response: dict[str, dict[str, EvaluationRecord]], min_annotators: int = 2
-                ) -> dict[tuple[str, int, FactIdentity], dict[str, tuple[Fact, Sentence]]]:
+def fact_groups(
+    by_response: dict[str, dict[str, EvaluationRecord]], min_annotators: int = 2
+) -> dict[tuple[str, int, FactIdentity], dict[str, tuple[Fact, Sentence]]]:
     """{(response_id, sentence index, identity): {annotator: (fact, sentence)}} for the facts
     at least `min_annotators` annotators gave; an annotator's repeated identity keeps the first."""
     groups: dict[tuple[str, int, FactIdentity], dict[str, tuple[Fact, Sentence]]] = {}
@@ -130,8 +142,12 @@ def labelled_units(records) -> dict[str, Units]:
             for j, citation_index in enumerate(fact.citations):
                 for question in ("alone", "without"):
                     if not fixed_by_rule(fact, sentence, question, j):
-                        _add(units[f"entailment_{question}"], (response_id, i, identity, citation_index),
-                             name, _value(getattr(derived, question)[j]))
+                        _add(
+                            units[f"entailment_{question}"],
+                            (response_id, i, identity, citation_index),
+                            name,
+                            _value(getattr(derived, question)[j]),
+                        )
     return units
 
 
@@ -181,8 +197,13 @@ class Agreement:
     def to_dict(self) -> dict:
         """The `--json` form: alpha, ci_low, ci_high, n_units, n_annotators (+ reason when α is
         undefined, + precision/recall/f1 for the decomposition)."""
-        out = {"alpha": self.alpha, "ci_low": self.ci_low, "ci_high": self.ci_high,
-               "n_units": self.n_units, "n_annotators": self.n_annotators}
+        out = {
+            "alpha": self.alpha,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "n_units": self.n_units,
+            "n_annotators": self.n_annotators,
+        }
         if self.alpha is None:
             out["reason"] = self.reason
         if self.stage == "decomposition":
@@ -207,8 +228,9 @@ def _value_counts(matrix: np.ndarray, domain: np.ndarray) -> np.ndarray:
     return np.stack([(matrix == value).sum(axis=0) for value in domain], axis=1).astype(float)
 
 
-def bootstrap_alpha(matrix: np.ndarray, level: str, n_resamples: int = DEFAULT_RESAMPLES,
-                    seed: int = 0) -> tuple[np.ndarray, int]:
+def bootstrap_alpha(
+    matrix: np.ndarray, level: str, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0
+) -> tuple[np.ndarray, int]:
     """α of `n_resamples` resamples of the matrix's columns (units, with replacement, seeded):
     (the usable α values, how many resamples were degenerate and skipped)."""
     domain = np.unique(matrix[~np.isnan(matrix)])
@@ -223,8 +245,9 @@ def bootstrap_alpha(matrix: np.ndarray, level: str, n_resamples: int = DEFAULT_R
             continue
         with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            value = float(krippendorff.alpha(value_counts=sample, value_domain=domain,
-                                             level_of_measurement=level))
+            value = float(
+                krippendorff.alpha(value_counts=sample, value_domain=domain, level_of_measurement=level)
+            )
         if np.isfinite(value):
             alphas.append(value)
         else:  # one value among the units coded twice: expected disagreement 0
@@ -232,8 +255,9 @@ def bootstrap_alpha(matrix: np.ndarray, level: str, n_resamples: int = DEFAULT_R
     return np.array(alphas), degenerate
 
 
-def stage_agreement(stage: str, units: Units, *, n_resamples: int = DEFAULT_RESAMPLES,
-                    seed: int = 0, confidence: float = 0.95) -> Agreement:
+def stage_agreement(
+    stage: str, units: Units, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0, confidence: float = 0.95
+) -> Agreement:
     """Krippendorff's α of one stage (level from LEVELS) on its units labelled by two or more
     annotators, and its percentile bootstrap CI. `n_annotators` counts everyone who labelled
     any unit of the stage. Degenerate input (no units, one annotator, one value) gives α None
@@ -254,7 +278,9 @@ def stage_agreement(stage: str, units: Units, *, n_resamples: int = DEFAULT_RESA
     return result
 
 
-def decomposition_prf(records, threshold: float = 0.5) -> tuple[float | None, float | None, float | None, int]:
+def decomposition_prf(
+    records, threshold: float = 0.5
+) -> tuple[float | None, float | None, float | None, int]:
     """Fact-set (precision, recall, F1, number of annotator pairs) averaged over annotator pairs.
 
     For each pair (a, b), a before b by name, over the sentences both decomposed: precision =
@@ -267,8 +293,9 @@ def decomposition_prf(records, threshold: float = 0.5) -> tuple[float | None, fl
             sentences_a, sentences_b = by_name[a].sentences, by_name[b].sentences
             for sa, sb in zip(sentences_a, sentences_b, strict=False):
                 if sa.facts and sb.facts:
-                    matched, n_a, n_b = fact_match_counts([f.text for f in sa.facts],
-                                                          [f.text for f in sb.facts], threshold)
+                    matched, n_a, n_b = fact_match_counts(
+                        [f.text for f in sa.facts], [f.text for f in sb.facts], threshold
+                    )
                     total = sums.setdefault((a, b), [0, 0, 0])
                     total[0] += matched
                     total[1] += n_a
@@ -284,17 +311,20 @@ def decomposition_prf(records, threshold: float = 0.5) -> tuple[float | None, fl
     return (float(np.mean(precisions)), float(np.mean(recalls)), float(np.mean(f1s)), len(sums))
 
 
-def measure_agreement(records, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
-                      threshold: float = 0.5) -> dict[str, Agreement]:
+def measure_agreement(
+    records, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0, threshold: float = 0.5
+) -> dict[str, Agreement]:
     """{stage: Agreement} for every stage in STAGES, from evaluation records (`human:*` used).
     Never raises on degenerate data."""
     records = list(records)
     units = labelled_units(records)
-    out = {stage: stage_agreement(stage, units[stage], n_resamples=n_resamples, seed=seed)
-           for stage in STAGES}
+    out = {
+        stage: stage_agreement(stage, units[stage], n_resamples=n_resamples, seed=seed) for stage in STAGES
+    }
     decomposition = out["decomposition"]
-    (decomposition.precision, decomposition.recall, decomposition.f1,
-     decomposition.n_pairs) = decomposition_prf(records, threshold)
+    (decomposition.precision, decomposition.recall, decomposition.f1, decomposition.n_pairs) = (
+        decomposition_prf(records, threshold)
+    )
     return out
 
 

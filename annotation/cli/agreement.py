@@ -2,6 +2,7 @@
 
 Exit codes: 0 success, 2 invalid input (located problems on stderr, nothing on stdout).
 """
+
 from __future__ import annotations
 
 import json
@@ -44,8 +45,7 @@ def _number(value) -> str:
 def _print_table(results) -> None:
     print(f"{'stage':<20} {'alpha':>7} {'95% CI':>17} {'units':>6} {'annot.':>6}")
     for stage, result in results.items():
-        ci = (f"[{_number(result.ci_low)}, {_number(result.ci_high)}]"
-              if result.ci_low is not None else "—")
+        ci = f"[{_number(result.ci_low)}, {_number(result.ci_high)}]" if result.ci_low is not None else "—"
         line = f"{stage:<20} {_number(result.alpha):>7} {ci:>17} {result.n_units:>6} {result.n_annotators:>6}"
         if result.alpha is None:
             line += f"  undefined: {result.reason}"
@@ -54,9 +54,11 @@ def _print_table(results) -> None:
         print(line)
     decomposition = results["decomposition"]
     if decomposition.n_pairs:
-        print(f"fact sets (mean over {decomposition.n_pairs} annotator pair(s)): precision "
-              f"{_number(decomposition.precision)}, recall {_number(decomposition.recall)}, "
-              f"F1 {_number(decomposition.f1)}")
+        print(
+            f"fact sets (mean over {decomposition.n_pairs} annotator pair(s)): precision "
+            f"{_number(decomposition.precision)}, recall {_number(decomposition.recall)}, "
+            f"F1 {_number(decomposition.f1)}"
+        )
 
 
 def cmd_agreement(args) -> int:
@@ -77,8 +79,7 @@ def cmd_agreement(args) -> int:
         return 2
     if not records:
         print("note: no labelled human:* records found; every stage is undefined", file=sys.stderr)
-    results = measure_agreement(records, n_resamples=args.resamples, seed=args.seed,
-                                threshold=args.threshold)
+    results = measure_agreement(records, n_resamples=args.resamples, seed=args.seed, threshold=args.threshold)
     if args.json:
         print(json.dumps(agreement_json(results), indent=2))
     else:
@@ -88,16 +89,19 @@ def cmd_agreement(args) -> int:
 
 def add_agreement_parser(subparsers) -> None:
     p = subparsers.add_parser(
-        "agreement", help="inter-annotator agreement per stage (Krippendorff's alpha)",
+        "agreement",
+        help="inter-annotator agreement per stage (Krippendorff's alpha)",
         description="Krippendorff's alpha per stage with bootstrap CIs, and fact-set P/R/F1 of the "
-                    "decomposition, from a project's annotators or the human:* records of a file.")
+        "decomposition, from a project's annotators or the human:* records of a file.",
+    )
     p.add_argument("file", nargs="?", metavar="FILE.jsonl", help="evaluation records (human:* used)")
     p.add_argument("--project", help="project directory (labels from the event log)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    p.add_argument("--threshold", type=float, default=0.5,
-                   help="fact similarity needed to align two facts (default 0.5)")
+    p.add_argument(
+        "--threshold", type=float, default=0.5, help="fact similarity needed to align two facts (default 0.5)"
+    )
     p.set_defaults(func=cmd_agreement)
 
 
@@ -122,11 +126,13 @@ def cmd_gold(args) -> int:
 
 def add_gold_parser(subparsers) -> None:
     p = subparsers.add_parser(
-        "gold", help="derive the gold set (with provenance) and export it",
+        "gold",
+        help="derive the gold set (with provenance) and export it",
         description="Derive gold from the annotators' labels by the project's gold_rule, with the "
-                    "adjudicators' rulings winning; write evaluation records and optionally CSV. "
-                    "Nothing needs publishing: every command and page derives the same gold from the "
-                    "current labels.")
+        "adjudicators' rulings winning; write evaluation records and optionally CSV. "
+        "Nothing needs publishing: every command and page derives the same gold from the "
+        "current labels.",
+    )
     p.add_argument("--project", required=True, help="project directory")
     p.add_argument("--out", required=True, help="output JSONL file (source: gold)")
     p.add_argument("--csv", help="also write one CSV row per gold value")

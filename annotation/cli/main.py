@@ -2,6 +2,7 @@
 
 Exit codes: 0 success, 2 invalid input (every problem on stderr, nothing on stdout).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,8 +36,13 @@ def cmd_import(args) -> int:
             return 2
         store.set_setting("media_root", str(root))
     try:
-        report = import_files(store, [Path(p) for p in args.files], skip_invalid=args.skip_invalid,
-                              fmt=args.format, source=args.source)
+        report = import_files(
+            store,
+            [Path(p) for p in args.files],
+            skip_invalid=args.skip_invalid,
+            fmt=args.format,
+            source=args.source,
+        )
     except InputError as exc:
         _print_problems(exc)
         return 2
@@ -44,11 +50,14 @@ def cmd_import(args) -> int:
         print(f"{path}: {kind} file")
     if not args.no_prepare:
         from annotation.project import prepare_media
+
         for name in report.media:
             print(f"preparing {name} (annotation proxy, sound view)…", file=sys.stderr)
             prepare_media(store, name)
-    print(f"imported {report.responses} response(s), {report.records} record(s); "
-          f"media: {', '.join(report.media) or 'none new'}")
+    print(
+        f"imported {report.responses} response(s), {report.records} record(s); "
+        f"media: {', '.join(report.media) or 'none new'}"
+    )
     if report.skipped:
         print(f"skipped {len(report.skipped)} invalid row(s):", file=sys.stderr)
         for problem in report.skipped:
@@ -81,41 +90,61 @@ def cmd_demo(args) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"demo project (synthetic data) built in {store.directory}: "
-          f"{store.count_responses()} responses, sources: {', '.join(store.record_sources())}")
+    print(
+        f"demo project (synthetic data) built in {store.directory}: "
+        f"{store.count_responses()} responses, sources: {', '.join(store.record_sources())}"
+    )
     return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m annotation",
-                                     description="MURGAT annotation projects: import, export, demo, agreement, gold.")
+    parser = argparse.ArgumentParser(
+        prog="python -m annotation",
+        description="MURGAT annotation projects: import, export, demo, agreement, gold.",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("import", help="import generation, metric or evaluation-record files",
-                       description="Import files into a project (created if missing). A file with any "
-                                   "error imports nothing unless --skip-invalid is given.")
+    p = sub.add_parser(
+        "import",
+        help="import generation, metric or evaluation-record files",
+        description="Import files into a project (created if missing). A file with any "
+        "error imports nothing unless --skip-invalid is given.",
+    )
     p.add_argument("--project", required=True, help="project directory")
     p.add_argument("files", nargs="+", metavar="FILE", help="JSON or JSONL files")
-    p.add_argument("--media-root", help="folder the rows' `video` names resolve in "
-                                        "(default: <project>/media)")
+    p.add_argument(
+        "--media-root", help="folder the rows' `video` names resolve in (default: <project>/media)"
+    )
     p.add_argument("--format", choices=["auto", "generation", "metric", "records"], default="auto")
     p.add_argument("--source", help="source name for metric files (default judge:<file stem>)")
-    p.add_argument("--skip-invalid", action="store_true",
-                   help="import the valid rows and list the skipped ones on stderr")
-    p.add_argument("--no-prepare", action="store_true",
-                   help="skip building the annotation proxies and sound views now "
-                        "(the app then builds them in the background on first use)")
+    p.add_argument(
+        "--skip-invalid",
+        action="store_true",
+        help="import the valid rows and list the skipped ones on stderr",
+    )
+    p.add_argument(
+        "--no-prepare",
+        action="store_true",
+        help="skip building the annotation proxies and sound views now "
+        "(the app then builds them in the background on first use)",
+    )
     p.set_defaults(func=cmd_import)
 
-    p = sub.add_parser("export", help="write evaluation records as JSONL",
-                       description="Export evaluation records (gold, human from the event log, judges).")
+    p = sub.add_parser(
+        "export",
+        help="write evaluation records as JSONL",
+        description="Export evaluation records (gold, human from the event log, judges).",
+    )
     p.add_argument("--project", required=True, help="project directory")
     p.add_argument("--out", required=True, help="output JSONL file")
     p.add_argument("--source", choices=["gold", "human", "judge", "all"], default="all")
     p.set_defaults(func=cmd_export)
 
-    p = sub.add_parser("demo", help="build the demo project (synthetic data)",
-                       description="Build the embedded demo project offline and deterministically.")
+    p = sub.add_parser(
+        "demo",
+        help="build the demo project (synthetic data)",
+        description="Build the embedded demo project offline and deterministically.",
+    )
     p.add_argument("--project", required=True, help="directory to build it in")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=cmd_demo)
@@ -128,4 +157,3 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     return args.func(args)
-

@@ -8,6 +8,7 @@ Every fact is true or false by construction: responses are written from the scen
 (`claim_holds_at`); annotators and judges then make errors at known per-stage rates. The
 project's gold is derived from labels and rulings as in any project, and equals the truth.
 """
+
 from __future__ import annotations
 
 import json
@@ -41,10 +42,21 @@ from annotation.store.project_store import DB_NAME, ProjectStore
 VIDEO_NAMES = ("demo-a.mp4", "demo-b.mp4", "demo-c.mp4")
 RESPONSES_PER_VIDEO = 8
 TRUTH_FILE = "demo_ground_truth.json"
-ACCOUNTS = (("admin", "admin"), ("ada", "adjudicator"), ("alice", "annotator"), ("bob", "annotator"),
-            ("carol", "annotator"), ("dana", "annotator"))  # password = name
-SETTINGS = {"project_name": "MURGAT demo (synthetic data)", "synthetic": True,
-            "campaign_mode": "end_to_end", "overlap": 3, "pad_s": 1.0}
+ACCOUNTS = (
+    ("admin", "admin"),
+    ("ada", "adjudicator"),
+    ("alice", "annotator"),
+    ("bob", "annotator"),
+    ("carol", "annotator"),
+    ("dana", "annotator"),
+)  # password = name
+SETTINGS = {
+    "project_name": "MURGAT demo (synthetic data)",
+    "synthetic": True,
+    "campaign_mode": "end_to_end",
+    "overlap": 3,
+    "pad_s": 1.0,
+}
 GOLD_PROVENANCE = "demo ground truth"
 
 
@@ -75,12 +87,20 @@ ANNOTATORS = {
     "carol": Labeller(0.15, 0.30, 0.00, 0.20, 0.15, 0.20, fast_rate=0.65),  # careless and fast
 }
 _VERIFIER = {"strong": 0.07, "good": 0.1, "weak": 0.3, "random": 0.5}
-_DECOMPOSER = {"strong": (0.05, 0.05, 0.2, 0.0), "good": (0.15, 0.05, 0.4, 0.05),
-               "weak": (0.3, 0.1, 0.5, 0.2), "random": (0.5, 0.2, 0.6, 0.4)}
+_DECOMPOSER = {
+    "strong": (0.05, 0.05, 0.2, 0.0),
+    "good": (0.15, 0.05, 0.4, 0.05),
+    "weak": (0.3, 0.1, 0.5, 0.2),
+    "random": (0.5, 0.2, 0.6, 0.4),
+}
 _ENTAILER = {"strong": 0.1, "good": 0.12, "weak": 0.3, "random": 0.5}
 # (verifier, decomposer, entailment judge), best first: the order the demo promises.
-JUDGE_CONFIGS = (("strong", "strong", "strong"), ("weak", "good", "good"),
-                 ("good", "good", "weak"), ("random", "random", "random"))
+JUDGE_CONFIGS = (
+    ("strong", "strong", "strong"),
+    ("weak", "good", "good"),
+    ("good", "good", "weak"),
+    ("random", "random", "random"),
+)
 
 
 def judge_source(stages: tuple[str, str, str]) -> str:
@@ -107,13 +127,17 @@ def align_plan(plan: Plan, sentences: list[Sentence]) -> list[GoldSentence]:
     they differ, which means the templates wrote something the splitter reads otherwise."""
     texts = [s.text for s in plan.sentences]
     if texts != [s.text for s in sentences]:
-        raise RuntimeError(f"demo response '{plan.response.response_id}' splits differently than "
-                           f"planned:\n{texts}\n{[s.text for s in sentences]}")
+        raise RuntimeError(
+            f"demo response '{plan.response.response_id}' splits differently than "
+            f"planned:\n{texts}\n{[s.text for s in sentences]}"
+        )
     out = []
     for planned, sentence in zip(plan.sentences, sentences, strict=True):
         if planned.n_citations != len(sentence.citations):
-            raise RuntimeError(f"'{sentence.text}': {len(sentence.citations)} citations parsed, "
-                               f"{planned.n_citations} planned")
+            raise RuntimeError(
+                f"'{sentence.text}': {len(sentence.citations)} citations parsed, "
+                f"{planned.n_citations} planned"
+            )
         facts = planned.facts if planned.verifiable and sentence.has_valid_citation else ()
         out.append(GoldSentence(sentence, planned.verifiable, facts))
     return out
@@ -122,9 +146,11 @@ def align_plan(plan: Plan, sentences: list[Sentence]) -> list[GoldSentence]:
 def _true_entailment(truth: VideoTruth, sentence: Sentence, fact: PlannedFact) -> Entailment:
     cited = [sentence.citations[i] for i in fact.citations]
     rest = [[c for i, c in enumerate(cited) if i != j] for j in range(len(cited))]
-    return Entailment(all=supported(truth, fact.claims, cited),
-                      alone=[supported(truth, fact.claims, [c]) for c in cited],
-                      without=[supported(truth, fact.claims, r) for r in rest])
+    return Entailment(
+        all=supported(truth, fact.claims, cited),
+        alone=[supported(truth, fact.claims, [c]) for c in cited],
+        without=[supported(truth, fact.claims, r) for r in rest],
+    )
 
 
 def gold_record(response_id: str, truth: VideoTruth, gold: list[GoldSentence]) -> EvaluationRecord:
@@ -134,13 +160,24 @@ def gold_record(response_id: str, truth: VideoTruth, gold: list[GoldSentence]) -
         facts = []
         for fact in g.facts:
             k = len(fact.citations)
-            provenance = {name: GOLD_PROVENANCE for name in
-                          ["text", "all", *(Task(q, j).value_name for q in PER_CITATION for j in range(k))]}
-            facts.append(Fact(fact.text, list(fact.citations),
-                              _true_entailment(truth, g.sentence, fact), provenance))
-        sentences.append(Sentence(g.sentence.text, g.verifiable, list(g.sentence.citations), facts,
-                                  g.sentence.start, g.sentence.end,
-                                  {"verifiable": GOLD_PROVENANCE}))
+            provenance = {
+                name: GOLD_PROVENANCE
+                for name in ["text", "all", *(Task(q, j).value_name for q in PER_CITATION for j in range(k))]
+            }
+            facts.append(
+                Fact(fact.text, list(fact.citations), _true_entailment(truth, g.sentence, fact), provenance)
+            )
+        sentences.append(
+            Sentence(
+                g.sentence.text,
+                g.verifiable,
+                list(g.sentence.citations),
+                facts,
+                g.sentence.start,
+                g.sentence.end,
+                {"verifiable": GOLD_PROVENANCE},
+            )
+        )
     return EvaluationRecord(response_id, "gold", sentences)
 
 
@@ -165,7 +202,9 @@ def _merge(a: PlannedFact, b: PlannedFact) -> PlannedFact:
 
 def _decompose(gold: GoldSentence, who: Labeller, rng: random.Random) -> list[PlannedFact]:
     """The labeller's fact list for a sentence: gold's, merged, split, reworded or thinned."""
-    facts = list(gold.facts) or [PlannedFact(gold.sentence.text, (), tuple(gold.sentence.valid_citation_indices))]
+    facts = list(gold.facts) or [
+        PlannedFact(gold.sentence.text, (), tuple(gold.sentence.valid_citation_indices))
+    ]
     if len(facts) >= 2 and rng.random() < who.merge_rate:
         facts[:2] = [_merge(facts[0], facts[1])]
     out: list[PlannedFact] = []
@@ -188,12 +227,14 @@ def _questions(sentence: Sentence, citations: tuple[int, ...]) -> list[tuple[str
     only where PROTOCOL §2 cannot derive them (alone from k = 2, without from k = 3)."""
     k = len(citations)
     valid = [j for j, index in enumerate(citations) if sentence.citations[index].valid]
-    return ([("all", None)] + [("alone", j) for j in valid if k >= 2]
-            + [("without", j) for j in valid if k >= 3])
+    return (
+        [("all", None)] + [("alone", j) for j in valid if k >= 2] + [("without", j) for j in valid if k >= 3]
+    )
 
 
-def label_response(truth: VideoTruth, gold: list[GoldSentence], who: Labeller,
-                   rng: random.Random) -> list[LabelledSentence]:
+def label_response(
+    truth: VideoTruth, gold: list[GoldSentence], who: Labeller, rng: random.Random
+) -> list[LabelledSentence]:
     """What `who` answers on one response, stage by stage, errors included."""
     out = []
     for g in gold:
@@ -206,8 +247,13 @@ def label_response(truth: VideoTruth, gold: list[GoldSentence], who: Labeller,
             cited = [g.sentence.citations[i] for i in fact.citations]
             answers = {}
             for question, j in _questions(g.sentence, fact.citations):
-                subset = (cited if question == "all" else [cited[j]] if question == "alone"
-                          else cited[:j] + cited[j + 1:])
+                subset = (
+                    cited
+                    if question == "all"
+                    else [cited[j]]
+                    if question == "alone"
+                    else cited[:j] + cited[j + 1 :]
+                )
                 answer = supported(truth, fact.claims, subset) != (rng.random() < who.entail_error)
                 answers[entailment_task(question, j)] = answer
             facts.append(LabelledFact(fact.text, list(fact.citations), answers))
@@ -215,18 +261,34 @@ def label_response(truth: VideoTruth, gold: list[GoldSentence], who: Labeller,
     return out
 
 
-def labelled_record(response_id: str, source: str, gold: list[GoldSentence],
-                    labels: list[LabelledSentence]) -> EvaluationRecord:
+def labelled_record(
+    response_id: str, source: str, gold: list[GoldSentence], labels: list[LabelledSentence]
+) -> EvaluationRecord:
     """The record of a labelling, the same one `labels.record_from_labels` derives from events."""
     sentences = []
     for g, labelled in zip(gold, labels, strict=True):
-        facts = [Fact(f.text, list(f.citations),
-                      Entailment(f.answers.get("all"),
-                                 [f.answers.get(entailment_task("alone", j)) for j in range(len(f.citations))],
-                                 [f.answers.get(entailment_task("without", j)) for j in range(len(f.citations))]))
-                 for f in labelled.facts or []]
-        sentences.append(Sentence(g.sentence.text, labelled.verifiable, list(g.sentence.citations), facts,
-                                  g.sentence.start, g.sentence.end))
+        facts = [
+            Fact(
+                f.text,
+                list(f.citations),
+                Entailment(
+                    f.answers.get("all"),
+                    [f.answers.get(entailment_task("alone", j)) for j in range(len(f.citations))],
+                    [f.answers.get(entailment_task("without", j)) for j in range(len(f.citations))],
+                ),
+            )
+            for f in labelled.facts or []
+        ]
+        sentences.append(
+            Sentence(
+                g.sentence.text,
+                labelled.verifiable,
+                list(g.sentence.citations),
+                facts,
+                g.sentence.start,
+                g.sentence.end,
+            )
+        )
     return EvaluationRecord(response_id, source, sentences)
 
 
@@ -238,26 +300,50 @@ def _spent_ms(who: Labeller, stage: str, rng: random.Random) -> int:
     return int(typical * math.exp(rng.gauss(0, 0.45)))
 
 
-def write_label_events(store: ProjectStore, name: str, response_id: str, who: Labeller,
-                       labels: list[LabelledSentence], rng: random.Random) -> None:
+def write_label_events(
+    store: ProjectStore,
+    name: str,
+    response_id: str,
+    who: Labeller,
+    labels: list[LabelledSentence],
+    rng: random.Random,
+) -> None:
     """Append one person's labels as events, stage by stage as the app records them, then `done`."""
     for i, labelled in enumerate(labels):
         if rng.random() < who.correct_rate:  # a slip, relabelled at once; the later label wins
-            store.events.append(name, response_id, sentence_unit(i), "verifiable", not labelled.verifiable,
-                               spent_ms=rng.randint(500, 1500))
-        store.events.append(name, response_id, sentence_unit(i), "verifiable", labelled.verifiable,
-                           spent_ms=_spent_ms(who, "verifiable", rng))
+            store.events.append(
+                name,
+                response_id,
+                sentence_unit(i),
+                "verifiable",
+                not labelled.verifiable,
+                spent_ms=rng.randint(500, 1500),
+            )
+        store.events.append(
+            name,
+            response_id,
+            sentence_unit(i),
+            "verifiable",
+            labelled.verifiable,
+            spent_ms=_spent_ms(who, "verifiable", rng),
+        )
     for i, labelled in enumerate(labels):
         if labelled.facts is not None:
-            store.events.append(name, response_id, sentence_unit(i), "facts",
-                               [{"text": f.text, "citations": f.citations} for f in labelled.facts],
-                               spent_ms=_spent_ms(who, "facts", rng))
+            store.events.append(
+                name,
+                response_id,
+                sentence_unit(i),
+                "facts",
+                [{"text": f.text, "citations": f.citations} for f in labelled.facts],
+                spent_ms=_spent_ms(who, "facts", rng),
+            )
     for i, labelled in enumerate(labels):
         for fact in labelled.facts or []:
             unit = fact_unit(i, fact.text, fact.citations)
             for task, answer in fact.answers.items():
-                store.events.append(name, response_id, unit, task, answer,
-                                   spent_ms=_spent_ms(who, "entailment", rng))
+                store.events.append(
+                    name, response_id, unit, task, answer, spent_ms=_spent_ms(who, "entailment", rng)
+                )
     store.events.append(name, response_id, RESPONSE_UNIT, "done", True, spent_ms=rng.randint(500, 2500))
 
 
@@ -273,7 +359,9 @@ def _true_value(truth: EvaluationRecord, value: GoldValue):
         return sentence.verifiable
     if task.question == "facts":
         return [{"text": f.text, "citations": sorted(set(f.citations))} for f in sentence.facts]
-    fact = next((f for f in sentence.facts if fact_unit(value.sentence, f.text, f.citations) == value.unit), None)
+    fact = next(
+        (f for f in sentence.facts if fact_unit(value.sentence, f.text, f.citations) == value.unit), None
+    )
     if fact is None:
         return None
     entailment = derive_entailment(fact, sentence)
@@ -286,13 +374,25 @@ def rule_to_the_truth(store: ProjectStore, truth: dict[str, EvaluationRecord], r
     the truth. Stage by stage: a ruled fact list brings new stage-3 questions. Returns the rulings."""
     ruled = 0
     for _ in range(4):
-        wrong = [(value, answer) for value in gold_from_store(store).values
-                 if value.task is not None and value.ruling is None
-                 and (answer := _true_value(truth[value.response_id], value)) is not None
-                 and comparable_value(answer) != comparable_value(value.value)]
+        wrong = [
+            (value, answer)
+            for value in gold_from_store(store).values
+            if value.task is not None
+            and value.ruling is None
+            and (answer := _true_value(truth[value.response_id], value)) is not None
+            and comparable_value(answer) != comparable_value(value.value)
+        ]
         for value, answer in wrong:
-            adjudicate(store, "ada", value.response_id, value.unit, value.task, answer,
-                       "annotator error" if value.values else None, spent_ms=rng.randint(3000, 20000))
+            adjudicate(
+                store,
+                "ada",
+                value.response_id,
+                value.unit,
+                value.task,
+                answer,
+                "annotator error" if value.values else None,
+                spent_ms=rng.randint(3000, 20000),
+            )
         ruled += len(wrong)
         if not wrong:
             return ruled
@@ -319,8 +419,10 @@ def _existing_demo(directory: Path, seed: int) -> bool:
     if not isinstance(demo, dict):
         raise ValueError(f"{directory}: not empty and not a demo project; choose an empty directory")
     if demo.get("seed") != seed:
-        raise ValueError(f"{directory}: holds a demo built with seed {demo.get('seed')}, not {seed}; "
-                         "choose an empty directory")
+        raise ValueError(
+            f"{directory}: holds a demo built with seed {demo.get('seed')}, not {seed}; "
+            "choose an empty directory"
+        )
     if not demo.get("complete"):
         raise ValueError(f"{directory}: holds an interrupted demo build; delete it and build again")
     return True
@@ -348,6 +450,7 @@ def build_demo(directory: Path, *, seed: int = 0) -> ProjectStore:
     def render(truth: VideoTruth) -> None:
         noise_seed = random.Random(f"{seed}:noise:{truth.name}").getrandbits(32)
         render_video(truth, store.media_root / truth.name, noise_seed)
+
     with ThreadPoolExecutor(max_workers=2) as pool:  # the work is in ffmpeg processes: 2 cores
         list(pool.map(render, videos))
     write_truth(directory / TRUTH_FILE, videos, seed)
@@ -358,8 +461,9 @@ def build_demo(directory: Path, *, seed: int = 0) -> ProjectStore:
         for k in range(RESPONSES_PER_VIDEO):
             rid = f"{Path(truth.name).stem}-{k + 1:02d}"
             plan = make_response(rid, truth, len(plans), random.Random(f"{seed}:response:{rid}"))
-            store.add_responses([(plan.response, sentences_for_response(plan.response.text, duration))],
-                                imported_from="demo")
+            store.add_responses(
+                [(plan.response, sentences_for_response(plan.response.text, duration))], imported_from="demo"
+            )
             plans.append((truth, plan))
 
     for name, role in ACCOUNTS:
@@ -373,13 +477,24 @@ def build_demo(directory: Path, *, seed: int = 0) -> ProjectStore:
         for rid, (truth, gold) in golds.items():
             rng = random.Random(f"{seed}:human:{name}:{rid}")
             write_label_events(store, name, rid, who, label_response(truth, gold, who, rng), rng)
-    rule_to_the_truth(store, {rid: gold_record(rid, truth, gold) for rid, (truth, gold) in golds.items()},
-                      random.Random(f"{seed}:adjudication"))
+    rule_to_the_truth(
+        store,
+        {rid: gold_record(rid, truth, gold) for rid, (truth, gold) in golds.items()},
+        random.Random(f"{seed}:adjudication"),
+    )
     for stages in JUDGE_CONFIGS:
         source, who = judge_source(stages), judge_labeller(stages)
-        store.add_records([labelled_record(rid, source, gold, label_response(
-            truth, gold, who, random.Random(f"{seed}:{source}:{rid}")))
-            for rid, (truth, gold) in golds.items()], imported_from="demo")
+        store.add_records(
+            [
+                labelled_record(
+                    rid,
+                    source,
+                    gold,
+                    label_response(truth, gold, who, random.Random(f"{seed}:{source}:{rid}")),
+                )
+                for rid, (truth, gold) in golds.items()
+            ],
+            imported_from="demo",
+        )
     store.set_setting("demo", {"seed": seed, "complete": True, "ground_truth": TRUTH_FILE})
     return store
-

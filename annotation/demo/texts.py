@@ -6,6 +6,7 @@ sometimes false; plus reasoning sentences that are not verifiable. Alongside the
 plan: per sentence its verifiability and its atomic facts as claims, so the truth of every
 (fact, citations) pair follows from the scene list (`supported`).
 """
+
 from __future__ import annotations
 
 import random
@@ -27,12 +28,24 @@ from annotation.protocol.citations import Citation, format_time
 from annotation.protocol.records import Response
 
 _PITCH = {"low": "low-pitched", "middle": "mid-pitched", "high": "high-pitched"}
-_SOUND_OPTIONS = {"a low-pitched tone": Claim("tone", "low"), "a mid-pitched tone": Claim("tone", "middle"),
-                  "a high-pitched tone": Claim("tone", "high"), "a burst of noise": Claim("noise"),
-                  "silence": Claim("silence")}
+_SOUND_OPTIONS = {
+    "a low-pitched tone": Claim("tone", "low"),
+    "a mid-pitched tone": Claim("tone", "middle"),
+    "a high-pitched tone": Claim("tone", "high"),
+    "a burst of noise": Claim("noise"),
+    "silence": Claim("silence"),
+}
 # One response in eight per video shows each of these, so the demo always has them all.
-FEATURES = ("malformed:seconds", "malformed:reversed", "malformed:beyond", "malformed:modality",
-            "wrong_time", "redundant", "missing", "three")
+FEATURES = (
+    "malformed:seconds",
+    "malformed:reversed",
+    "malformed:beyond",
+    "malformed:modality",
+    "wrong_time",
+    "redundant",
+    "missing",
+    "three",
+)
 LETTERS = "ABCD"
 
 
@@ -109,8 +122,10 @@ def planned_fact(claim: Claim, citations) -> PlannedFact:
     texts, citations = claim_texts(claim), tuple(citations)
     split: tuple[PlannedFact, ...] = ()
     if claim.kind == "figure":
-        split = (planned_fact(Claim("shape", claim.value[1]), citations),
-                 planned_fact(Claim("figure_colour", claim.value[0]), citations))
+        split = (
+            planned_fact(Claim("shape", claim.value[1]), citations),
+            planned_fact(Claim("figure_colour", claim.value[0]), citations),
+        )
     return PlannedFact(texts[0], (claim,), citations, texts[1:], split)
 
 
@@ -119,7 +134,9 @@ def _clause(claims: list[Claim]) -> str:
     v = {c.kind: c.value for c in claims}
     match tuple(c.kind for c in claims):
         case ("figure", "background"):
-            return f"{_cap(_an(v['figure'][0]))} {v['figure'][1]} appears on {_an(v['background'])} background"
+            return (
+                f"{_cap(_an(v['figure'][0]))} {v['figure'][1]} appears on {_an(v['background'])} background"
+            )
         case ("number", "word"):
             return f'The number {v["number"]} is shown above the word "{v["word"]}"'
         case ("number", "shape"):
@@ -146,17 +163,22 @@ def _clause(claims: list[Claim]) -> str:
 def _part_claims(part: VisualScene | SoundSegment, rng: random.Random) -> list[Claim]:
     if isinstance(part, SoundSegment):
         return [Claim(part.kind, part.pitch)]
-    options = [[Claim("figure", (part.colour, part.shape)), Claim("background", part.background)],
-               [Claim("number", part.number), Claim("word", part.word)],
-               [Claim("figure", (part.colour, part.shape))], [Claim("number", part.number)],
-               [Claim("word", part.word)]]
+    options = [
+        [Claim("figure", (part.colour, part.shape)), Claim("background", part.background)],
+        [Claim("number", part.number), Claim("word", part.word)],
+        [Claim("figure", (part.colour, part.shape))],
+        [Claim("number", part.number)],
+        [Claim("word", part.word)],
+    ]
     return rng.choice(options)
 
 
 def _falsify(claim: Claim, truth: VideoTruth, rng: random.Random) -> Claim:
     """The same kind of claim with a value the cited part does not show."""
+
     def other(options, value):
         return rng.choice([o for o in options if o != value])
+
     v = claim.value
     match claim.kind:
         case "figure":
@@ -182,8 +204,9 @@ def _span(rng: random.Random, start: int, end: int) -> tuple[int, int]:
 
 
 def _spec(modality: str, a: int, b: int, rng: random.Random) -> str:
-    word = rng.choices([modality, modality.capitalize(), "video" if modality == "visual" else "sound"],
-                       weights=[8, 1, 1])[0]
+    word = rng.choices(
+        [modality, modality.capitalize(), "video" if modality == "visual" else "sound"], weights=[8, 1, 1]
+    )[0]
     return f"{word}, {format_time(a)}" + ("" if a == b else f"-{format_time(b)}")
 
 
@@ -215,10 +238,12 @@ def _group(truth: VideoTruth, part, claim: Claim, kind: str, rng: random.Random)
         return [correct(), other_modality_same_time(), wrong_time()]
     if kind.startswith("malformed:"):
         t = rng.randint(1, truth.duration_s - 2)
-        bad = {"seconds": f"{modality}, 0:{rng.randint(60, 99)}",
-               "reversed": f"{modality}, {format_time(t + 1)}-{format_time(t)}",
-               "beyond": f"{modality}, {format_time(truth.duration_s + rng.randint(10, 40))}",
-               "modality": f"{rng.choice(['subtitles', 'caption', 'text'])}, {format_time(t)}"}
+        bad = {
+            "seconds": f"{modality}, 0:{rng.randint(60, 99)}",
+            "reversed": f"{modality}, {format_time(t + 1)}-{format_time(t)}",
+            "beyond": f"{modality}, {format_time(truth.duration_s + rng.randint(10, 40))}",
+            "modality": f"{rng.choice(['subtitles', 'caption', 'text'])}, {format_time(t)}",
+        }
         spec = bad[kind.split(":", 1)[1]]
         return rng.choice([[spec], [correct(), spec], [spec, correct()]])
     specs = [correct()]
@@ -236,8 +261,9 @@ def _cited(clause: str, specs: list[str], rng: random.Random) -> str:
     return f"{clause}. {group}" if rng.random() < 0.15 else f"{clause} {group}."
 
 
-def _observation(truth: VideoTruth, part, claims: list[Claim], kind: str,
-                 rng: random.Random) -> PlannedSentence:
+def _observation(
+    truth: VideoTruth, part, claims: list[Claim], kind: str, rng: random.Random
+) -> PlannedSentence:
     if kind == "wrong_content":
         claims = [_falsify(claims[0], truth, rng)] + claims[1:]
         kind_for_group = "correct"
@@ -257,12 +283,17 @@ def _cross_modal(truth: VideoTruth, scene: VisualScene, kind: str, rng: random.R
         figure = _falsify(figure, truth, rng)
     seen_specs = _group(truth, scene, figure, kind, rng)
     heard_specs = _group(truth, sound, heard, rng.choice(["correct", "correct", "wrong_time"]), rng)
-    phrase = {"tone": f"a {_PITCH.get(sound.pitch or '')} tone plays", "noise": "a burst of noise is heard",
-              "silence": "the audio is silent"}[sound.kind]
+    phrase = {
+        "tone": f"a {_PITCH.get(sound.pitch or '')} tone plays",
+        "noise": "a burst of noise is heard",
+        "silence": "the audio is silent",
+    }[sound.kind]
     n = len(seen_specs)
     colour, shape = figure.value
-    text = (f"{_cap(_an(colour))} {shape} is visible ({'; '.join(seen_specs)}) "
-            f"while {phrase} ({'; '.join(heard_specs)}).")
+    text = (
+        f"{_cap(_an(colour))} {shape} is visible ({'; '.join(seen_specs)}) "
+        f"while {phrase} ({'; '.join(heard_specs)})."
+    )
     facts = (planned_fact(figure, range(n)), planned_fact(heard, range(n, n + len(heard_specs))))
     return PlannedSentence(text, True, facts, n + len(heard_specs), kind)
 
@@ -274,22 +305,37 @@ def _question(truth: VideoTruth, rng: random.Random):
     if family == 0:
         s = rng.choice(scenes)
         values = rng.sample(SHAPES, 4)
-        return (f"Which shape is shown together with the number {s.number}?", values,
-                values.index(s.shape), s, lambda v: [Claim("number", s.number), Claim("shape", v)])
+        return (
+            f"Which shape is shown together with the number {s.number}?",
+            values,
+            values.index(s.shape),
+            s,
+            lambda v: [Claim("number", s.number), Claim("shape", v)],
+        )
     if family == 1:
         s = rng.choice(scenes)
         values = rng.sample([b for b in BACKGROUNDS if b != s.background], 3) + [s.background]
         rng.shuffle(values)
-        return (f'What colour is the background when the word "{s.word}" appears?', values,
-                values.index(s.background), s, lambda v: [Claim("word", s.word), Claim("background", v)])
+        return (
+            f'What colour is the background when the word "{s.word}" appears?',
+            values,
+            values.index(s.background),
+            s,
+            lambda v: [Claim("word", s.word), Claim("background", v)],
+        )
     if family == 2:
         p = rng.choice(truth.sounds)
         t = p.start_s if p.end_s - p.start_s < 2 else rng.randint(p.start_s + 1, p.end_s - 1)
         true_label = next(k for k, c in _SOUND_OPTIONS.items() if c == Claim(p.kind, p.pitch))
         values = rng.sample([k for k in _SOUND_OPTIONS if k != true_label], 3) + [true_label]
         rng.shuffle(values)
-        return (f"What is heard at {format_time(t)}?", values, values.index(true_label), p,
-                lambda v: [_SOUND_OPTIONS[v]])
+        return (
+            f"What is heard at {format_time(t)}?",
+            values,
+            values.index(true_label),
+            p,
+            lambda v: [_SOUND_OPTIONS[v]],
+        )
     if family == 3:
         figures = [(x.colour, x.shape) for x in scenes]
         s = rng.choice([x for x in scenes if figures.count((x.colour, x.shape)) == 1] or scenes)
@@ -298,19 +344,31 @@ def _question(truth: VideoTruth, rng: random.Random):
             others.append(rng.choice([n for n in range(10, 100) if n not in others and n != s.number]))
         values = rng.sample(others, 3) + [s.number]
         rng.shuffle(values)
-        return (f"Which number is displayed while the {s.colour} {s.shape} is visible?", values,
-                values.index(s.number), s, lambda v: [Claim("figure", (s.colour, s.shape)), Claim("number", v)])
+        return (
+            f"Which number is displayed while the {s.colour} {s.shape} is visible?",
+            values,
+            values.index(s.number),
+            s,
+            lambda v: [Claim("figure", (s.colour, s.shape)), Claim("number", v)],
+        )
     i = rng.randrange(len(scenes) - 1)
     s = scenes[i + 1]
     values = rng.sample([w for w in WORDS if w != s.word], 3) + [s.word]
     rng.shuffle(values)
-    return (f'Which word appears right after "{scenes[i].word}"?', values, values.index(s.word), s,
-            lambda v: [Claim("word", v)])
+    return (
+        f'Which word appears right after "{scenes[i].word}"?',
+        values,
+        values.index(s.word),
+        s,
+        lambda v: [Claim("word", v)],
+    )
 
 
 def _kind(quality: float, rng: random.Random) -> str:
-    kind = rng.choices(["correct", "wrong_time", "wrong_content", "missing", "redundant", "malformed"],
-                       weights=[quality, *((1 - quality) * w for w in (0.3, 0.2, 0.15, 0.2, 0.15))])[0]
+    kind = rng.choices(
+        ["correct", "wrong_time", "wrong_content", "missing", "redundant", "malformed"],
+        weights=[quality, *((1 - quality) * w for w in (0.3, 0.2, 0.15, 0.2, 0.15))],
+    )[0]
     if kind == "malformed":
         kind = rng.choice([f for f in FEATURES if f.startswith("malformed:")])
     return kind
@@ -322,8 +380,11 @@ def make_response(response_id: str, truth: VideoTruth, index: int, rng: random.R
     scores spread; response `index` fixes one FEATURES kind it always shows."""
     quality = rng.uniform(0.05, 0.95)
     question, values, true_index, key_part, key_claims = _question(truth, rng)
-    model_index = true_index if rng.random() < 0.35 + 0.6 * quality else \
-        rng.choice([i for i in range(len(values)) if i != true_index])
+    model_index = (
+        true_index
+        if rng.random() < 0.35 + 0.6 * quality
+        else rng.choice([i for i in range(len(values)) if i != true_index])
+    )
     letter = LETTERS[model_index]
     wrong = [LETTERS[i] for i in range(len(values)) if i != model_index]
 
@@ -341,15 +402,24 @@ def make_response(response_id: str, truth: VideoTruth, index: int, rng: random.R
 
     def reasoning(text: str) -> PlannedSentence:
         return PlannedSentence(text, False)
-    opening = ["Let me go through the video step by step.", "I will check the frames and the soundtrack in order.",
-               "First, I look at what is shown and heard."]
+
+    opening = [
+        "Let me go through the video step by step.",
+        "I will check the frames and the soundtrack in order.",
+        "First, I look at what is shown and heard.",
+    ]
     ruled_out = rng.sample(wrong, 2)
-    bookkeeping = [f"Option {ruled_out[0]} does not match what was observed.",
-                   f"This rules out option {ruled_out[1]}.",
-                   "Shapes and tones like these are typical of a test pattern.",
-                   "The other options mention things that do not appear at that moment."]
-    closing = [f"Therefore, the answer is {letter}.", f"So option {letter} is the best match.",
-               f"Only option {letter} fits these observations."]
+    bookkeeping = [
+        f"Option {ruled_out[0]} does not match what was observed.",
+        f"This rules out option {ruled_out[1]}.",
+        "Shapes and tones like these are typical of a test pattern.",
+        "The other options mention things that do not appear at that moment.",
+    ]
+    closing = [
+        f"Therefore, the answer is {letter}.",
+        f"So option {letter} is the best match.",
+        f"Only option {letter} fits these observations.",
+    ]
     sentences = ([reasoning(rng.choice(opening))] if rng.random() < 0.5 else []) + observations
     sentences += [reasoning(t) for t in rng.sample(bookkeeping, rng.randint(1, 2))]
     sentences.append(reasoning(rng.choice(closing)))
@@ -359,9 +429,18 @@ def make_response(response_id: str, truth: VideoTruth, index: int, rng: random.R
         body += ("\n" if rng.random() < 0.3 else " ") + s.text
     text = ("Reasoning: " if rng.random() < 0.6 else "") + body + f"\nAnswer: {letter}"
     if index % 4 == 1 or rng.random() < 0.15:
-        text = (f"<think>The question is: {question} I should look at the frames and listen to the "
-                f"audio before deciding. Maybe {values[model_index]}?</think>\n") + text
+        text = (
+            f"<think>The question is: {question} I should look at the frames and listen to the "
+            f"audio before deciding. Maybe {values[model_index]}?</think>\n"
+        ) + text
     options = [f"{LETTERS[i]}. {v}" for i, v in enumerate(values)]
-    response = Response(response_id, text, truth.name, question, options, LETTERS[true_index],
-                        {"synthetic": True, "model": "sim-mllm"})
+    response = Response(
+        response_id,
+        text,
+        truth.name,
+        question,
+        options,
+        LETTERS[true_index],
+        {"synthetic": True, "model": "sim-mllm"},
+    )
     return Plan(response, tuple(sentences))

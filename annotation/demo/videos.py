@@ -6,6 +6,7 @@ demo builds offline and the same seed always gives the same scene list. The scen
 the ground truth the demo's responses, gold records and simulated labellers are made from:
 `claim_holds_at(truth, claim, citation)` says whether a cited segment shows a claim.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,10 +19,20 @@ import numpy as np
 from annotation.protocol.citations import Citation
 
 WIDTH, HEIGHT, FPS, SAMPLE_RATE = 320, 240, 25, 22050
-BACKGROUNDS = {"black": (12, 12, 16), "blue": (20, 40, 130), "green": (20, 100, 40),
-               "grey": (95, 95, 100), "purple": (90, 30, 110)}
-FIGURE_COLOURS = {"red": (235, 40, 40), "yellow": (250, 220, 40), "white": (245, 245, 245),
-                  "orange": (250, 140, 20), "cyan": (40, 220, 230)}
+BACKGROUNDS = {
+    "black": (12, 12, 16),
+    "blue": (20, 40, 130),
+    "green": (20, 100, 40),
+    "grey": (95, 95, 100),
+    "purple": (90, 30, 110),
+}
+FIGURE_COLOURS = {
+    "red": (235, 40, 40),
+    "yellow": (250, 220, 40),
+    "white": (245, 245, 245),
+    "orange": (250, 140, 20),
+    "cyan": (40, 220, 230),
+}
 SHAPES = ("circle", "square", "triangle", "diamond")
 WORDS = ("CAT", "SUN", "BOX", "MAP", "KEY", "FOX", "CUP", "PEN", "HAT", "BUS", "EGG", "OWL")
 TONES_HZ = {"low": 220.0, "middle": 440.0, "high": 880.0}
@@ -59,9 +70,15 @@ class VideoTruth:
     sounds: tuple[SoundSegment, ...]
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "duration_s": self.duration_s, "width": WIDTH, "height": HEIGHT,
-                "fps": FPS, "visual": [asdict(s) for s in self.scenes],
-                "audio": [asdict(s) for s in self.sounds]}
+        return {
+            "name": self.name,
+            "duration_s": self.duration_s,
+            "width": WIDTH,
+            "height": HEIGHT,
+            "fps": FPS,
+            "visual": [asdict(s) for s in self.scenes],
+            "audio": [asdict(s) for s in self.sounds],
+        }
 
 
 @dataclass(frozen=True)
@@ -83,8 +100,14 @@ class Claim:
 def _holds(claim: Claim, scene: VisualScene | SoundSegment) -> bool:
     if isinstance(scene, SoundSegment):
         return claim.kind == scene.kind and (claim.kind != "tone" or claim.value == scene.pitch)
-    seen = {"figure": (scene.colour, scene.shape), "shape": scene.shape, "figure_colour": scene.colour,
-            "background": scene.background, "number": scene.number, "word": scene.word}
+    seen = {
+        "figure": (scene.colour, scene.shape),
+        "shape": scene.shape,
+        "figure_colour": scene.colour,
+        "background": scene.background,
+        "number": scene.number,
+        "word": scene.word,
+    }
     return claim.kind in seen and seen[claim.kind] == claim.value
 
 
@@ -142,9 +165,18 @@ def make_video_truth(name: str, rng: random.Random) -> VideoTruth:
 
         def fresh(options, attr, last=last):
             return rng.choice([o for o in options if last is None or o != getattr(last, attr)])
-        scenes.append(VisualScene(start, end, fresh(list(BACKGROUNDS), "background"),
-                                  fresh(list(FIGURE_COLOURS), "colour"), fresh(list(SHAPES), "shape"),
-                                  numbers[index], words[index]))
+
+        scenes.append(
+            VisualScene(
+                start,
+                end,
+                fresh(list(BACKGROUNDS), "background"),
+                fresh(list(FIGURE_COLOURS), "colour"),
+                fresh(list(SHAPES), "shape"),
+                numbers[index],
+                words[index],
+            )
+        )
     sounds: list[SoundSegment] = []
     for start, end in _cut(rng, duration, 1, 3):
         while True:
@@ -210,9 +242,18 @@ def render_video(truth: VideoTruth, path: Path, noise_seed: int) -> None:
     # stereo: moviepy 2 writes a mono array at twice its length
     clip = clip.with_audio(AudioArrayClip(np.stack([samples, samples], axis=1), fps=SAMPLE_RATE))
     partial = path.with_name(path.stem + ".partial.mp4")
-    clip.write_videofile(str(partial), fps=FPS, codec="libx264", audio_codec="aac", audio_fps=SAMPLE_RATE,
-                         audio_bufsize=SAMPLE_RATE, preset="ultrafast", threads=1, logger=None,
-                         temp_audiofile=str(path.with_name(path.stem + ".partial-audio.m4a")),
-                         ffmpeg_params=["-pix_fmt", "yuv420p", "-movflags", "+faststart"])
+    clip.write_videofile(
+        str(partial),
+        fps=FPS,
+        codec="libx264",
+        audio_codec="aac",
+        audio_fps=SAMPLE_RATE,
+        audio_bufsize=SAMPLE_RATE,
+        preset="ultrafast",
+        threads=1,
+        logger=None,
+        temp_audiofile=str(path.with_name(path.stem + ".partial-audio.m4a")),
+        ffmpeg_params=["-pix_fmt", "yuv420p", "-movflags", "+faststart"],
+    )
     clip.close()
     partial.replace(path)

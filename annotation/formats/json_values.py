@@ -1,4 +1,5 @@
 """Values made fit for strict JSON before any writer emits them (JSON has no NaN, tuples or numpy types)."""
+
 from __future__ import annotations
 
 import math

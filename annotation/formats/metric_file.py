@@ -6,6 +6,7 @@ problem collected, each located by file, line (JSONL) or entry index (JSON list)
 problems and no `skip_invalid` it raises `InputError` with all of them; with `skip_invalid` it
 returns the valid rows in `items` and one `Problem` per skipped row in `skipped`.
 """
+
 from __future__ import annotations
 
 import json
@@ -62,8 +63,11 @@ def _check_fact_scores(scores: object, at: str) -> Found:
     elif not isinstance(judgments, dict):
         found.append((f"{at}.citation_judgments", f"must be an object, got {kind_of(judgments)}"))
     else:
-        found += [(f"{at}.citation_judgments[{_short(key)}]", f"must be true, false or null, got {kind_of(value)}")
-                  for key, value in judgments.items() if value is not None and not isinstance(value, bool)]
+        found += [
+            (f"{at}.citation_judgments[{_short(key)}]", f"must be true, false or null, got {kind_of(value)}")
+            for key, value in judgments.items()
+            if value is not None and not isinstance(value, bool)
+        ]
     return found
 
 
@@ -81,13 +85,21 @@ def _check_evaluations(row: dict) -> Found:
             continue
         worthy = value.get("verification_worthy")
         if not isinstance(worthy, dict):
-            found.append((f"{at}.verification_worthy",
-                          "missing" if worthy is None else f"must be an object, got {kind_of(worthy)}"))
+            found.append(
+                (
+                    f"{at}.verification_worthy",
+                    "missing" if worthy is None else f"must be an object, got {kind_of(worthy)}",
+                )
+            )
         elif "prediction" not in worthy:
             found.append((f"{at}.verification_worthy.prediction", "missing"))
         elif worthy["prediction"] is not None and not isinstance(worthy["prediction"], bool):
-            found.append((f"{at}.verification_worthy.prediction",
-                          f"must be true, false or null, got {kind_of(worthy['prediction'])}"))
+            found.append(
+                (
+                    f"{at}.verification_worthy.prediction",
+                    f"must be true, false or null, got {kind_of(worthy['prediction'])}",
+                )
+            )
         facts = value.get("atomic_facts", [])
         if not isinstance(facts, list):
             found.append((f"{at}.atomic_facts", f"must be a list, got {kind_of(facts)}"))
@@ -98,16 +110,23 @@ def _check_evaluations(row: dict) -> Found:
                 found.append((fact_at, f"must be an object, got {kind_of(fact)}"))
                 continue
             if not isinstance(fact.get("fact"), str):
-                found.append((f"{fact_at}.fact", "missing" if "fact" not in fact
-                              else f"must be a string, got {kind_of(fact['fact'])}"))
+                found.append(
+                    (
+                        f"{fact_at}.fact",
+                        "missing" if "fact" not in fact else f"must be a string, got {kind_of(fact['fact'])}",
+                    )
+                )
             if "scores" in fact:  # absent scores: entailment not done yet
                 found += _check_fact_scores(fact["scores"], f"{fact_at}.scores")
     score = row.get("response_score")
     if score is not None and not isinstance(score, dict):
         found.append(("response_score", f"must be an object or null, got {kind_of(score)}"))
     elif score is not None:
-        found += [(f"response_score.{name}", f"must be a number, got {kind_of(score[name])}")
-                  for name in _SCORE_FIELDS if name in score and not is_number(score[name])]
+        found += [
+            (f"response_score.{name}", f"must be a number, got {kind_of(score[name])}")
+            for name in _SCORE_FIELDS
+            if name in score and not is_number(score[name])
+        ]
     return found
 
 
@@ -144,8 +163,12 @@ def _metric_sentence(text: str, data: dict) -> tuple[Sentence, Found]:
                 continue
             identity = _identity(parsed[0])
             if identity in judged and judged[identity] != value:
-                found.append((_judgement_at(text, j, key),
-                              "names the same citation as another judgement but disagrees with it"))
+                found.append(
+                    (
+                        _judgement_at(text, j, key),
+                        "names the same citation as another judgement but disagrees with it",
+                    )
+                )
             judged[identity] = value
             if identity not in own_identities:
                 own.append(parsed[0])  # judged by the reference parser though ours missed it: keep it
@@ -167,8 +190,11 @@ def _metric_sentence(text: str, data: dict) -> tuple[Sentence, Found]:
                 entailment = Entailment(None, [None] * k, [None] * k)
             else:
                 recall = scores["recall"]
-                entailment = Entailment(None if recall is None else recall > 0.5,
-                                        [judged.get(identities[i]) for i in indices], [None] * k)
+                entailment = Entailment(
+                    None if recall is None else recall > 0.5,
+                    [judged.get(identities[i]) for i in indices],
+                    [None] * k,
+                )
         # the reference keeps the decomposer's "- " bullet and the citation groups in the fact text;
         # a record's fact text carries neither (its citations are the indices)
         text_only = _BULLET_RE.sub("", strip_citations(fact_data["fact"]))
@@ -199,10 +225,13 @@ def metric_entries_from_rows(path: Path, rows: list, skip_invalid: bool, source:
         record = EvaluationRecord(response.response_id, source, sentences)
         entry = MetricEntry(response, row["evaluations"], row.get("response_score"), record, row)
         return (entry if not found else None), found
+
     return collect_rows(path, rows, check_row, skip_invalid)
 
 
-def read_metric_file(path: Path | str, *, source: str | None = None, skip_invalid: bool = False) -> ReadResult:
+def read_metric_file(
+    path: Path | str, *, source: str | None = None, skip_invalid: bool = False
+) -> ReadResult:
     """A metric file (the reference judge pipeline's output) → `ReadResult` of `MetricEntry`s.
 
     Rows need the generation fields (text may come from `original_full_generation`) and a fully

@@ -5,6 +5,7 @@ Every reader validates the whole file and collects every problem, each located b
 `InputError` with all of them and returns nothing; with `skip_invalid` it returns the valid rows
 in `items` and one `Problem` per skipped row in `skipped`.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,14 +27,25 @@ from annotation.formats.rows import (
 from annotation.protocol.errors import InputError, Problem
 from annotation.protocol.records import EvaluationRecord
 
-__all__ = ["FORMATS", "MetricEntry", "ReadResult", "detect_format", "load_rows", "read_any",
-           "read_generation_file", "read_metric_file", "read_records_file", "validate_record",
-           "write_records_jsonl"]
+__all__ = [
+    "FORMATS",
+    "MetricEntry",
+    "ReadResult",
+    "detect_format",
+    "load_rows",
+    "read_any",
+    "read_generation_file",
+    "read_metric_file",
+    "read_records_file",
+    "validate_record",
+    "write_records_jsonl",
+]
 
 FORMATS = ("generation", "metric", "records")
 
 
 # --- rows -------------------------------------------------------------------------------------
+
 
 def load_rows(path: Path | str) -> list[tuple[int, bool, object]]:
     """The rows of a JSON (a list, or one object) or JSONL file, told apart by content.
@@ -58,9 +70,15 @@ def _format_of_rows(path: Path, rows: list) -> str:
         return "records"
     if any("model_generation" in obj or "original_full_generation" in obj for obj in objects):
         return "generation"
-    raise InputError(Problem(str(path), None, None,
-                             "cannot tell the format: no entry has 'model_generation' (generation file), "
-                             "'evaluations' (metric file) or 'sentences' (evaluation records)"))
+    raise InputError(
+        Problem(
+            str(path),
+            None,
+            None,
+            "cannot tell the format: no entry has 'model_generation' (generation file), "
+            "'evaluations' (metric file) or 'sentences' (evaluation records)",
+        )
+    )
 
 
 def detect_format(path: Path | str) -> str:
@@ -75,6 +93,7 @@ def detect_format(path: Path | str) -> str:
 
 # --- generation files ---------------------------------------------------------------------------
 
+
 def _read_generation(path: Path, rows: list, skip_invalid: bool) -> ReadResult:
     duplicate = unique_ids("id")
 
@@ -83,6 +102,7 @@ def _read_generation(path: Path, rows: list, skip_invalid: bool) -> ReadResult:
         if not any(name in (None, "id") for name, _ in found):  # the row has a usable id
             found += duplicate(effective_id(row, f"{path.stem}-{index}"), where)
         return (response if not found else None), found
+
     return collect_rows(path, rows, check_row, skip_invalid)
 
 
@@ -99,14 +119,20 @@ def read_generation_file(path: Path | str, *, skip_invalid: bool = False) -> Rea
 
 # --- evaluation records ---------------------------------------------------------------------------
 
+
 def _read_records(path: Path, rows: list, skip_invalid: bool) -> ReadResult:
     duplicate = unique_ids("(response_id, source) pair")
 
     def check_row(index: int, row: object, where: str) -> tuple[object, Found]:
         found: Found = list(validate_record(row))
-        if isinstance(row, dict) and isinstance(row.get("response_id"), str) and isinstance(row.get("source"), str):
+        if (
+            isinstance(row, dict)
+            and isinstance(row.get("response_id"), str)
+            and isinstance(row.get("source"), str)
+        ):
             found += duplicate(f"{row['response_id']}, {row['source']}", where)
         return (EvaluationRecord.from_dict(row) if not found else None), found
+
     return collect_rows(path, rows, check_row, skip_invalid)
 
 
@@ -130,8 +156,10 @@ def write_records_jsonl(records: Iterable[EvaluationRecord], path_or_file) -> in
     for position, data in enumerate(dicts):
         found = validate_record(data)
         if found:
-            raise ValueError(f"record {position} ({data.get('response_id')}, {data.get('source')}): "
-                             + "; ".join(f"{name}: {message}" for name, message in found))
+            raise ValueError(
+                f"record {position} ({data.get('response_id')}, {data.get('source')}): "
+                + "; ".join(f"{name}: {message}" for name, message in found)
+            )
     lines = "".join(json.dumps(data, ensure_ascii=False) + "\n" for data in dicts)
     if isinstance(path_or_file, (str, Path)):
         Path(path_or_file).write_text(lines, encoding="utf-8")
@@ -140,8 +168,9 @@ def write_records_jsonl(records: Iterable[EvaluationRecord], path_or_file) -> in
     return len(dicts)
 
 
-def read_any(path: Path | str, *, fmt: str = "auto", skip_invalid: bool = False,
-             source: str | None = None) -> tuple[str, ReadResult]:
+def read_any(
+    path: Path | str, *, fmt: str = "auto", skip_invalid: bool = False, source: str | None = None
+) -> tuple[str, ReadResult]:
     """Read a file of format `fmt` ('auto' detects it) → (format, ReadResult).
 
     `source` names the judge of a metric file (ignored for other formats). An unknown `fmt` is a

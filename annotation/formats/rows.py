@@ -3,6 +3,7 @@
 Callers outside the readers use `annotation.formats.readers`; this module exists so that
 `readers`, `metric_file` and `record_schema` share one copy of it without importing each other.
 """
+
 from __future__ import annotations
 
 import json
@@ -72,8 +73,10 @@ def read_input_text(path: Path) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
-        raise InputError(Problem(where, line, None, f"not UTF-8 text (byte 0x{data[exc.start]:02x})")) from None
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputError(
+            Problem(where, line, None, f"not UTF-8 text (byte 0x{data[exc.start]:02x})")
+        ) from None
 
 
 def parse_rows(path: Path) -> list[tuple[int, bool, object]]:
@@ -94,16 +97,22 @@ def _parse_text(where: str, text: str) -> list[tuple[int, bool, object]]:
             # a bad first line in a file whose other lines are mostly objects is still JSONL
             others = sum(_is_json_object(line) for _, line in lines[1:])
             if not (lines[0][1].lstrip().startswith("{") and others and 2 * others >= len(lines) - 1):
-                raise InputError(Problem(where, exc.lineno, None,
-                                         f"not valid JSON (column {exc.colno}: {exc.msg})")) from None
+                raise InputError(
+                    Problem(where, exc.lineno, None, f"not valid JSON (column {exc.colno}: {exc.msg})")
+                ) from None
             as_jsonl = True
         else:
             if isinstance(whole, dict):
                 return [(0, True, whole)]
             if not isinstance(whole, list):
-                raise InputError(Problem(where, None, None,
-                                         f"expected a JSON list of objects, one object or JSON Lines, "
-                                         f"got {kind_of(whole)}"))
+                raise InputError(
+                    Problem(
+                        where,
+                        None,
+                        None,
+                        f"expected a JSON list of objects, one object or JSON Lines, got {kind_of(whole)}",
+                    )
+                )
             if not whole:
                 raise InputError(Problem(where, None, None, "the file holds no entries (an empty list)"))
             return [(index, True, obj) for index, obj in enumerate(whole)]
@@ -112,13 +121,19 @@ def _parse_text(where: str, text: str) -> list[tuple[int, bool, object]]:
         try:
             rows.append((number, False, json.loads(line)))
         except json.JSONDecodeError as exc:
-            rows.append((number, False, BadLine(Problem(where, number, None,
-                                                        f"not valid JSON (column {exc.colno}: {exc.msg})"))))
+            rows.append(
+                (
+                    number,
+                    False,
+                    BadLine(Problem(where, number, None, f"not valid JSON (column {exc.colno}: {exc.msg})")),
+                )
+            )
     return rows
 
 
-def collect_rows(path: Path, rows: list, check_row: Callable[[int, object, str], tuple[object, Found]],
-                 skip_invalid: bool) -> ReadResult:
+def collect_rows(
+    path: Path, rows: list, check_row: Callable[[int, object, str], tuple[object, Found]], skip_invalid: bool
+) -> ReadResult:
     """Run `check_row(index, obj, where)` over every row; with problems raise InputError with
     all of them, or under `skip_invalid` keep the valid items and one Problem per skipped row."""
     result, problems = ReadResult(), []
@@ -127,16 +142,26 @@ def collect_rows(path: Path, rows: list, check_row: Callable[[int, object, str],
             row_problems = [obj.problem]
         else:
             item, found = check_row(index, obj, f"entry {line}" if is_entry else f"line {line}")
-            row_problems = [Problem(str(path), line, name, message, entry=is_entry) for name, message in found]
+            row_problems = [
+                Problem(str(path), line, name, message, entry=is_entry) for name, message in found
+            ]
             if not row_problems:
                 result.items.append(item)
                 result.locations.append((line, is_entry))
                 continue
         problems.extend(row_problems)
         first = row_problems[0]
-        result.skipped.append(first if len(row_problems) == 1 else Problem(
-            first.path, first.line, None,
-            "; ".join(f"{p.field or 'row'}: {p.message}" for p in row_problems), first.entry))
+        result.skipped.append(
+            first
+            if len(row_problems) == 1
+            else Problem(
+                first.path,
+                first.line,
+                None,
+                "; ".join(f"{p.field or 'row'}: {p.message}" for p in row_problems),
+                first.entry,
+            )
+        )
     if problems and not skip_invalid:
         raise InputError(problems)
     return result
@@ -176,16 +201,25 @@ def response_from_row(row: object, default_id: str, *, metric: bool) -> tuple[Re
     if not isinstance(options, list):
         found.append(("options", f"must be a list of strings, got {kind_of(options)}"))
     else:
-        found += [(f"options[{i}]", f"must be a string, got {kind_of(o)}")
-                  for i, o in enumerate(options) if not isinstance(o, str)]
+        found += [
+            (f"options[{i}]", f"must be a string, got {kind_of(o)}")
+            for i, o in enumerate(options)
+            if not isinstance(o, str)
+        ]
     if row.get("answer") is not None and not isinstance(row["answer"], str):
         found.append(("answer", f"must be a string or null, got {kind_of(row['answer'])}"))
     if found:
         return None, found
     kept_apart = _RESPONSE_FIELDS + (("evaluations", "response_score") if metric else ())
-    return Response(response_id=response_id, text=text, video=video, question=row.get("question", ""),
-                    options=list(options), answer=row.get("answer"),
-                    extra={k: v for k, v in row.items() if k not in kept_apart}), []
+    return Response(
+        response_id=response_id,
+        text=text,
+        video=video,
+        question=row.get("question", ""),
+        options=list(options),
+        answer=row.get("answer"),
+        extra={k: v for k, v in row.items() if k not in kept_apart},
+    ), []
 
 
 def effective_id(row: dict, default_id: str) -> str:
@@ -199,8 +233,13 @@ def unique_ids(kind: str) -> Callable[[str, str], Found]:
 
     def check(identity: str, where: str) -> Found:
         if identity in first_seen:
-            return [("id" if kind == "id" else "response_id",
-                     f"duplicate {kind} '{identity}' (first at {first_seen[identity]})")]
+            return [
+                (
+                    "id" if kind == "id" else "response_id",
+                    f"duplicate {kind} '{identity}' (first at {first_seen[identity]})",
+                )
+            ]
         first_seen[identity] = where
         return []
+
     return check

@@ -8,6 +8,7 @@ ADTS headers, let the bundled ffmpeg decode only those (a few percent of the aud
 Only plain AAC-LC in a non-fragmented MP4 is indexed; anything else gives None, and callers
 decode the whole span instead (`annotation.media.clips.decode_audio`).
 """
+
 from __future__ import annotations
 
 import mmap
@@ -19,7 +20,7 @@ import numpy as np
 
 from annotation.media.files import run_ffmpeg
 
-SAMPLES_PER_FRAME = 1024     # AAC-LC: every frame decodes to 1024 samples per channel
+SAMPLES_PER_FRAME = 1024  # AAC-LC: every frame decodes to 1024 samples per channel
 _ADTS_RATES = (96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350)
 _AAC_LC = 2
 _MPEG4_AUDIO = 0x40
@@ -115,11 +116,13 @@ def _audio_specific_config(data, esds: tuple[int, int]) -> tuple[int, int, int]:
     tag, at, end = _descriptor(data, at + 13)
     if tag != 0x05 or end - at < 2:
         raise _NotIndexable("no AudioSpecificConfig")
-    bits = int.from_bytes(data[at:at + 2], "big")
+    bits = int.from_bytes(data[at : at + 2], "big")
     object_type, rate_index, channels = bits >> 11, (bits >> 7) & 0x0F, (bits >> 3) & 0x0F
     if object_type != _AAC_LC or rate_index >= len(_ADTS_RATES) or not 1 <= channels <= 7:
-        raise _NotIndexable(f"AAC object type {object_type}, rate index {rate_index}, "
-                            f"channel configuration {channels}: only plain AAC-LC is indexed")
+        raise _NotIndexable(
+            f"AAC object type {object_type}, rate index {rate_index}, "
+            f"channel configuration {channels}: only plain AAC-LC is indexed"
+        )
     return object_type, _ADTS_RATES[rate_index], channels
 
 
@@ -128,7 +131,7 @@ def _sound_track(data, trak: tuple[int, int]):
     parts = _children(data, *trak)
     mdia = _children(data, *_one(parts, b"mdia"))
     hdlr = _one(mdia, b"hdlr")
-    if bytes(data[hdlr[0] + 8:hdlr[0] + 12]) != b"soun":
+    if bytes(data[hdlr[0] + 8 : hdlr[0] + 12]) != b"soun":
         return None
     return parts, mdia
 
@@ -137,8 +140,11 @@ def _frame_table(data, stbl: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(start ticks, byte offsets, sizes) of every sample, from stts, stsz, stsc and stco/co64."""
     stsz = _one(stbl, b"stsz")
     fixed, count = struct.unpack_from(">II", data, stsz[0] + 4)
-    sizes = (np.full(count, fixed, np.int64) if fixed else
-             _table(data, stsz[0], ">u4", 1, skip=4)[:, 0].astype(np.int64))
+    sizes = (
+        np.full(count, fixed, np.int64)
+        if fixed
+        else _table(data, stsz[0], ">u4", 1, skip=4)[:, 0].astype(np.int64)
+    )
     stts = _table(data, _one(stbl, b"stts")[0], ">u4", 2).astype(np.int64)
     durations = np.repeat(stts[:, 1], stts[:, 0])
     if durations.size != count:
@@ -229,15 +235,20 @@ def adts_stream(track: AacTrack, frames: np.ndarray) -> bytes:
     """The chosen frames, in the given order, as an ADTS stream any AAC decoder reads."""
     # The 30 header bits before frame_length: syncword, MPEG-4, layer 0, no CRC, profile
     # (object type − 1), rate index, private bit, channel configuration, four zero flags.
-    prefix = (0xFFF << 18) | (1 << 14) | ((_AAC_LC - 1) << 12) | \
-        (_ADTS_RATES.index(track.sample_rate) << 8) | (track.channels << 4)
+    prefix = (
+        (0xFFF << 18)
+        | (1 << 14)
+        | ((_AAC_LC - 1) << 12)
+        | (_ADTS_RATES.index(track.sample_rate) << 8)
+        | (track.channels << 4)
+    )
     pieces = []
     with open(track.path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
         for k in np.asarray(frames, dtype=np.int64):
             size, offset = int(track.sizes[k]), int(track.offsets[k])
             # frame_length (13 bits, header included), buffer fullness 0x7FF (VBR), one raw block.
             pieces.append(((prefix << 26) | ((size + 7) << 13) | (0x7FF << 2)).to_bytes(7, "big"))
-            pieces.append(data[offset:offset + size])
+            pieces.append(data[offset : offset + size])
     return b"".join(pieces)
 
 
@@ -248,6 +259,9 @@ def decode_frames(track: AacTrack, frames: np.ndarray, sample_rate: int) -> np.n
     callers drop it."""
     if len(frames) == 0:
         return np.zeros(0, np.float32)
-    raw = run_ffmpeg(["-f", "aac", "-i", "pipe:0", "-ac", "1", "-ar", str(sample_rate),
-                       "-f", "f32le", "-"], track.path, stdin=adts_stream(track, frames))
+    raw = run_ffmpeg(
+        ["-f", "aac", "-i", "pipe:0", "-ac", "1", "-ar", str(sample_rate), "-f", "f32le", "-"],
+        track.path,
+        stdin=adts_stream(track, frames),
+    )
     return np.frombuffer(raw, dtype="<f4").astype(np.float32)

@@ -12,6 +12,7 @@ frame. Checked for ffmpeg's decoder and for Chromium itself (tests/test_media.py
 benchmarks/clip_speed.py): within one frame; a player ignoring the edit list would start up to
 1 s early. A 5-frame-GOP or all-intra proxy would only help such players, at 1.3× / 2× the size.
 """
+
 from __future__ import annotations
 
 import json
@@ -33,10 +34,10 @@ from annotation.media.files import (
     temp_path_beside,
 )
 
-PROXY_HEIGHT = 480           # proxy and default clip height; clips are for a player, not for pixels
-PROXY_KEYFRAME_S = 1.0       # ≤ 1 s of leading frames for a player to skip after a stream copy
-AUDIO_POINT_S = 1.0          # an audio point citation `(audio, 0:12)` covers the cited second
-CLIP_FORMAT = "v1"          # bump when the clip recipe changes, so old cache entries are ignored
+PROXY_HEIGHT = 480  # proxy and default clip height; clips are for a player, not for pixels
+PROXY_KEYFRAME_S = 1.0  # ≤ 1 s of leading frames for a player to skip after a stream copy
+AUDIO_POINT_S = 1.0  # an audio point citation `(audio, 0:12)` covers the cited second
+CLIP_FORMAT = "v1"  # bump when the clip recipe changes, so old cache entries are ignored
 _info_memo: dict[str, MediaInfo] = {}
 
 
@@ -59,6 +60,7 @@ def _info_for(source: Path, media_hash: str, cache_dir: Path) -> MediaInfo:
 
 # ---------------------------------------------------------------------------- proxy
 
+
 def make_proxy(source: Path, out: Path) -> Path:
     """Write a low-resolution copy of `source` to `out` that clips are cut from by stream copy.
 
@@ -70,11 +72,38 @@ def make_proxy(source: Path, out: Path) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = temp_path_beside(out)
     try:
-        run_ffmpeg(["-i", str(source), "-map", "0:v:0?", "-map", "0:a:0?", "-sn", "-dn",
-                     "-vf", f"scale=w=-2:h='trunc(min({PROXY_HEIGHT},ih)/2)*2',setsar=1",
-                     "-c:v", "libx264", "-preset", "superfast", "-crf", "26", "-pix_fmt", "yuv420p",
-                     "-force_key_frames", f"expr:gte(t,n_forced*{PROXY_KEYFRAME_S})",
-                     "-c:a", "aac", "-b:a", "128k", "-f", "mp4", str(tmp)], source)
+        run_ffmpeg(
+            [
+                "-i",
+                str(source),
+                "-map",
+                "0:v:0?",
+                "-map",
+                "0:a:0?",
+                "-sn",
+                "-dn",
+                "-vf",
+                f"scale=w=-2:h='trunc(min({PROXY_HEIGHT},ih)/2)*2',setsar=1",
+                "-c:v",
+                "libx264",
+                "-preset",
+                "superfast",
+                "-crf",
+                "26",
+                "-pix_fmt",
+                "yuv420p",
+                "-force_key_frames",
+                f"expr:gte(t,n_forced*{PROXY_KEYFRAME_S})",
+                "-c:a",
+                "aac",
+                "-b:a",
+                "128k",
+                "-f",
+                "mp4",
+                str(tmp),
+            ],
+            source,
+        )
         os.replace(tmp, out)
     finally:
         tmp.unlink(missing_ok=True)
@@ -83,12 +112,13 @@ def make_proxy(source: Path, out: Path) -> Path:
 
 # ---------------------------------------------------------------------------- clips
 
+
 @dataclass(frozen=True)
 class Clip:
     """A short file cut from a media file, and which part of the source it shows."""
 
     path: Path
-    kind: str                  # 'video' (muted mp4) | 'audio' (wav) | 'frame' (jpg)
+    kind: str  # 'video' (muted mp4) | 'audio' (wav) | 'frame' (jpg)
     source_start_s: float
     source_end_s: float
     cited_start_s: float
@@ -113,8 +143,16 @@ def _ms(seconds: float) -> int:
     return int(round(seconds * 1000))
 
 
-def _check_clip_args(media_hash: str, modality: str, start_s: float, end_s: float, pad_s: float,
-                     max_height: int | None, fps: float | None, max_clip_s: float | None) -> None:
+def _check_clip_args(
+    media_hash: str,
+    modality: str,
+    start_s: float,
+    end_s: float,
+    pad_s: float,
+    max_height: int | None,
+    fps: float | None,
+    max_clip_s: float | None,
+) -> None:
     check_media_hash(media_hash)
     if modality not in ("visual", "audio"):
         raise ValueError(f"modality {modality!r} is neither 'visual' nor 'audio'")
@@ -130,10 +168,20 @@ def _check_clip_args(media_hash: str, modality: str, start_s: float, end_s: floa
             raise ValueError(f"{name} must be > 0, got {value!r}")
 
 
-def cut_clip(source: Path, media_hash: str, modality: str, start_s: float, end_s: float,
-             pad_s: float, cache_dir: Path, *, proxy: Path | None = None,
-             max_height: int | None = None, fps: float | None = None,
-             max_clip_s: float | None = None) -> Clip:
+def cut_clip(
+    source: Path,
+    media_hash: str,
+    modality: str,
+    start_s: float,
+    end_s: float,
+    pad_s: float,
+    cache_dir: Path,
+    *,
+    proxy: Path | None = None,
+    max_height: int | None = None,
+    fps: float | None = None,
+    max_clip_s: float | None = None,
+) -> Clip:
     """The one clip function: the cited span of `source` as a short file the browser can play.
 
     visual → muted H.264 mp4 of [start − pad, end + pad] clamped to [0, duration];
@@ -148,8 +196,7 @@ def cut_clip(source: Path, media_hash: str, modality: str, start_s: float, end_s
     """
     _check_clip_args(media_hash, modality, start_s, end_s, pad_s, max_height, fps, max_clip_s)
     if modality == "visual" and start_s == end_s and pad_s == 0:
-        return frame_for_citation(source, media_hash, start_s, cache_dir, proxy=proxy,
-                                  max_height=max_height)
+        return frame_for_citation(source, media_hash, start_s, cache_dir, proxy=proxy, max_height=max_height)
     info = _info_for(Path(source), media_hash, Path(cache_dir))
     if start_s > info.duration_s:
         raise ValueError(f"start {start_s:.3f} s is beyond the end of {source} ({info.duration_s:.3f} s)")
@@ -158,15 +205,23 @@ def cut_clip(source: Path, media_hash: str, modality: str, start_s: float, end_s
     clip_end = min(info.duration_s, span_end + pad_s)
     if max_clip_s is not None:
         clip_end = min(clip_end, clip_start + max_clip_s)
-    limits = "".join([f"_h{max_height}" if max_height else "", f"_fps{fps:g}" if fps else "",
-                      f"_max{_ms(max_clip_s)}" if max_clip_s else ""])
+    limits = "".join(
+        [
+            f"_h{max_height}" if max_height else "",
+            f"_fps{fps:g}" if fps else "",
+            f"_max{_ms(max_clip_s)}" if max_clip_s else "",
+        ]
+    )
     kind, suffix = ("video", ".mp4") if modality == "visual" else ("audio", ".wav")
-    path = Path(cache_dir) / media_hash / (
-        f"{modality}_{_ms(start_s)}-{_ms(end_s)}_pad{_ms(pad_s)}{limits}_{CLIP_FORMAT}{suffix}")
+    path = (
+        Path(cache_dir)
+        / media_hash
+        / (f"{modality}_{_ms(start_s)}-{_ms(end_s)}_pad{_ms(pad_s)}{limits}_{CLIP_FORMAT}{suffix}")
+    )
     clip = Clip(path, kind, clip_start, clip_end, start_s, end_s)
     if path.exists():
         return clip
-    with _lock_for(path):                 # a second thread asking for the same clip waits, then hits
+    with _lock_for(path):  # a second thread asking for the same clip waits, then hits
         if path.exists():
             return clip
         if modality == "visual" and not info.has_video:
@@ -176,8 +231,14 @@ def cut_clip(source: Path, media_hash: str, modality: str, start_s: float, end_s
         seek = ["-ss", f"{clip_start:.3f}", "-t", f"{clip_end - clip_start:.3f}"]
         if modality == "audio":
             channels = ["-ac", "2"] if (info.audio_channels or 0) > 2 else []
-            args = [*_audio_span_args(source, clip_start, clip_end, info.sample_rate or 48000),
-                    *channels, "-c:a", "pcm_s16le", "-f", "wav"]
+            args = [
+                *_audio_span_args(source, clip_start, clip_end, info.sample_rate or 48000),
+                *channels,
+                "-c:a",
+                "pcm_s16le",
+                "-f",
+                "wav",
+            ]
         else:
             args = _visual_args(Path(source), proxy, seek, max_height, fps)
         _write_via_temp(path, args, source)
@@ -185,8 +246,7 @@ def cut_clip(source: Path, media_hash: str, modality: str, start_s: float, end_s
 
 
 def _proxy_usable(proxy: Path | None, max_height: int | None) -> bool:
-    return proxy is not None and Path(proxy).is_file() and \
-        (max_height is None or max_height >= PROXY_HEIGHT)
+    return proxy is not None and Path(proxy).is_file() and (max_height is None or max_height >= PROXY_HEIGHT)
 
 
 def _scale_filter(max_height: int | None) -> str:
@@ -194,17 +254,53 @@ def _scale_filter(max_height: int | None) -> str:
     return f"scale=w=-2:h='trunc(min({height},ih)/2)*2',setsar=1"
 
 
-def _visual_args(source: Path, proxy: Path | None, seek: list[str], max_height: int | None,
-                 fps: float | None) -> list[str]:
+def _visual_args(
+    source: Path, proxy: Path | None, seek: list[str], max_height: int | None, fps: float | None
+) -> list[str]:
     if _proxy_usable(proxy, max_height) and fps is None:
         # Stream copy from the proxy: ffmpeg writes an edit list that starts at the seek point.
-        return [*seek, "-i", str(proxy), "-map", "0:v:0", "-an", "-sn", "-dn", "-c:v", "copy",
-                "-movflags", "+faststart", "-f", "mp4"]
+        return [
+            *seek,
+            "-i",
+            str(proxy),
+            "-map",
+            "0:v:0",
+            "-an",
+            "-sn",
+            "-dn",
+            "-c:v",
+            "copy",
+            "-movflags",
+            "+faststart",
+            "-f",
+            "mp4",
+        ]
     media = proxy if _proxy_usable(proxy, max_height) else source
     filters = _scale_filter(max_height) + (f",fps={fps:g}" if fps else "")
-    return [*seek, "-i", str(media), "-map", "0:v:0", "-an", "-sn", "-dn", "-vf", filters,
-            "-c:v", "libx264", "-preset", "ultrafast", "-crf", "23", "-pix_fmt", "yuv420p",
-            "-movflags", "+faststart", "-f", "mp4"]
+    return [
+        *seek,
+        "-i",
+        str(media),
+        "-map",
+        "0:v:0",
+        "-an",
+        "-sn",
+        "-dn",
+        "-vf",
+        filters,
+        "-c:v",
+        "libx264",
+        "-preset",
+        "ultrafast",
+        "-crf",
+        "23",
+        "-pix_fmt",
+        "yuv420p",
+        "-movflags",
+        "+faststart",
+        "-f",
+        "mp4",
+    ]
 
 
 def _write_via_temp(path: Path, args: list[str], media: Path | str) -> None:
@@ -219,8 +315,15 @@ def _write_via_temp(path: Path, args: list[str], media: Path | str) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def frame_for_citation(source: Path, media_hash: str, time_s: float, cache_dir: Path, *,
-                       proxy: Path | None = None, max_height: int | None = None) -> Clip:
+def frame_for_citation(
+    source: Path,
+    media_hash: str,
+    time_s: float,
+    cache_dir: Path,
+    *,
+    proxy: Path | None = None,
+    max_height: int | None = None,
+) -> Clip:
     """One frame at `time_s` as a jpg (what a visual point citation shows); cached like clips.
 
     Reads the proxy when usable (fast seek), else the source; a time at or past the end shows
@@ -244,14 +347,31 @@ def frame_for_citation(source: Path, media_hash: str, time_s: float, cache_dir: 
         seek_s = min(time_s, max(0.0, info.duration_s - 1.0 / (info.fps or 25.0)))
         media = proxy if _proxy_usable(proxy, max_height) else source
         scale = [] if media == proxy and not max_height else ["-vf", _scale_filter(max_height)]
-        _write_via_temp(path, ["-ss", f"{seek_s:.3f}", "-i", str(media), "-map", "0:v:0",
-                               "-frames:v", "1", *scale, "-q:v", "3", "-f", "image2"], source)
+        _write_via_temp(
+            path,
+            [
+                "-ss",
+                f"{seek_s:.3f}",
+                "-i",
+                str(media),
+                "-map",
+                "0:v:0",
+                "-frames:v",
+                "1",
+                *scale,
+                "-q:v",
+                "3",
+                "-f",
+                "image2",
+            ],
+            source,
+        )
     return clip
 
 
 # ---------------------------------------------------------------------------- audio samples
 
-_AUDIO_PREROLL_S = 0.5   # decoded before the span and dropped: an AAC decoder needs a frame to warm up
+_AUDIO_PREROLL_S = 0.5  # decoded before the span and dropped: an AAC decoder needs a frame to warm up
 
 
 def _audio_span_args(source: Path, start_s: float, end_s: float | None, sample_rate: int) -> list[str]:
@@ -264,17 +384,28 @@ def _audio_span_args(source: Path, start_s: float, end_s: float | None, sample_r
     """
     preroll_s = min(start_s, _AUDIO_PREROLL_S)
     first = round(preroll_s * sample_rate)
-    trim = f"start_sample={first}" + ("" if end_s is None else
-                                      f":end_sample={first + round((end_s - start_s) * sample_rate)}")
+    trim = f"start_sample={first}" + (
+        "" if end_s is None else f":end_sample={first + round((end_s - start_s) * sample_rate)}"
+    )
     span = [] if end_s is None else ["-t", f"{end_s - start_s + preroll_s + 0.1:.6f}"]
     # No seek to 0: a seek makes the decoder drop its first frame, and there is no preroll to lose.
     seek = ["-ss", f"{start_s - preroll_s:.6f}"] if start_s > preroll_s else []
-    return [*seek, *span, "-i", str(source), "-map", "0:a:0", "-vn",
-            "-af", f"aresample={sample_rate}:async=1:first_pts=0,atrim={trim},asetpts=PTS-STARTPTS"]
+    return [
+        *seek,
+        *span,
+        "-i",
+        str(source),
+        "-map",
+        "0:a:0",
+        "-vn",
+        "-af",
+        f"aresample={sample_rate}:async=1:first_pts=0,atrim={trim},asetpts=PTS-STARTPTS",
+    ]
 
 
-def decode_audio(source: Path, start_s: float = 0, end_s: float | None = None,
-                 sample_rate: int = 16000) -> np.ndarray:
+def decode_audio(
+    source: Path, start_s: float = 0, end_s: float | None = None, sample_rate: int = 16000
+) -> np.ndarray:
     """Samples of [start_s, end_s) of the first audio track: mono (downmixed) float32.
 
     A span past the end gives the samples that exist (possibly none). Negative start, end before
@@ -285,12 +416,16 @@ def decode_audio(source: Path, start_s: float = 0, end_s: float | None = None,
         raise FileNotFoundError(f"media file not found: {source}")
     if start_s < 0 or (end_s is not None and end_s < start_s) or sample_rate <= 0:
         raise ValueError(f"bad audio span [{start_s}, {end_s}) or sample rate {sample_rate}")
-    raw = run_ffmpeg([*_audio_span_args(source, start_s, end_s, sample_rate), "-ac", "1",
-                       "-f", "f32le", "-"], source, no_stream_reason="has no audio stream")
+    raw = run_ffmpeg(
+        [*_audio_span_args(source, start_s, end_s, sample_rate), "-ac", "1", "-f", "f32le", "-"],
+        source,
+        no_stream_reason="has no audio stream",
+    )
     return np.frombuffer(raw, dtype="<f4").astype(np.float32)
 
 
 # ---------------------------------------------------------------------------- prefetching
+
 
 class ClipPrefetcher:
     """Prepares clips in background threads (e.g. the next item's) while a person works.

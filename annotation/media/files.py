@@ -3,6 +3,7 @@
 Split from `annotation/media.py` (which re-exports all of it) so each file holds one concept;
 `media.py` is still the place callers go to.
 """
+
 from __future__ import annotations
 
 import functools
@@ -42,14 +43,17 @@ def ffmpeg_exe() -> str:
 
 def _stderr_reason(stderr: bytes) -> str:
     """The last few meaningful stderr lines, without ffmpeg's `[in#0 @ 0x…]` prefixes."""
-    lines = [re.sub(r"^\[[^\]]*@ 0x[0-9a-f]+\]\s*", "", ln).strip()
-             for ln in stderr.decode("utf-8", "replace").splitlines()]
+    lines = [
+        re.sub(r"^\[[^\]]*@ 0x[0-9a-f]+\]\s*", "", ln).strip()
+        for ln in stderr.decode("utf-8", "replace").splitlines()
+    ]
     lines = [ln for ln in lines if ln and not ln.startswith("At least one output file")]
     return "; ".join(lines[-3:])[:400] or "ffmpeg failed without a message"
 
 
-def run_ffmpeg(args: list[str], media: Path | str, *, no_stream_reason: str = "",
-                stdin: bytes | None = None) -> bytes:
+def run_ffmpeg(
+    args: list[str], media: Path | str, *, no_stream_reason: str = "", stdin: bytes | None = None
+) -> bytes:
     """Run ffmpeg quietly, feeding it `stdin` (for a `pipe:0` input); return stdout. Any failure
     → MediaError naming `media`; when a `-map` found no stream, the reason is `no_stream_reason`
     (e.g. "has no audio stream")."""
@@ -69,6 +73,7 @@ def temp_path_beside(final: Path) -> Path:
 
 # ---------------------------------------------------------------------------- finding media
 
+
 def resolve_media(root: Path, name: str) -> Path:
     """A data row's `video` value → an existing file inside `root`.
 
@@ -78,8 +83,12 @@ def resolve_media(root: Path, name: str) -> Path:
     """
     if not isinstance(name, str) or not name.strip():
         raise ValueError("media name is empty")
-    if PurePosixPath(name).is_absolute() or PureWindowsPath(name).is_absolute() or \
-            name.startswith(("/", "\\")) or PureWindowsPath(name).drive:
+    if (
+        PurePosixPath(name).is_absolute()
+        or PureWindowsPath(name).is_absolute()
+        or name.startswith(("/", "\\"))
+        or PureWindowsPath(name).drive
+    ):
         raise ValueError(f"media name {name!r} is an absolute path; give a path inside the media folder")
     if ".." in re.split(r"[\\/]", name):
         raise ValueError(f"media name {name!r} contains '..'; give a path inside the media folder")
@@ -110,6 +119,7 @@ def file_sha256(path: Path) -> str:
 
 # ---------------------------------------------------------------------------- probing
 
+
 @dataclass(frozen=True)
 class MediaInfo:
     """What a media file holds. Fields of an absent stream are None."""
@@ -131,8 +141,15 @@ class MediaInfo:
         return cls(**{k: data.get(k) for k in cls.__dataclass_fields__})
 
 
-_LAYOUT_CHANNELS = {"mono": 1, "stereo": 2, "downmix": 2, "quad": 4, "hexagonal": 6,
-                    "octagonal": 8, "hexadecagonal": 16}
+_LAYOUT_CHANNELS = {
+    "mono": 1,
+    "stereo": 2,
+    "downmix": 2,
+    "quad": 4,
+    "hexagonal": 6,
+    "octagonal": 8,
+    "hexadecagonal": 16,
+}
 
 
 def _channels(layout: str) -> int | None:
@@ -167,8 +184,7 @@ def probe_media(path: Path) -> MediaInfo:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"media file not found: {path}")
-    done = subprocess.run([ffmpeg_exe(), "-hide_banner", "-nostdin", "-i", str(path)],
-                          capture_output=True)
+    done = subprocess.run([ffmpeg_exe(), "-hide_banner", "-nostdin", "-i", str(path)], capture_output=True)
     text = done.stderr.decode("utf-8", "replace")
     if "Input #0" not in text:
         raise MediaError(path, f"cannot read media: {_stderr_reason(done.stderr)}")
@@ -177,16 +193,23 @@ def probe_media(path: Path) -> MediaInfo:
     for kind, desc in re.findall(r"^\s*Stream #0:\d+\S*: (Video|Audio): (.*)$", text, re.M):
         if kind == "Video" and not fields["has_video"] and "attached pic" not in desc:
             size = re.search(r"\b(\d{1,5})x(\d{1,5})\b", re.sub(r"\([^)]*\)", "", desc))
-            fields.update(has_video=True, width=int(size.group(1)) if size else None,
-                          height=int(size.group(2)) if size else None,
-                          fps=_rate(desc, "fps") or _rate(desc, "tbr"))
+            fields.update(
+                has_video=True,
+                width=int(size.group(1)) if size else None,
+                height=int(size.group(2)) if size else None,
+                fps=_rate(desc, "fps") or _rate(desc, "tbr"),
+            )
         elif kind == "Audio" and not fields["has_audio"]:
             hz = re.search(r"(\d+) Hz, ([^,]+)", desc)
-            fields.update(has_audio=True, sample_rate=int(hz.group(1)) if hz else None,
-                          audio_channels=_channels(hz.group(2)) if hz else None)
+            fields.update(
+                has_audio=True,
+                sample_rate=int(hz.group(1)) if hz else None,
+                audio_channels=_channels(hz.group(2)) if hz else None,
+            )
     if not (fields["has_video"] or fields["has_audio"]):
         raise MediaError(path, "has no audio or video stream")
     m = re.search(r"^\s*Duration: (\d+):(\d\d):(\d\d(?:\.\d+)?)", text, re.M)
-    duration = (int(m.group(1)) * 3600 + int(m.group(2)) * 60 + float(m.group(3))) if m \
-        else _exact_duration_s(path)
+    duration = (
+        (int(m.group(1)) * 3600 + int(m.group(2)) * 60 + float(m.group(3))) if m else _exact_duration_s(path)
+    )
     return MediaInfo(duration_s=duration, **fields)

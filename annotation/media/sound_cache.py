@@ -5,6 +5,7 @@ Decoding an hour of AAC takes seconds, so `load_sound_view(..., overview_first=T
 a long span that is not cached yet with an overview (`soundview.sampled_sound_view`, well
 under a second) and computes the exact view in a background thread for the next call.
 """
+
 from __future__ import annotations
 
 import logging
@@ -22,7 +23,7 @@ from annotation.media.files import check_media_hash, probe_media, temp_path_besi
 from annotation.media.soundview import SoundView, mel_spectrogram_db, sampled_sound_view, waveform_envelope
 
 log = logging.getLogger(__name__)
-_PARALLEL_DECODE_S = 120.0   # longer spans are decoded by two ffmpeg processes at once
+_PARALLEL_DECODE_S = 120.0  # longer spans are decoded by two ffmpeg processes at once
 
 
 def decode_span(source: Path, start_s: float, end_s: float | None, sample_rate: int) -> np.ndarray:
@@ -33,18 +34,36 @@ def decode_span(source: Path, start_s: float, end_s: float | None, sample_rate: 
         return decode_audio(source, start_s, end_s, sample_rate)
     middle = start_s + round((end_s - start_s) / 2 * sample_rate) / sample_rate
     with ThreadPoolExecutor(max_workers=2) as pool:
-        halves = list(pool.map(lambda span: decode_audio(source, *span, sample_rate),
-                               [(start_s, middle), (middle, end_s)]))
+        halves = list(
+            pool.map(
+                lambda span: decode_audio(source, *span, sample_rate), [(start_s, middle), (middle, end_s)]
+            )
+        )
     return np.concatenate(halves)
 
 
-def _exact_view(source: Path, start_s: float, end_s: float | None, sample_rate: int, width: int,
-                n_mels: int, max_columns: int) -> SoundView:
+def _exact_view(
+    source: Path,
+    start_s: float,
+    end_s: float | None,
+    sample_rate: int,
+    width: int,
+    n_mels: int,
+    max_columns: int,
+) -> SoundView:
     samples = decode_span(Path(source), start_s, end_s, sample_rate)
     env_times, mins, maxs = waveform_envelope(samples, sample_rate, width)
     spec_times, mel_freqs, db = mel_spectrogram_db(samples, sample_rate, n_mels, max_columns)
-    return SoundView(float(start_s), samples.size / sample_rate, env_times + start_s, mins, maxs,
-                     spec_times + start_s, mel_freqs, db)
+    return SoundView(
+        float(start_s),
+        samples.size / sample_rate,
+        env_times + start_s,
+        mins,
+        maxs,
+        spec_times + start_s,
+        mel_freqs,
+        db,
+    )
 
 
 def _read_view(path: Path) -> SoundView | None:
@@ -52,7 +71,7 @@ def _read_view(path: Path) -> SoundView | None:
         with np.load(path) as stored:
             arrays = {f.name: stored[f.name] for f in fields(SoundView)}
     except (OSError, KeyError, ValueError):
-        return None                           # not cached yet (or unreadable, or an older format)
+        return None  # not cached yet (or unreadable, or an older format)
     scalars = ("start_s", "duration_s", "decoded_fraction")
     return SoundView(**{**arrays, **{name: float(arrays[name]) for name in scalars}})
 
@@ -72,7 +91,7 @@ def _write_view(path: Path, view: SoundView) -> None:
 _background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sound-view")
 _pending: dict[Path, Future] = {}
 _pending_lock = threading.Lock()
-_overviews: dict[Path, SoundView] = {}        # shown while their exact view is pending
+_overviews: dict[Path, SoundView] = {}  # shown while their exact view is pending
 
 
 def _compute_and_store(path: Path, *args) -> None:
@@ -94,9 +113,19 @@ def wait_for_exact_views(timeout_s: float | None = None) -> None:
         future.result(timeout=timeout_s)
 
 
-def load_sound_view(source: Path, media_hash: str, cache_dir: Path, *, start_s: float = 0.0,
-                    end_s: float | None = None, sample_rate: int = 16000, width: int = 1200,
-                    n_mels: int = 64, max_columns: int = 600, overview_first: bool = False) -> SoundView:
+def load_sound_view(
+    source: Path,
+    media_hash: str,
+    cache_dir: Path,
+    *,
+    start_s: float = 0.0,
+    end_s: float | None = None,
+    sample_rate: int = 16000,
+    width: int = 1200,
+    n_mels: int = 64,
+    max_columns: int = 600,
+    overview_first: bool = False,
+) -> SoundView:
     """The sound view of [start_s, end_s) of `source` (None = to the end), cached on disk.
 
     First call decodes the audio and computes both views; later calls with the same arguments
@@ -109,9 +138,11 @@ def load_sound_view(source: Path, media_hash: str, cache_dir: Path, *, start_s: 
     """
     check_media_hash(media_hash)
     end_tag = "end" if end_s is None else str(round(end_s * 1000))
-    path = Path(cache_dir) / media_hash / (
-        f"sound_{round(start_s * 1000)}-{end_tag}_sr{sample_rate}_w{width}_m{n_mels}"
-        f"_c{max_columns}.npz")
+    path = (
+        Path(cache_dir)
+        / media_hash
+        / (f"sound_{round(start_s * 1000)}-{end_tag}_sr{sample_rate}_w{width}_m{n_mels}_c{max_columns}.npz")
+    )
     view = _read_view(path)
     if view is not None:
         return view
@@ -133,8 +164,15 @@ def load_sound_view(source: Path, media_hash: str, cache_dir: Path, *, start_s: 
     return view
 
 
-def _overview(source: Path, start_s: float, end_s: float | None, sample_rate: int, width: int,
-              n_mels: int, max_columns: int) -> SoundView | None:
+def _overview(
+    source: Path,
+    start_s: float,
+    end_s: float | None,
+    sample_rate: int,
+    width: int,
+    n_mels: int,
+    max_columns: int,
+) -> SoundView | None:
     """An overview when the file can be sampled and the span is long; otherwise None."""
     track = read_aac_track(source)
     if track is None or len(track) == 0:
@@ -142,6 +180,6 @@ def _overview(source: Path, start_s: float, end_s: float | None, sample_rate: in
     end = float(track.times_s[-1]) + SAMPLES_PER_FRAME / track.sample_rate if end_s is None else end_s
     try:
         return sampled_sound_view(track, start_s, end, sample_rate, width, n_mels, max_columns)
-    except Exception:                         # an odd file: the exact decode still works
+    except Exception:  # an odd file: the exact decode still works
         log.exception("no sampled overview of %s; decoding it whole", source)
         return None

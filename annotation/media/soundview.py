@@ -10,6 +10,7 @@ of audio, two threads) and averaged into a fixed number of columns.
 each screen column, read straight from the MP4 (`annotation.media.aac_frames`): a few percent of the
 audio decoded. `SoundView.decoded_fraction` tells it from the exact view.
 """
+
 from __future__ import annotations
 
 import functools
@@ -23,11 +24,11 @@ import scipy.fft
 
 from annotation.media.aac_frames import SAMPLES_PER_FRAME, AacTrack, decode_frames
 
-TOP_DB = 80.0                # dynamic range shown; quieter is drawn at −80 dB
-_SILENCE_POWER = 1e-10       # below this everywhere, the audio is digital silence
-_FRAMES_PER_BLOCK = 4096     # bounds memory while transforming an hour of audio
-SAMPLED_MIN_SPAN_S = 300.0   # shorter spans decode whole in well under a second: no overview
-_RUN_MARGIN = 16             # output samples dropped at each end of a run (resampler smear)
+TOP_DB = 80.0  # dynamic range shown; quieter is drawn at −80 dB
+_SILENCE_POWER = 1e-10  # below this everywhere, the audio is digital silence
+_FRAMES_PER_BLOCK = 4096  # bounds memory while transforming an hour of audio
+SAMPLED_MIN_SPAN_S = 300.0  # shorter spans decode whole in well under a second: no overview
+_RUN_MARGIN = 16  # output samples dropped at each end of a run (resampler smear)
 
 
 def downmix(samples: np.ndarray) -> np.ndarray:
@@ -42,8 +43,9 @@ def downmix(samples: np.ndarray) -> np.ndarray:
     return samples.mean(axis=channel_axis, dtype=np.float32)
 
 
-def waveform_envelope(samples: np.ndarray, sample_rate: int, width: int = 1200
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def waveform_envelope(
+    samples: np.ndarray, sample_rate: int, width: int = 1200
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(times_s, mins, maxs): the lowest and highest sample in each of at most `width` equal
     columns; `times_s` are column centres from the first sample. Fewer samples than `width` →
     one column per sample; none → three empty arrays. width < 1 or sample_rate ≤ 0 → ValueError.
@@ -72,8 +74,9 @@ def _fft_size(sample_rate: int) -> int:
 def mel_filterbank(sample_rate: int, n_fft: int, n_mels: int) -> np.ndarray:
     """(1 + n_fft // 2, n_mels) librosa mel filters (Slaney scale, unit area), memoised: the
     first call in a process costs ~1 s while librosa loads, later ones nothing."""
-    return np.ascontiguousarray(librosa.filters.mel(sr=sample_rate, n_fft=n_fft, n_mels=n_mels).T,
-                                dtype=np.float32)
+    return np.ascontiguousarray(
+        librosa.filters.mel(sr=sample_rate, n_fft=n_fft, n_mels=n_mels).T, dtype=np.float32
+    )
 
 
 @functools.lru_cache(maxsize=8)
@@ -93,8 +96,9 @@ def _mel_centres_hz(n_mels: int, sample_rate: int) -> np.ndarray:
     return librosa.mel_frequencies(n_mels=n_mels + 2, fmin=0.0, fmax=sample_rate / 2)[1:-1]
 
 
-def _mel_power_per_frame(mono: np.ndarray, n_frames: int, n_fft: int, hop: int,
-                         mel_basis: np.ndarray) -> np.ndarray:
+def _mel_power_per_frame(
+    mono: np.ndarray, n_frames: int, n_fft: int, hop: int, mel_basis: np.ndarray
+) -> np.ndarray:
     """(n_frames, n_mels) mel power of Hann-windowed frames starting every `hop` samples; the
     last frame is zero-padded when it runs past the end. Blocks run on two threads (numpy and
     scipy release the GIL), which halves the time for an hour of audio on two cores."""
@@ -104,14 +108,14 @@ def _mel_power_per_frame(mono: np.ndarray, n_frames: int, n_fft: int, hop: int,
     mel_power = np.empty((n_frames, mel_basis.shape[1]), dtype=np.float32)
 
     def transform(first: int) -> None:
-        if first == whole:                      # the one zero-padded frame at the end
+        if first == whole:  # the one zero-padded frame at the end
             block = np.zeros((1, n_fft), dtype=np.float32)
-            tail = mono[first * hop:]
-            block[0, :tail.size] = tail
+            tail = mono[first * hop :]
+            block[0, : tail.size] = tail
         else:
-            block = frames[first:min(first + _FRAMES_PER_BLOCK, whole)]
+            block = frames[first : min(first + _FRAMES_PER_BLOCK, whole)]
         spectrum = scipy.fft.rfft(block * window, axis=1)
-        mel_power[first:first + len(block)] = (spectrum.real ** 2 + spectrum.imag ** 2) @ mel_basis
+        mel_power[first : first + len(block)] = (spectrum.real**2 + spectrum.imag**2) @ mel_basis
 
     starts = list(range(0, whole, _FRAMES_PER_BLOCK)) + ([whole] if whole < n_frames else [])
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -119,8 +123,9 @@ def _mel_power_per_frame(mono: np.ndarray, n_frames: int, n_fft: int, hop: int,
     return mel_power
 
 
-def mel_spectrogram_db(samples: np.ndarray, sample_rate: int, n_mels: int = 64,
-                       max_columns: int = 600) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def mel_spectrogram_db(
+    samples: np.ndarray, sample_rate: int, n_mels: int = 64, max_columns: int = 600
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(times_s, mel_freqs_hz, db): a mel power spectrogram of at most `max_columns` columns.
 
     Short audio gets one column per STFT frame (hop ≥ a quarter window); long audio is cut into
@@ -137,8 +142,7 @@ def mel_spectrogram_db(samples: np.ndarray, sample_rate: int, n_mels: int = 64,
         return np.zeros(0, np.float32), mel_freqs.astype(np.float32), np.zeros((n_mels, 0), np.float32)
     hop = int(min(n_fft, max(n_fft // 4, math.ceil(mono.size / max_columns))))
     n_frames = 1 + math.ceil(max(mono.size - n_fft, 0) / hop)
-    mel_power = _mel_power_per_frame(mono, n_frames, n_fft, hop,
-                                     mel_filterbank(sample_rate, n_fft, n_mels))
+    mel_power = _mel_power_per_frame(mono, n_frames, n_fft, hop, mel_filterbank(sample_rate, n_fft, n_mels))
     columns = min(max_columns, n_frames)
     edges = (np.arange(columns + 1, dtype=np.int64) * n_frames) // columns
     pooled = np.add.reduceat(mel_power, edges[:-1], axis=0) / np.diff(edges)[:, None]
@@ -187,6 +191,7 @@ class SoundView:
 
 # ---------------------------------------------------------------------------- overview of a long span
 
+
 def _runs_for(track: AacTrack, start_s: float, end_s: float, runs: int, frames_per_run: int) -> np.ndarray:
     """(runs, frames_per_run) frame indices: a run of consecutive frames centred in each of
     `runs` equal parts of [start_s, end_s), kept inside the span and the track."""
@@ -197,8 +202,15 @@ def _runs_for(track: AacTrack, start_s: float, end_s: float, runs: int, frames_p
     return first[:, None] + np.arange(frames_per_run)
 
 
-def sampled_sound_view(track: AacTrack, start_s: float, end_s: float, sample_rate: int = 16000,
-                       width: int = 1200, n_mels: int = 64, max_columns: int = 600) -> SoundView | None:
+def sampled_sound_view(
+    track: AacTrack,
+    start_s: float,
+    end_s: float,
+    sample_rate: int = 16000,
+    width: int = 1200,
+    n_mels: int = 64,
+    max_columns: int = 600,
+) -> SoundView | None:
     """An overview of [start_s, end_s) from `width` short runs of AAC frames, one per envelope
     column, decoded by two ffmpeg processes; None when the span is too short to be worth it
     (decode it whole instead). Each run's first frame is decoded and dropped: an AAC frame
@@ -210,31 +222,43 @@ def sampled_sound_view(track: AacTrack, start_s: float, end_s: float, sample_rat
     if end_s - start_s < SAMPLED_MIN_SPAN_S or width * frames_per_run * 4 > span_frames:
         return None
     runs = _runs_for(track, start_s, end_s, width, frames_per_run)
-    halves = [half for half in np.array_split(runs, 2) if len(half)]   # one run: one process
+    halves = [half for half in np.array_split(runs, 2) if len(half)]  # one run: one process
     with ThreadPoolExecutor(max_workers=2) as pool:
         decoded = list(pool.map(lambda half: decode_frames(track, half.ravel(), sample_rate), halves))
     # A run's usable samples: after its first frame, within the margins, equal length for all.
     usable = int((frames_per_run - 1) * out_per_frame) - 2 * _RUN_MARGIN
     blocks = []
     for half, samples in zip(halves, decoded, strict=True):
-        starts = np.rint((np.arange(len(half)) * frames_per_run + 1) * out_per_frame).astype(np.int64) + _RUN_MARGIN
+        starts = (
+            np.rint((np.arange(len(half)) * frames_per_run + 1) * out_per_frame).astype(np.int64)
+            + _RUN_MARGIN
+        )
         if samples.size < starts[-1] + usable:
-            return None                        # the decoder gave up on a frame: decode whole
+            return None  # the decoder gave up on a frame: decode whole
         blocks.append(samples[starts[:, None] + np.arange(usable)])
-    run_samples = np.concatenate(blocks)                         # (width, usable)
+    run_samples = np.concatenate(blocks)  # (width, usable)
     run_times = track.times_s[runs[:, 1]] + (_RUN_MARGIN + usable / 2) / sample_rate
     window = _hann(n_fft)
     # Two windows per run, at its start and its end, averaged: every usable sample counts.
-    windows = np.stack([run_samples[:, :n_fft], run_samples[:, usable - n_fft:]], axis=1) * window
+    windows = np.stack([run_samples[:, :n_fft], run_samples[:, usable - n_fft :]], axis=1) * window
     spectrum = scipy.fft.rfft(windows, axis=2)
-    run_power = ((spectrum.real ** 2 + spectrum.imag ** 2) @ mel_filterbank(sample_rate, n_fft, n_mels)).mean(axis=1)
+    run_power = ((spectrum.real**2 + spectrum.imag**2) @ mel_filterbank(sample_rate, n_fft, n_mels)).mean(
+        axis=1
+    )
     columns = min(max_columns, width)
     edges = (np.arange(columns + 1, dtype=np.int64) * width) // columns
     counts = np.diff(edges)
     pooled = np.add.reduceat(run_power, edges[:-1], axis=0) / counts[:, None]
     spec_times = (np.add.reduceat(run_times, edges[:-1]) / counts).astype(np.float32)
     fraction = runs.size / max(span_frames, 1)
-    return SoundView(float(start_s), float(end_s - start_s), run_times.astype(np.float32),
-                     run_samples.min(axis=1), run_samples.max(axis=1), spec_times,
-                     _mel_centres_hz(n_mels, sample_rate).astype(np.float32), _power_to_db(pooled),
-                     decoded_fraction=min(fraction, 0.999))
+    return SoundView(
+        float(start_s),
+        float(end_s - start_s),
+        run_times.astype(np.float32),
+        run_samples.min(axis=1),
+        run_samples.max(axis=1),
+        spec_times,
+        _mel_centres_hz(n_mels, sample_rate).astype(np.float32),
+        _power_to_db(pooled),
+        decoded_fraction=min(fraction, 0.999),
+    )

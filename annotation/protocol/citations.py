@@ -3,6 +3,7 @@
 The one citation parser of the project. A malformed citation is never dropped:
 it comes back with `valid=False`, its text in `raw` and the reason.
 """
+
 from __future__ import annotations
 
 import functools
@@ -12,8 +13,13 @@ from dataclasses import dataclass, field, replace
 
 MODALITIES = ("visual", "audio")
 _SYNONYMS = {
-    "visual": "visual", "video": "visual", "vision": "visual", "image": "visual",
-    "audio": "audio", "speech": "audio", "sound": "audio",
+    "visual": "visual",
+    "video": "visual",
+    "vision": "visual",
+    "image": "visual",
+    "audio": "audio",
+    "speech": "audio",
+    "sound": "audio",
 }
 
 # One citation inside a group: a word (the modality), a comma, a time or span.
@@ -174,8 +180,7 @@ def _parsed_group(inner: str) -> tuple[tuple[Citation, ...], bool]:
 def _is_citation_group(citations: list[Citation]) -> bool:
     # `(Option A, 2)` has the shape but is prose: a group counts when some part
     # names a known modality or writes a clock time (`(smell, 0:12)` is a citation, invalid).
-    return any(c.modality in MODALITIES or ":" in (c.raw or "").rpartition(",")[2]
-               for c in citations)
+    return any(c.modality in MODALITIES or ":" in (c.raw or "").rpartition(",")[2] for c in citations)
 
 
 def find_citation_groups(text: str) -> list[CitationGroup]:
@@ -206,7 +211,7 @@ def strip_citations(text: str) -> str:
     """`text` without its citation groups, white space tidied."""
     pieces, last = [], 0
     for group in _groups_in(text):
-        pieces.append(text[last:group.start])
+        pieces.append(text[last : group.start])
         last = group.end
     stripped = "".join(pieces) + text[last:]
     stripped = _SPACE_BEFORE_PUNCTUATION_RE.sub(_punctuation_only, stripped)
@@ -243,7 +248,10 @@ def validate_against_duration(citation: Citation, duration_s: float | None) -> C
         return citation
     limit = math.ceil(duration_s - 1e-9)
     if citation.end > limit + 1e-9:
-        return replace(citation, valid=False,
-                       raw=citation.raw or format_citation(citation),
-                       reason=f"beyond the media's duration ({format_time(duration_s)})")
+        return replace(
+            citation,
+            valid=False,
+            raw=citation.raw or format_citation(citation),
+            reason=f"beyond the media's duration ({format_time(duration_s)})",
+        )
     return citation

@@ -3,6 +3,7 @@
 Lives in `annotation/` because the app (which questions to ask), agreement (compare
 derived values) and the scorer all need the one same rule.
 """
+
 from __future__ import annotations
 
 from annotation.protocol.records import Entailment, Fact, Sentence
@@ -13,8 +14,9 @@ def _aligned(values: list, k: int, name: str, fact: Fact) -> list:
     if not values:
         return [None] * k
     if len(values) != k:
-        raise ValueError(f"fact '{fact.text}': '{name}' has {len(values)} entries "
-                         f"but the fact has {k} citations")
+        raise ValueError(
+            f"fact '{fact.text}': '{name}' has {len(values)} entries but the fact has {k} citations"
+        )
     return list(values)
 
 
@@ -23,8 +25,10 @@ def fact_citation_validity(fact: Fact, sentence: Sentence) -> list[bool]:
     out = []
     for index in fact.citations:
         if not 0 <= index < len(sentence.citations):
-            raise ValueError(f"fact '{fact.text}': citation index {index} is out of range "
-                             f"(its sentence has {len(sentence.citations)} citations)")
+            raise ValueError(
+                f"fact '{fact.text}': citation index {index} is out of range "
+                f"(its sentence has {len(sentence.citations)} citations)"
+            )
         out.append(sentence.citations[index].valid)
     return out
 

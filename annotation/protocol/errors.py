@@ -1,4 +1,5 @@
 """The one error type for bad input: it always says where (file, line, field)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -30,8 +31,14 @@ class Problem:
 class InputError(Exception):
     """Bad input. Carries every problem found, so a reader can report all at once."""
 
-    def __init__(self, problems: list[Problem] | Problem | str, *, path: str = "",
-                 line: int | None = None, field: str | None = None):
+    def __init__(
+        self,
+        problems: list[Problem] | Problem | str,
+        *,
+        path: str = "",
+        line: int | None = None,
+        field: str | None = None,
+    ):
         if isinstance(problems, str):
             problems = [Problem(path, line, field, problems)]
         elif isinstance(problems, Problem):

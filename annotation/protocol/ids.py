@@ -109,8 +109,10 @@ class Task:
         if self.question not in known:
             raise ValueError(f"'{self.question}' is not a question ({', '.join(known)})")
         if (self.question in PER_CITATION) != (self.j is not None) or (self.j is not None and self.j < 0):
-            raise ValueError(f"'{self.question}' {'needs' if self.question in PER_CITATION else 'takes no'} "
-                             "citation position j")
+            raise ValueError(
+                f"'{self.question}' {'needs' if self.question in PER_CITATION else 'takes no'} "
+                "citation position j"
+            )
 
     @property
     def stage(self) -> int | None:
@@ -146,7 +148,7 @@ class Task:
     def parse(cls, text: str) -> Task:
         """ValueError for anything `str(Task(...))` does not write."""
         ruling = text.startswith(RULING_PREFIX)
-        body = text[len(RULING_PREFIX):] if ruling else text
+        body = text[len(RULING_PREFIX) :] if ruling else text
         question, dot, position = body.partition(".")
         if dot and not re.fullmatch(r"0|[1-9][0-9]*", position):
             raise ValueError(f"'{text}' is not a task")

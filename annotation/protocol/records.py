@@ -3,6 +3,7 @@
 `from_dict` assumes a dict that `readers.validate_record` has accepted; it does
 not re-validate. `to_dict` writes exactly the interchange format.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -26,8 +27,9 @@ class Entailment:
 
     @classmethod
     def from_dict(cls, data: dict) -> Entailment:
-        return cls(all=data.get("all"), alone=list(data.get("alone") or []),
-                   without=list(data.get("without") or []))
+        return cls(
+            all=data.get("all"), alone=list(data.get("alone") or []), without=list(data.get("without") or [])
+        )
 
 
 @dataclass
@@ -54,9 +56,12 @@ class Fact:
     @classmethod
     def from_dict(cls, data: dict) -> Fact:
         ent = data.get("entailment")
-        return cls(text=data["text"], citations=[int(i) for i in data.get("citations") or []],
-                   entailment=None if ent is None else Entailment.from_dict(ent),
-                   provenance=data.get("provenance"))
+        return cls(
+            text=data["text"],
+            citations=[int(i) for i in data.get("citations") or []],
+            entailment=None if ent is None else Entailment.from_dict(ent),
+            provenance=data.get("provenance"),
+        )
 
 
 @dataclass
@@ -84,9 +89,12 @@ class Sentence:
         return any(c.valid for c in self.citations)
 
     def to_dict(self) -> dict:
-        out: dict = {"text": self.text, "verifiable": self.verifiable,
-                     "citations": [c.to_dict() for c in self.citations],
-                     "facts": [f.to_dict() for f in self.facts]}
+        out: dict = {
+            "text": self.text,
+            "verifiable": self.verifiable,
+            "citations": [c.to_dict() for c in self.citations],
+            "facts": [f.to_dict() for f in self.facts],
+        }
         if self.start is not None:
             out["offsets"] = [self.start, self.end]
         if self.provenance:
@@ -96,10 +104,15 @@ class Sentence:
     @classmethod
     def from_dict(cls, data: dict) -> Sentence:
         offsets = data.get("offsets") or [None, None]
-        return cls(text=data["text"], verifiable=data.get("verifiable"),
-                   citations=[Citation.from_dict(c) for c in data.get("citations") or []],
-                   facts=[Fact.from_dict(f) for f in data.get("facts") or []],
-                   start=offsets[0], end=offsets[1], provenance=data.get("provenance"))
+        return cls(
+            text=data["text"],
+            verifiable=data.get("verifiable"),
+            citations=[Citation.from_dict(c) for c in data.get("citations") or []],
+            facts=[Fact.from_dict(f) for f in data.get("facts") or []],
+            start=offsets[0],
+            end=offsets[1],
+            provenance=data.get("provenance"),
+        )
 
 
 @dataclass
@@ -111,13 +124,19 @@ class EvaluationRecord:
     sentences: list[Sentence] = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return {"response_id": self.response_id, "source": self.source,
-                "sentences": [s.to_dict() for s in self.sentences]}
+        return {
+            "response_id": self.response_id,
+            "source": self.source,
+            "sentences": [s.to_dict() for s in self.sentences],
+        }
 
     @classmethod
     def from_dict(cls, data: dict) -> EvaluationRecord:
-        return cls(response_id=str(data["response_id"]), source=str(data["source"]),
-                   sentences=[Sentence.from_dict(s) for s in data.get("sentences") or []])
+        return cls(
+            response_id=str(data["response_id"]),
+            source=str(data["source"]),
+            sentences=[Sentence.from_dict(s) for s in data.get("sentences") or []],
+        )
 
 
 @dataclass
@@ -137,14 +156,24 @@ class Response:
     extra: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        return {"response_id": self.response_id, "text": self.text, "video": self.video,
-                "question": self.question, "options": list(self.options),
-                "answer": self.answer, "extra": dict(self.extra)}
+        return {
+            "response_id": self.response_id,
+            "text": self.text,
+            "video": self.video,
+            "question": self.question,
+            "options": list(self.options),
+            "answer": self.answer,
+            "extra": dict(self.extra),
+        }
 
     @classmethod
     def from_dict(cls, data: dict) -> Response:
-        return cls(response_id=str(data["response_id"]), text=data["text"],
-                   video=data.get("video"), question=data.get("question") or "",
-                   options=list(data.get("options") or []), answer=data.get("answer"),
-                   extra=dict(data.get("extra") or {}))
-
+        return cls(
+            response_id=str(data["response_id"]),
+            text=data["text"],
+            video=data.get("video"),
+            question=data.get("question") or "",
+            options=list(data.get("options") or []),
+            answer=data.get("answer"),
+            extra=dict(data.get("extra") or {}),
+        )

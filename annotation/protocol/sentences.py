@@ -5,6 +5,7 @@ marker starts it, the first `Answer:` line ends it (that line gives the answer;
 what follows it is not scored, as in the reference code). Offsets always point
 into the text as given, so a page can highlight `original[start:end]`.
 """
+
 from __future__ import annotations
 
 import re
@@ -40,14 +41,18 @@ class SplitResponse:
 
 _THINK_TAG_RE = re.compile(r"<\s*(/?)\s*think\s*>", re.IGNORECASE)
 _REASONING_RE = re.compile(r"^[ \t>#*_-]*reasoning[ \t*_]*:[ \t*_]*", re.IGNORECASE | re.MULTILINE)
-_ANSWER_LINE_RE = re.compile(r"^[ \t>#*_-]*(?:final[ \t]+)?answer[ \t*_]*:[ \t*_]*",
-                             re.IGNORECASE | re.MULTILINE)
+_ANSWER_LINE_RE = re.compile(
+    r"^[ \t>#*_-]*(?:final[ \t]+)?answer[ \t*_]*:[ \t*_]*", re.IGNORECASE | re.MULTILINE
+)
 # Fallback when no line starts with it: `... so it is B. Answer: B`.
-_ANSWER_INLINE_RE = re.compile(r"(?<=[.!?)])[*_]*[ \t]+((?:\*\*|__)?(?:Final[ \t]+)?Answer(?:\*\*|__)?[ \t]*:[ \t*_]*)")
+_ANSWER_INLINE_RE = re.compile(
+    r"(?<=[.!?)])[*_]*[ \t]+((?:\*\*|__)?(?:Final[ \t]+)?Answer(?:\*\*|__)?[ \t]*:[ \t*_]*)"
+)
 _LIST_MARKER_RE = re.compile(
     r"(?:[-*+\u2022\u2023\u25e6\u25aa]|\d{1,3}[.)]|\(\d{1,3}\)|#{1,6}"
     r"|(?:\*\*|__)?step[ \t]*\d{1,3}(?:\*\*|__)?[ \t]*[:.)](?:\*\*|__)?)(?=[ \t]|$)",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 _ENDERS = ".!?\u2026"
 _CLOSERS = "\"'\u201d\u2019)]*_"
@@ -68,8 +73,9 @@ def split_response(text: str) -> SplitResponse:
     marker = _first_match(_REASONING_RE, text, visible)
     if marker is not None:
         reasoning_start = marker[1]
-    answer_at = (_first_match(_ANSWER_LINE_RE, text, visible, after=reasoning_start)
-                 or _first_match(_ANSWER_INLINE_RE, text, visible, after=reasoning_start, group=1))
+    answer_at = _first_match(_ANSWER_LINE_RE, text, visible, after=reasoning_start) or _first_match(
+        _ANSWER_INLINE_RE, text, visible, after=reasoning_start, group=1
+    )
     reasoning_end = len(text) if answer_at is None else answer_at[0]
     if answer_at is None:  # `Answer: B` written before `Reasoning:`
         answer_at = _first_match(_ANSWER_LINE_RE, text, visible)
@@ -78,7 +84,7 @@ def split_response(text: str) -> SplitResponse:
     groups = find_citation_groups(text)
     in_group = bytearray(len(text))
     for g in groups:
-        in_group[g.start:g.end] = b"\x01" * (g.end - g.start)
+        in_group[g.start : g.end] = b"\x01" * (g.end - g.start)
     group_at = {g.start: g for g in groups}
 
     bounds: list[tuple[int, int]] = []
@@ -86,19 +92,29 @@ def split_response(text: str) -> SplitResponse:
         start, end = max(start, reasoning_start), min(end, reasoning_end)
         for line_start, line_end in _lines(text, start, end, in_group):
             bounds.extend(_split_line(text, line_start, line_end, in_group, group_at))
-    spans = [SentenceSpan(text[s:e], s, e, tuple(c for g in groups if s <= g.start and g.end <= e
-                                                    for c in g.citations))
-             for s, e in _tidy(text, bounds, groups)]
+    spans = [
+        SentenceSpan(
+            text[s:e], s, e, tuple(c for g in groups if s <= g.start and g.end <= e for c in g.citations)
+        )
+        for s, e in _tidy(text, bounds, groups)
+    ]
     return SplitResponse(tuple(spans), answer, answer_start)
 
 
 def sentences_for_response(text: str, duration_s: float | None = None) -> list[records.Sentence]:
     """`split_response` as records: offsets set, citations checked against the media's
     duration (None: not checked), `verifiable` None and no facts yet."""
-    return [records.Sentence(text=s.text, verifiable=None,
-                             citations=[validate_against_duration(c, duration_s) for c in s.citations],
-                             facts=[], start=s.start, end=s.end)
-            for s in split_response(text).sentences]
+    return [
+        records.Sentence(
+            text=s.text,
+            verifiable=None,
+            citations=[validate_against_duration(c, duration_s) for c in s.citations],
+            facts=[],
+            start=s.start,
+            end=s.end,
+        )
+        for s in split_response(text).sentences
+    ]
 
 
 def answer_letter(text: str) -> str | None:
@@ -115,12 +131,14 @@ def answer_letter(text: str) -> str | None:
     bare = re.fullmatch(r"[(\[]?([A-Za-z])[)\]]?\.?", answer)
     if bare:
         return bare.group(1).upper()
-    found = (re.match(r"[(\[]?([A-Z])(?:[)\]]|[.:](?:\s|$)|\s+[-\u2013\u2014]\s)", answer)
-             or re.search(r"\b(?:option|choice|answer)\s+(?:is\s+)?[(\[]?([A-Z])\b", answer, re.IGNORECASE))
+    found = re.match(r"[(\[]?([A-Z])(?:[)\]]|[.:](?:\s|$)|\s+[-\u2013\u2014]\s)", answer) or re.search(
+        r"\b(?:option|choice|answer)\s+(?:is\s+)?[(\[]?([A-Z])\b", answer, re.IGNORECASE
+    )
     return found.group(1).upper() if found else None
 
 
 # --- where the reasoning is ------------------------------------------------
+
 
 def _visible_ranges(text: str) -> list[tuple[int, int]]:
     """`text` minus its thinking, as [start, end) ranges.
@@ -151,8 +169,9 @@ def _visible_ranges(text: str) -> list[tuple[int, int]]:
     return visible
 
 
-def _first_match(pattern: re.Pattern, text: str, ranges: list[tuple[int, int]],
-                 after: int = 0, group: int = 0) -> tuple[int, int] | None:
+def _first_match(
+    pattern: re.Pattern, text: str, ranges: list[tuple[int, int]], after: int = 0, group: int = 0
+) -> tuple[int, int] | None:
     """(start, end) of the first match lying in a visible range at or after `after`."""
     for start, end in ranges:
         start = max(start, after)
@@ -175,6 +194,7 @@ def _answer_text(text: str, pos: int) -> tuple[str | None, int | None]:
 
 
 # --- where sentences end -----------------------------------------------------
+
 
 def _lines(text: str, start: int, end: int, in_group: bytearray) -> list[tuple[int, int]]:
     """[start, end) cut at newlines (newlines inside a citation group do not cut)."""
@@ -202,8 +222,9 @@ def _quote_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return spans
 
 
-def _split_line(text: str, start: int, end: int, in_group: bytearray,
-                group_at: dict[int, CitationGroup]) -> list[tuple[int, int]]:
+def _split_line(
+    text: str, start: int, end: int, in_group: bytearray, group_at: dict[int, CitationGroup]
+) -> list[tuple[int, int]]:
     """Sentence bounds within one line; list markers (`1.`, `- `, `Step 2:`) are left out."""
     quotes = _quote_spans(text, start, end)
     out, pos = [], start
@@ -222,8 +243,14 @@ def _split_line(text: str, start: int, end: int, in_group: bytearray,
     return out
 
 
-def _sentence_end(text: str, start: int, end: int, in_group: bytearray,
-                  group_at: dict[int, CitationGroup], quotes: list[tuple[int, int]]) -> int:
+def _sentence_end(
+    text: str,
+    start: int,
+    end: int,
+    in_group: bytearray,
+    group_at: dict[int, CitationGroup],
+    quotes: list[tuple[int, int]],
+) -> int:
     """End of the sentence starting at `start`: after its final punctuation, closing
     quotes/brackets/bold and any citation groups that follow; `end` if none."""
     pos = start
@@ -244,9 +271,16 @@ def _sentence_end(text: str, start: int, end: int, in_group: bytearray,
     return end
 
 
-def _boundary_after(text: str, start: int, run_start: int, run_end: int, end: int,
-                    in_group: bytearray, group_at: dict[int, CitationGroup],
-                    quotes: list[tuple[int, int]]) -> int | None:
+def _boundary_after(
+    text: str,
+    start: int,
+    run_start: int,
+    run_end: int,
+    end: int,
+    in_group: bytearray,
+    group_at: dict[int, CitationGroup],
+    quotes: list[tuple[int, int]],
+) -> int | None:
     """Where the sentence ends if the punctuation run [run_start, run_end) ends it, else None."""
     run = text[run_start:run_end]
     if "\u2026" in run or run.count(".") >= 2:  # an ellipsis goes on
@@ -313,7 +347,7 @@ def _tidy(text: str, bounds: list[tuple[int, int]], groups: list[CitationGroup])
         inside = [g for g in groups if start <= g.start and g.end <= end]
         words = text[start:end]
         for g in reversed(inside):
-            words = words[:g.start - start] + words[g.end - start:]
+            words = words[: g.start - start] + words[g.end - start :]
         if any(ch.isalnum() for ch in words):
             out.append((start, end))
         elif inside and out:

@@ -1,5 +1,6 @@
 """Passwords, roles and emails. scrypt from hashlib; the hash string carries its parameters.
 An account's email is how a single sign-on identity finds it (`account_for_identity`)."""
+
 from __future__ import annotations
 
 import base64
@@ -31,8 +32,9 @@ def verify_password(password: str, stored: str | None) -> bool:
     try:
         _, n, r, p, salt, digest = stored.split("$")
         expected = base64.b64decode(digest)
-        actual = hashlib.scrypt(password.encode(), salt=base64.b64decode(salt), n=int(n), r=int(r),
-                                p=int(p), dklen=len(expected))
+        actual = hashlib.scrypt(
+            password.encode(), salt=base64.b64decode(salt), n=int(n), r=int(r), p=int(p), dklen=len(expected)
+        )
     except (ValueError, TypeError):
         return False
     return hmac.compare_digest(actual, expected)
@@ -49,8 +51,9 @@ def normalise_email(email: str) -> str:
 def _check_email_free(store: ProjectStore, email: str, name: str) -> None:
     owner = store.user_by_email(email)
     if owner is not None and owner["name"] != name:
-        raise ValueError(f"the email {email} already belongs to '{owner['name']}' (emails are unique "
-                         "per project)")
+        raise ValueError(
+            f"the email {email} already belongs to '{owner['name']}' (emails are unique per project)"
+        )
 
 
 def add_account(store: ProjectStore, name: str, role: str, password: str, email: str = "") -> None:

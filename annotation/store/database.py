@@ -9,6 +9,7 @@ Each table has one owner module. The file's own schema (the project store's) is 
 `PRAGMA user_version`; a module that keeps its own table in the file (the judge-call cache) calls
 `migrate(owner, migrations)`, versioned in `schema_versions`.
 """
+
 from __future__ import annotations
 
 import sqlite3
@@ -106,20 +107,26 @@ class Database:
         newest = len(migrations)
         current = self.file_version()
         if current > newest:
-            raise RuntimeError(f"{self.path}: schema version {current} is newer than this tool "
-                               f"({newest}); upgrade the tool")
+            raise RuntimeError(
+                f"{self.path}: schema version {current} is newer than this tool ({newest}); upgrade the tool"
+            )
 
         def step(conn, version):
             if conn.execute("PRAGMA user_version").fetchone()[0] == version:  # another process may have
-                _run_script(conn, migrations[version])                     # migrated meanwhile
+                _run_script(conn, migrations[version])  # migrated meanwhile
                 conn.execute(f"PRAGMA user_version = {version + 1}")
+
         for version in range(current, newest):
             self.write(lambda conn, v=version: step(conn, v))
 
     def migrate(self, owner: str, migrations: list[str]) -> None:
         """Bring `owner`'s tables to len(migrations) (its version kept in `schema_versions`)."""
-        self.write(lambda c: c.execute("CREATE TABLE IF NOT EXISTS schema_versions "
-                                       "(owner TEXT PRIMARY KEY, version INTEGER NOT NULL)"))
+        self.write(
+            lambda c: c.execute(
+                "CREATE TABLE IF NOT EXISTS schema_versions "
+                "(owner TEXT PRIMARY KEY, version INTEGER NOT NULL)"
+            )
+        )
 
         def version_of(conn) -> int:
             row = conn.execute("SELECT version FROM schema_versions WHERE owner = ?", [owner]).fetchone()
@@ -127,14 +134,20 @@ class Database:
 
         current = version_of(self.connection)
         if current > len(migrations):
-            raise RuntimeError(f"{self.path}: the {owner} tables are at version {current}, newer than "
-                               f"this tool ({len(migrations)}); upgrade the tool")
+            raise RuntimeError(
+                f"{self.path}: the {owner} tables are at version {current}, newer than "
+                f"this tool ({len(migrations)}); upgrade the tool"
+            )
 
         def step(conn, version):
             if version_of(conn) == version:
                 _run_script(conn, migrations[version])
-                conn.execute("INSERT INTO schema_versions(owner, version) VALUES (?, ?) ON CONFLICT(owner) "
-                             "DO UPDATE SET version = excluded.version", [owner, version + 1])
+                conn.execute(
+                    "INSERT INTO schema_versions(owner, version) VALUES (?, ?) ON CONFLICT(owner) "
+                    "DO UPDATE SET version = excluded.version",
+                    [owner, version + 1],
+                )
+
         for version in range(current, len(migrations)):
             self.write(lambda conn, v=version: step(conn, v))
 

@@ -4,6 +4,7 @@ derived from them (view `current_labels`), so undo and audit come free.
 A project store's `events` attribute; it reads and writes through the store's `Database`. The
 `events` table and its views are created by the project store's migrations.
 """
+
 from __future__ import annotations
 
 import json
@@ -37,9 +38,18 @@ class Event:
     @classmethod
     def from_row(cls, row: dict) -> Event:
         value = row.get("value")
-        return cls(row["id"], row["at"], row["who"], row["response_id"], row["unit"], row["task"],
-                   row["kind"], None if value is None else json.loads(value),
-                   row.get("spent_ms"), row.get("ref"))
+        return cls(
+            row["id"],
+            row["at"],
+            row["who"],
+            row["response_id"],
+            row["unit"],
+            row["task"],
+            row["kind"],
+            None if value is None else json.loads(value),
+            row.get("spent_ms"),
+            row.get("ref"),
+        )
 
 
 class EventLog:
@@ -48,16 +58,31 @@ class EventLog:
     def __init__(self, database: Database):
         self.database = database
 
-    def append(self, who: str, response_id: str, unit: str, task: str, value=None, *,
-                     kind: str = "label", spent_ms: int | None = None, ref: int | None = None) -> int:
+    def append(
+        self,
+        who: str,
+        response_id: str,
+        unit: str,
+        task: str,
+        value=None,
+        *,
+        kind: str = "label",
+        spent_ms: int | None = None,
+        ref: int | None = None,
+    ) -> int:
         """Append one event and return its id. The only way labels are written."""
         if kind not in EVENT_KINDS:
             raise ValueError(f"event kind '{kind}' is not one of {', '.join(EVENT_KINDS)}")
         encoded = None if value is None else json.dumps(value)
-        return self.database.write(lambda c: c.execute(
-            "INSERT INTO events(at, who, response_id, unit, task, kind, value, spent_ms, ref) "
-            "VALUES (?,?,?,?,?,?,?,?,?)",
-            [utc_now(), who, response_id, unit, task, kind, encoded, spent_ms, ref]).lastrowid)
+        return self.database.write(
+            lambda c: (
+                c.execute(
+                    "INSERT INTO events(at, who, response_id, unit, task, kind, value, spent_ms, ref) "
+                    "VALUES (?,?,?,?,?,?,?,?,?)",
+                    [utc_now(), who, response_id, unit, task, kind, encoded, spent_ms, ref],
+                ).lastrowid
+            )
+        )
 
     def current_labels(self, who: str | None = None, response_id: str | None = None) -> list[Event]:
         """The label in force per (who, response, unit, task), derived from the log."""
@@ -70,8 +95,9 @@ class EventLog:
             params.append(response_id)
         return [Event.from_row(r) for r in self.database.query(sql + " ORDER BY id", params)]
 
-    def log(self, who: str | None = None, response_id: str | None = None,
-               kind: str | None = None) -> list[Event]:
+    def log(
+        self, who: str | None = None, response_id: str | None = None, kind: str | None = None
+    ) -> list[Event]:
         """The raw log (audit), oldest first."""
         sql, params = "SELECT * FROM events WHERE 1=1", []
         for column, value in (("who", who), ("response_id", response_id), ("kind", kind)):
@@ -82,19 +108,24 @@ class EventLog:
 
     def touched_response_ids(self, who: str) -> set[str]:
         """Responses on which `who` has any event (label, undo, skip or flag)."""
-        rows = self.database.connection.execute("SELECT DISTINCT response_id FROM events WHERE who = ?", [who])
+        rows = self.database.connection.execute(
+            "SELECT DISTINCT response_id FROM events WHERE who = ?", [who]
+        )
         return {row[0] for row in rows}
 
     def labelled_response_ids(self, who: str, unit: str, task: str) -> set[str]:
         """Responses where `who` has a live label on (unit, task), e.g. the `done` mark."""
         rows = self.database.connection.execute(
-            "SELECT response_id FROM live_labels WHERE who = ? AND unit = ? AND task = ?", [who, unit, task])
+            "SELECT response_id FROM live_labels WHERE who = ? AND unit = ? AND task = ?", [who, unit, task]
+        )
         return {row[0] for row in rows}
 
     def live_skips(self, who: str, response_id: str | None = None) -> list[Event]:
         """`who`'s skip events that no undo has taken back, oldest first."""
-        sql = ("SELECT s.* FROM events s WHERE s.who = ? AND s.kind = 'skip' "
-               "AND NOT EXISTS (SELECT 1 FROM events u WHERE u.kind = 'undo' AND u.ref = s.id)")
+        sql = (
+            "SELECT s.* FROM events s WHERE s.who = ? AND s.kind = 'skip' "
+            "AND NOT EXISTS (SELECT 1 FROM events u WHERE u.kind = 'undo' AND u.ref = s.id)"
+        )
         params: list = [who]
         if response_id is not None:
             sql += " AND s.response_id = ?"
@@ -108,6 +139,7 @@ class EventLog:
     def undo_last(self, who: str, response_id: str | None = None) -> Event | None:
         """Undo `who`'s most recent live label (in `response_id` if given) by appending an
         'undo' event; the label before it comes back in force. None when nothing to undo."""
+
         def undo(conn):
             sql = "SELECT * FROM live_labels WHERE who = ?"
             params: list = [who]
@@ -119,8 +151,11 @@ class EventLog:
             if row is None:
                 return None
             target = Event.from_row(dict(zip([d[0] for d in cursor.description], row, strict=True)))
-            conn.execute("INSERT INTO events(at, who, response_id, unit, task, kind, ref) "
-                         "VALUES (?,?,?,?,?, 'undo', ?)",
-                         [utc_now(), who, target.response_id, target.unit, target.task, target.id])
+            conn.execute(
+                "INSERT INTO events(at, who, response_id, unit, task, kind, ref) "
+                "VALUES (?,?,?,?,?, 'undo', ?)",
+                [utc_now(), who, target.response_id, target.unit, target.task, target.id],
+            )
             return target
+
         return self.database.write(undo)

@@ -6,6 +6,7 @@ Labels are an append-only event log (`store.events`, annotation/store/event_log.
 Connections, transactions and migrations are `Database`'s (annotation/store/database.py): one
 connection per thread, because a sqlite3 connection must not cross Streamlit's threads.
 """
+
 from __future__ import annotations
 
 import json
@@ -90,8 +91,10 @@ class ProjectStore:
         directory = Path(directory)
         if not (directory / DB_NAME).exists():
             if not create:
-                raise FileNotFoundError(f"{directory}: no project here ({DB_NAME} missing); "
-                                        "create one with `python -m annotation import` or `demo`")
+                raise FileNotFoundError(
+                    f"{directory}: no project here ({DB_NAME} missing); "
+                    "create one with `python -m annotation import` or `demo`"
+                )
             directory.mkdir(parents=True, exist_ok=True)
         store = cls(directory)
         store.database.migrate_file(MIGRATIONS)
@@ -110,9 +113,12 @@ class ProjectStore:
         return default if row is None else json.loads(row[0])
 
     def set_setting(self, key: str, value) -> None:
-        self.database.write(lambda c: c.execute(
-            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            [key, json.dumps(value)]))
+        self.database.write(
+            lambda c: c.execute(
+                "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                [key, json.dumps(value)],
+            )
+        )
 
     @property
     def media_root(self) -> Path:
@@ -125,32 +131,43 @@ class ProjectStore:
 
     # -- media ----------------------------------------------------------------------------
     def register_media(self, name: str, path: Path, sha256: str, info: dict) -> None:
-        self.database.write(lambda c: c.execute(
-            "INSERT INTO media(name, path, sha256, info, probed_at) VALUES (?, ?, ?, ?, ?) "
-            "ON CONFLICT(name) DO UPDATE SET path=excluded.path, sha256=excluded.sha256, "
-            "info=excluded.info, probed_at=excluded.probed_at, "
-            "proxy_path=CASE WHEN media.sha256 = excluded.sha256 THEN media.proxy_path END",
-            [name, str(path), sha256, json.dumps(info), utc_now()]))
+        self.database.write(
+            lambda c: c.execute(
+                "INSERT INTO media(name, path, sha256, info, probed_at) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT(name) DO UPDATE SET path=excluded.path, sha256=excluded.sha256, "
+                "info=excluded.info, probed_at=excluded.probed_at, "
+                "proxy_path=CASE WHEN media.sha256 = excluded.sha256 THEN media.proxy_path END",
+                [name, str(path), sha256, json.dumps(info), utc_now()],
+            )
+        )
 
     def set_proxy(self, name: str, proxy_path: Path) -> None:
-        self.database.write(lambda c: c.execute("UPDATE media SET proxy_path = ? WHERE name = ?",
-                                        [str(proxy_path), name]))
+        self.database.write(
+            lambda c: c.execute("UPDATE media SET proxy_path = ? WHERE name = ?", [str(proxy_path), name])
+        )
 
     def media(self, name: str) -> dict | None:
         """{'name','path','sha256','info': dict,'proxy_path'} or None when not registered."""
         row = self.database.connection.execute(
-            "SELECT name, path, sha256, info, proxy_path FROM media WHERE name = ?", [name]).fetchone()
+            "SELECT name, path, sha256, info, proxy_path FROM media WHERE name = ?", [name]
+        ).fetchone()
         if row is None:
             return None
-        return {"name": row[0], "path": row[1], "sha256": row[2], "info": json.loads(row[3]),
-                "proxy_path": row[4]}
+        return {
+            "name": row[0],
+            "path": row[1],
+            "sha256": row[2],
+            "info": json.loads(row[3]),
+            "proxy_path": row[4],
+        }
 
     def media_names(self) -> list[str]:
         return [r[0] for r in self.database.connection.execute("SELECT name FROM media ORDER BY name")]
 
     # -- responses ------------------------------------------------------------------------
-    def add_responses(self, items: Iterable[tuple[Response, list[Sentence]]],
-                      imported_from: str | None = None) -> int:
+    def add_responses(
+        self, items: Iterable[tuple[Response, list[Sentence]]], imported_from: str | None = None
+    ) -> int:
         """Insert responses with their split sentences; an id already present is replaced
         only when its text is unchanged (re-import); a changed text is refused (ValueError),
         because labels point at its sentences."""
@@ -160,26 +177,43 @@ class ProjectStore:
         def insert(conn):
             position = conn.execute("SELECT COALESCE(MAX(position), -1) FROM responses").fetchone()[0]
             for response, sentences in items:
-                old = conn.execute("SELECT text FROM responses WHERE response_id = ?",
-                                   [response.response_id]).fetchone()
+                old = conn.execute(
+                    "SELECT text FROM responses WHERE response_id = ?", [response.response_id]
+                ).fetchone()
                 if old is not None and old[0] != response.text:
-                    raise ValueError(f"response '{response.response_id}' already exists with another "
-                                     "text; labels refer to its sentences, so it is not replaced")
+                    raise ValueError(
+                        f"response '{response.response_id}' already exists with another "
+                        "text; labels refer to its sentences, so it is not replaced"
+                    )
                 if old is not None:
                     continue
                 position += 1
                 conn.execute(
                     "INSERT INTO responses(response_id, position, video, question, options, answer, "
                     "text, extra, sentences, imported_from, imported_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                    [response.response_id, position, response.video, response.question,
-                     json.dumps(response.options), response.answer, response.text,
-                     json.dumps(response.extra), json.dumps([s.to_dict() for s in sentences]),
-                     imported_from, now])
+                    [
+                        response.response_id,
+                        position,
+                        response.video,
+                        response.question,
+                        json.dumps(response.options),
+                        response.answer,
+                        response.text,
+                        json.dumps(response.extra),
+                        json.dumps([s.to_dict() for s in sentences]),
+                        imported_from,
+                        now,
+                    ],
+                )
             return len(items)
+
         return self.database.write(insert)
 
     def response_ids(self) -> list[str]:
-        return [r[0] for r in self.database.connection.execute("SELECT response_id FROM responses ORDER BY position")]
+        return [
+            r[0]
+            for r in self.database.connection.execute("SELECT response_id FROM responses ORDER BY position")
+        ]
 
     def count_responses(self) -> int:
         return self.database.connection.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
@@ -187,15 +221,18 @@ class ProjectStore:
     def response(self, response_id: str) -> Response | None:
         row = self.database.connection.execute(
             "SELECT response_id, text, video, question, options, answer, extra FROM responses "
-            "WHERE response_id = ?", [response_id]).fetchone()
+            "WHERE response_id = ?",
+            [response_id],
+        ).fetchone()
         if row is None:
             return None
         return Response(row[0], row[1], row[2], row[3], json.loads(row[4]), row[5], json.loads(row[6]))
 
     def response_sentences(self, response_id: str) -> list[Sentence]:
         """The response's sentences as split at import (offsets, validated citations)."""
-        row = self.database.connection.execute("SELECT sentences FROM responses WHERE response_id = ?",
-                                   [response_id]).fetchone()
+        row = self.database.connection.execute(
+            "SELECT sentences FROM responses WHERE response_id = ?", [response_id]
+        ).fetchone()
         if row is None:
             raise KeyError(response_id)
         return [Sentence.from_dict(s) for s in json.loads(row[0])]
@@ -207,20 +244,25 @@ class ProjectStore:
 
         def insert(conn):
             for record in records:
-                conn.execute("INSERT INTO records(response_id, source, record, imported_from, created_at) "
-                             "VALUES (?, ?, ?, ?, ?)",
-                             [record.response_id, record.source, json.dumps(record.to_dict()),
-                              imported_from, now])
+                conn.execute(
+                    "INSERT INTO records(response_id, source, record, imported_from, created_at) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    [record.response_id, record.source, json.dumps(record.to_dict()), imported_from, now],
+                )
             return len(records)
+
         return self.database.write(insert)
 
-    def list_records(self, kind: str | None = None, *, source: str | None = None,
-                     response_id: str | None = None) -> list[EvaluationRecord]:
+    def list_records(
+        self, kind: str | None = None, *, source: str | None = None, response_id: str | None = None
+    ) -> list[EvaluationRecord]:
         """Latest stored record per (response, source), in source then response order.
         Filters: `kind` ('gold', 'human' or 'judge'), `source` (exact), `response_id`."""
-        sql = ("SELECT r.record FROM records r JOIN responses p ON p.response_id = r.response_id "
-               "WHERE r.id = (SELECT MAX(id) FROM records m WHERE m.source = r.source "
-               "AND m.response_id = r.response_id)")
+        sql = (
+            "SELECT r.record FROM records r JOIN responses p ON p.response_id = r.response_id "
+            "WHERE r.id = (SELECT MAX(id) FROM records m WHERE m.source = r.source "
+            "AND m.response_id = r.response_id)"
+        )
         params: list = []
         if kind == "gold":
             sql += " AND r.source = ?"
@@ -235,11 +277,16 @@ class ProjectStore:
             sql += " AND r.response_id = ?"
             params.append(response_id)
         sql += " ORDER BY r.source, p.position"
-        return [EvaluationRecord.from_dict(json.loads(row[0]))
-                for row in self.database.connection.execute(sql, params)]
+        return [
+            EvaluationRecord.from_dict(json.loads(row[0]))
+            for row in self.database.connection.execute(sql, params)
+        ]
 
     def record_sources(self) -> list[str]:
-        return [r[0] for r in self.database.connection.execute("SELECT DISTINCT source FROM records ORDER BY source")]
+        return [
+            r[0]
+            for r in self.database.connection.execute("SELECT DISTINCT source FROM records ORDER BY source")
+        ]
 
     def record_kinds(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -253,12 +300,21 @@ class ProjectStore:
         already has (case-blind) raises sqlite3.IntegrityError (annotation.store.accounts checks first)."""
         if role not in ROLES:
             raise ValueError(f"role '{role}' is not one of {', '.join(ROLES)}")
-        self.database.write(lambda c: c.execute(
-            "INSERT INTO users(name, role, password_hash, email, created_at) VALUES (?, ?, ?, ?, ?)",
-            [name, role, password_hash, email or None, utc_now()]))
+        self.database.write(
+            lambda c: c.execute(
+                "INSERT INTO users(name, role, password_hash, email, created_at) VALUES (?, ?, ?, ?, ?)",
+                [name, role, password_hash, email or None, utc_now()],
+            )
+        )
 
-    def set_user(self, name: str, *, role: str | None = None, password_hash: str | None = None,
-                 email: str | None = None) -> None:
+    def set_user(
+        self,
+        name: str,
+        *,
+        role: str | None = None,
+        password_hash: str | None = None,
+        email: str | None = None,
+    ) -> None:
         """Change what is given (None keeps it); `email=""` removes the email."""
         if role is not None and role not in ROLES:
             raise ValueError(f"role '{role}' is not one of {', '.join(ROLES)}")
@@ -270,21 +326,28 @@ class ProjectStore:
                 conn.execute("UPDATE users SET password_hash = ? WHERE name = ?", [password_hash, name])
             if email is not None:
                 conn.execute("UPDATE users SET email = ? WHERE name = ?", [email or None, name])
+
         self.database.write(update)
 
     def user(self, name: str) -> dict | None:
-        row = self.database.connection.execute("SELECT name, role, password_hash, email FROM users WHERE name = ?",
-                                   [name]).fetchone()
-        return None if row is None else {"name": row[0], "role": row[1], "password_hash": row[2],
-                                         "email": row[3]}
+        row = self.database.connection.execute(
+            "SELECT name, role, password_hash, email FROM users WHERE name = ?", [name]
+        ).fetchone()
+        return (
+            None
+            if row is None
+            else {"name": row[0], "role": row[1], "password_hash": row[2], "email": row[3]}
+        )
 
     def user_by_email(self, email: str) -> dict | None:
         """The account whose email equals `email` ignoring case (same keys as `user`), or None."""
-        row = self.database.connection.execute("SELECT name FROM users WHERE lower(email) = lower(?)",
-                                   [email.strip()]).fetchone()
+        row = self.database.connection.execute(
+            "SELECT name FROM users WHERE lower(email) = lower(?)", [email.strip()]
+        ).fetchone()
         return None if row is None else self.user(row[0])
 
     def users(self) -> list[dict]:
-        return [{"name": r[0], "role": r[1], "email": r[2]}
-                for r in self.database.connection.execute("SELECT name, role, email FROM users ORDER BY name")]
-
+        return [
+            {"name": r[0], "role": r[1], "email": r[2]}
+            for r in self.database.connection.execute("SELECT name, role, email FROM users ORDER BY name")
+        ]

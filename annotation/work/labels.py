@@ -10,6 +10,7 @@ Units and tasks (one event per decision):
 - response-level: unit `response`, task `done` (value true), `skip` events
   (value {"reason": str}) and `flag` events (value {"text": str}).
 """
+
 from __future__ import annotations
 
 from annotation.protocol.ids import Source, Unit, entailment_task, fact_unit, is_ruling, sentence_unit
@@ -44,9 +45,13 @@ def _judged_fact_list(i: int, labels: dict, gold_sentence: Sentence | None) -> l
     return own
 
 
-def record_from_labels(response_id: str, source: str, sentences: list[Sentence],
-                       labels: dict[tuple[str, str], object],
-                       gold: EvaluationRecord | None = None) -> EvaluationRecord:
+def record_from_labels(
+    response_id: str,
+    source: str,
+    sentences: list[Sentence],
+    labels: dict[tuple[str, str], object],
+    gold: EvaluationRecord | None = None,
+) -> EvaluationRecord:
     """A person's evaluation record from their current labels on one response.
 
     Unlabelled values stay None (not done): a sentence without a `verifiable` label has
@@ -69,15 +74,25 @@ def record_from_labels(response_id: str, source: str, sentences: list[Sentence],
                 entailment = Entailment(
                     all=answers.get("all"),
                     alone=[answers.get(entailment_task("alone", j)) for j in range(len(cites))],
-                    without=[answers.get(entailment_task("without", j)) for j in range(len(cites))])
+                    without=[answers.get(entailment_task("without", j)) for j in range(len(cites))],
+                )
             facts.append(Fact(proposal["text"], cites, entailment))
-        out.append(Sentence(sentence.text, labels.get((unit, "verifiable")),
-                            list(sentence.citations), facts, sentence.start, sentence.end))
+        out.append(
+            Sentence(
+                sentence.text,
+                labels.get((unit, "verifiable")),
+                list(sentence.citations),
+                facts,
+                sentence.start,
+                sentence.end,
+            )
+        )
     return EvaluationRecord(response_id, source, out)
 
 
-def human_records(store, response_ids=None,
-                  gold_by_response: dict[str, EvaluationRecord] | None = None) -> list[EvaluationRecord]:
+def human_records(
+    store, response_ids=None, gold_by_response: dict[str, EvaluationRecord] | None = None
+) -> list[EvaluationRecord]:
     """`human:<name>` records derived from the event log, one per (person, response) with at
     least one current label; rulings are an adjudicator's, not an annotator's, and do not count.
     `gold_by_response` ({response_id: gold record}) supplies the facts a staged campaign asked
@@ -92,22 +107,29 @@ def human_records(store, response_ids=None,
     gold = gold_by_response or {}
     order = {rid: n for n, rid in enumerate(store.response_ids())}
     records = []
-    for (who, response_id), labels in sorted(by_key.items(), key=lambda kv: (kv[0][0], order.get(kv[0][1], 0))):
+    for (who, response_id), labels in sorted(
+        by_key.items(), key=lambda kv: (kv[0][0], order.get(kv[0][1], 0))
+    ):
         sentences = store.response_sentences(response_id)
-        records.append(record_from_labels(response_id, str(Source.human(who)), sentences, labels,
-                                          gold.get(response_id)))
+        records.append(
+            record_from_labels(response_id, str(Source.human(who)), sentences, labels, gold.get(response_id))
+        )
     return records
 
 
-def annotator_records(store, response_ids=None,
-                      gold_by_response: dict[str, EvaluationRecord] | None = None) -> list[EvaluationRecord]:
+def annotator_records(
+    store, response_ids=None, gold_by_response: dict[str, EvaluationRecord] | None = None
+) -> list[EvaluationRecord]:
     """Every annotator's `human:<name>` records: derived from the event log (`human_records`) and,
     for the (response, annotator) pairs the log has nothing on, the imported ones. Ordered by
     source, then response (import order)."""
     derived = human_records(store, response_ids, gold_by_response)
     derived_keys = {(r.response_id, r.source) for r in derived}
     wanted = None if response_ids is None else set(response_ids)
-    imported = [r for r in store.list_records("human")
-                if (r.response_id, r.source) not in derived_keys and (wanted is None or r.response_id in wanted)]
+    imported = [
+        r
+        for r in store.list_records("human")
+        if (r.response_id, r.source) not in derived_keys and (wanted is None or r.response_id in wanted)
+    ]
     order = {rid: n for n, rid in enumerate(store.response_ids())}
     return sorted(imported + derived, key=lambda r: (r.source, order.get(r.response_id, 0)))

@@ -2,6 +2,7 @@
 
 Rule-based, so the same sentence always gives the same proposal.
 """
+
 from __future__ import annotations
 
 import re
@@ -17,14 +18,67 @@ _META_RE = re.compile(
     r"|(?:we|i|you|one)\s+(?:can\s+|could\s+)?(?:clearly\s+)?(?:see|hear|observe|notice)\s+(?:that\s+)?"
     r"|it\s+(?:is|can\s+be)\s+(?:clearly\s+)?(?:seen|heard|observed|shown)\s+that\s+"
     r"|as\s+(?:seen|shown|heard)\s+in\s+the\s+(?:video|audio|clip|footage)\s*,?\s*)+",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _SEPARATOR_RE = re.compile(r";\s+|,?\s+and\s+")
 _PRONOUNS = {"he", "she", "they", "it", "we", "i", "you", "there", "someone", "everyone", "nobody"}
-_DETERMINERS = {"the", "a", "an", "this", "that", "these", "those", "his", "her", "their", "its",
-                "another", "one", "two", "some"}
-_VERBS = {"is", "are", "was", "were", "be", "been", "has", "have", "had", "can", "could", "will", "would",
-          "does", "do", "did", "may", "might", "ran", "sat", "stood", "took", "put", "held", "went", "came",
-          "saw", "said", "made", "gave", "got", "left", "began", "wore", "threw", "ate", "drank", "fell"}
+_DETERMINERS = {
+    "the",
+    "a",
+    "an",
+    "this",
+    "that",
+    "these",
+    "those",
+    "his",
+    "her",
+    "their",
+    "its",
+    "another",
+    "one",
+    "two",
+    "some",
+}
+_VERBS = {
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "has",
+    "have",
+    "had",
+    "can",
+    "could",
+    "will",
+    "would",
+    "does",
+    "do",
+    "did",
+    "may",
+    "might",
+    "ran",
+    "sat",
+    "stood",
+    "took",
+    "put",
+    "held",
+    "went",
+    "came",
+    "saw",
+    "said",
+    "made",
+    "gave",
+    "got",
+    "left",
+    "began",
+    "wore",
+    "threw",
+    "ate",
+    "drank",
+    "fell",
+}
 
 
 def rule_based_facts(sentence: records.Sentence) -> list[records.Fact]:
@@ -43,7 +97,7 @@ def rule_based_facts(sentence: records.Sentence) -> list[records.Fact]:
         return []
     all_valid = sentence.valid_citation_indices
     units = _citation_units(text, sentence.citations)
-    internal = [u for u in units if any(ch.isalnum() for ch in strip_citations(text[u[1]:]))]
+    internal = [u for u in units if any(ch.isalnum() for ch in strip_citations(text[u[1] :]))]
     facts = []
     for start, end in _clauses(text):
         fact_text = _fact_text(text[start:end])
@@ -72,7 +126,7 @@ def _citation_units(text: str, citations: list[Citation]) -> list[tuple[int, int
             if k < len(citations) and citations[k].valid:
                 indices.append(k)
             k += 1
-        if units and not text[units[-1][1]:group.start].strip():
+        if units and not text[units[-1][1] : group.start].strip():
             start, _, previous = units[-1]
             units[-1] = (start, group.end, previous + indices)
         else:
@@ -88,8 +142,8 @@ def _clauses(text: str) -> list[tuple[int, int]]:
         if any(g.start <= sep.start() < g.end for g in groups):
             continue
         is_and = not sep.group().startswith(";")
-        left = _META_RE.sub("", strip_citations(text[clause_start:sep.start()])).split()
-        right = _META_RE.sub("", strip_citations(text[sep.end():])).split()
+        left = _META_RE.sub("", strip_citations(text[clause_start : sep.start()])).split()
+        right = _META_RE.sub("", strip_citations(text[sep.end() :])).split()
         if is_and and not (_looks_like_clause(left) and _looks_like_clause(right)):
             continue
         cuts.append((clause_start, sep.start()))

@@ -9,6 +9,7 @@ theirs whatever the pool becomes (their work is never orphaned). Done = a live
 
 The queries read the store's event log; they are read-only.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -34,8 +35,13 @@ class Progress:
         return self.assigned - self.done - self.skipped
 
     def to_dict(self) -> dict:
-        return {"who": self.who, "assigned": self.assigned, "done": self.done,
-                "skipped": self.skipped, "remaining": self.remaining}
+        return {
+            "who": self.who,
+            "assigned": self.assigned,
+            "done": self.done,
+            "skipped": self.skipped,
+            "remaining": self.remaining,
+        }
 
 
 def overlap(store) -> int:
@@ -87,8 +93,9 @@ def unskip(store, who: str, response_id: str) -> int:
     return len(skips)
 
 
-def assigned_response_ids(store, who: str, *, response_ids: list[str] | None = None,
-                          members: list[str] | None = None) -> list[str]:
+def assigned_response_ids(
+    store, who: str, *, response_ids: list[str] | None = None, members: list[str] | None = None
+) -> list[str]:
     """`who`'s responses in import order: their round-robin share plus any they touched.
     `response_ids`/`members` may be passed to avoid re-reading them for many people."""
     ids = store.response_ids() if response_ids is None else response_ids
@@ -97,12 +104,12 @@ def assigned_response_ids(store, who: str, *, response_ids: list[str] | None = N
     if who not in members:
         return [rid for rid in ids if rid in touched]
     index, n, per = members.index(who), len(members), overlap(store)
-    return [rid for position, rid in enumerate(ids)
-            if rid in touched or is_assigned(position, index, n, per)]
+    return [rid for position, rid in enumerate(ids) if rid in touched or is_assigned(position, index, n, per)]
 
 
-def next_unfinished(store, who: str, *, assigned: list[str] | None = None,
-                    exclude: set[str] = frozenset()) -> str | None:
+def next_unfinished(
+    store, who: str, *, assigned: list[str] | None = None, exclude: set[str] = frozenset()
+) -> str | None:
     """The first of `who`'s responses (import order) neither done nor set aside nor in
     `exclude` — where a returning annotator resumes. None when the queue is empty."""
     assigned = assigned_response_ids(store, who) if assigned is None else assigned
@@ -125,11 +132,13 @@ def team_progress(store) -> tuple[list[Progress], Progress]:
     ids = store.response_ids()
     members = pool(store)
     labellers = store.events.event_authors()
-    rows = [progress(store, who, assigned=assigned_response_ids(store, who, response_ids=ids,
-                                                                 members=members))
-            for who in sorted(set(members) | labellers)]
-    total = Progress("overall", sum(r.assigned for r in rows), sum(r.done for r in rows),
-                     sum(r.skipped for r in rows))
+    rows = [
+        progress(store, who, assigned=assigned_response_ids(store, who, response_ids=ids, members=members))
+        for who in sorted(set(members) | labellers)
+    ]
+    total = Progress(
+        "overall", sum(r.assigned for r in rows), sum(r.done for r in rows), sum(r.skipped for r in rows)
+    )
     return rows, total
 
 
@@ -153,8 +162,13 @@ class Queue:
 
 def read_queue(store, who: str, gold: dict | None = None) -> Queue:
     """`who`'s queue now; `gold` ({response_id: gold record}) for a staged campaign."""
-    return Queue(who, assigned_response_ids(store, who), done_response_ids(store, who),
-                 skipped_response_ids(store, who), gold or {})
+    return Queue(
+        who,
+        assigned_response_ids(store, who),
+        done_response_ids(store, who),
+        skipped_response_ids(store, who),
+        gold or {},
+    )
 
 
 @dataclass(frozen=True)

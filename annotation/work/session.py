@@ -14,6 +14,7 @@ Campaign modes (project setting `campaign_mode`):
 Pure logic over (sentences, this person's current labels, gold); the few functions that
 write take the store as an argument.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -74,8 +75,10 @@ def entailment_questions(fact: Fact, sentence: Sentence) -> list[tuple[str, str,
         return []
     for index in fact.citations:
         if not 0 <= index < len(sentence.citations):
-            raise ValueError(f"fact '{fact.text}': citation index {index} is out of range "
-                             f"(its sentence has {len(sentence.citations)} citations)")
+            raise ValueError(
+                f"fact '{fact.text}': citation index {index} is out of range "
+                f"(its sentence has {len(sentence.citations)} citations)"
+            )
     valid = [sentence.citations[index].valid for index in fact.citations]
     tasks: list[tuple[str, str, int | None]] = [("all", "all", None)]
     if k == 1:
@@ -110,8 +113,12 @@ def own_facts(labels: dict, index: int) -> list[Fact] | None:
     return [Fact(item["text"], [int(c) for c in item.get("citations", [])]) for item in value]
 
 
-def plan(sentences: list[Sentence], labels: dict, mode: str = DEFAULT_CAMPAIGN_MODE,
-         gold: EvaluationRecord | None = None) -> tuple[list[Question], Waiting | None]:
+def plan(
+    sentences: list[Sentence],
+    labels: dict,
+    mode: str = DEFAULT_CAMPAIGN_MODE,
+    gold: EvaluationRecord | None = None,
+) -> tuple[list[Question], Waiting | None]:
     """Every question of the response that is known now, in asking order, and what it
     waits for (staged mode: a later stage whose gold is not settled), else None.
 
@@ -119,17 +126,19 @@ def plan(sentences: list[Sentence], labels: dict, mode: str = DEFAULT_CAMPAIGN_M
     person's own labels or the gold, by mode); `labels` is {(unit, task): value}.
     """
     mode = normalise_campaign_mode(mode)
-    questions = [Question(1, i, sentence_unit(i), "verifiable", "verifiable",
-                          tuple(range(len(s.citations))))
-                 for i, s in enumerate(sentences)]
+    questions = [
+        Question(1, i, sentence_unit(i), "verifiable", "verifiable", tuple(range(len(s.citations))))
+        for i, s in enumerate(sentences)
+    ]
     # stage 2: which sentences get facts
     to_split: list[int] = []
     for i, sentence in enumerate(sentences):
         if mode == "staged":
             gold_sentence = _gold_sentence(gold, i, sentence)
             if gold_sentence is None or gold_sentence.verifiable is None:
-                return questions, Waiting(2, "waiting for the adjudicated verifiability of this "
-                                             "response (staged campaign)")
+                return questions, Waiting(
+                    2, "waiting for the adjudicated verifiability of this response (staged campaign)"
+                )
             verifiable = gold_sentence.verifiable
         else:
             verifiable = labels.get((sentence_unit(i), "verifiable"))
@@ -137,8 +146,10 @@ def plan(sentences: list[Sentence], labels: dict, mode: str = DEFAULT_CAMPAIGN_M
                 return questions, None  # stage 1 not finished: later stages are not known yet
         if verifiable and sentence.has_valid_citation:
             to_split.append(i)
-    questions += [Question(2, i, sentence_unit(i), "facts", "facts",
-                           tuple(range(len(sentences[i].citations)))) for i in to_split]
+    questions += [
+        Question(2, i, sentence_unit(i), "facts", "facts", tuple(range(len(sentences[i].citations))))
+        for i in to_split
+    ]
     # stage 3: which facts get entailment questions
     waiting = None
     for i in to_split:
@@ -146,8 +157,7 @@ def plan(sentences: list[Sentence], labels: dict, mode: str = DEFAULT_CAMPAIGN_M
             gold_sentence = _gold_sentence(gold, i, sentences[i])
             facts = gold_sentence.facts if gold_sentence is not None else []
             if not facts:
-                waiting = Waiting(3, "waiting for the adjudicated facts of this response "
-                                     "(staged campaign)")
+                waiting = Waiting(3, "waiting for the adjudicated facts of this response (staged campaign)")
                 continue
         else:
             facts = own_facts(labels, i)
@@ -161,8 +171,12 @@ def plan(sentences: list[Sentence], labels: dict, mode: str = DEFAULT_CAMPAIGN_M
     return questions, waiting
 
 
-def next_question(sentences: list[Sentence], labels: dict, mode: str = DEFAULT_CAMPAIGN_MODE,
-                  gold: EvaluationRecord | None = None) -> Question | Waiting | None:
+def next_question(
+    sentences: list[Sentence],
+    labels: dict,
+    mode: str = DEFAULT_CAMPAIGN_MODE,
+    gold: EvaluationRecord | None = None,
+) -> Question | Waiting | None:
     """The first unanswered question, a Waiting when the rest depends on unsettled gold,
     or None when the response is complete for this person."""
     questions, waiting = plan(sentences, labels, mode, gold)
@@ -172,8 +186,12 @@ def next_question(sentences: list[Sentence], labels: dict, mode: str = DEFAULT_C
     return waiting
 
 
-def response_progress(sentences: list[Sentence], labels: dict, mode: str = DEFAULT_CAMPAIGN_MODE,
-                      gold: EvaluationRecord | None = None) -> tuple[int, int]:
+def response_progress(
+    sentences: list[Sentence],
+    labels: dict,
+    mode: str = DEFAULT_CAMPAIGN_MODE,
+    gold: EvaluationRecord | None = None,
+) -> tuple[int, int]:
     """(answered, known questions) on this response, for a progress bar; the total grows
     as later stages become known."""
     questions, _ = plan(sentences, labels, mode, gold)
@@ -181,8 +199,9 @@ def response_progress(sentences: list[Sentence], labels: dict, mode: str = DEFAU
     return answered, len(questions)
 
 
-def propose_facts(sentence_index: int, sentence: Sentence, judge_records: list[EvaluationRecord],
-                  rule_based) -> list[dict]:
+def propose_facts(
+    sentence_index: int, sentence: Sentence, judge_records: list[EvaluationRecord], rule_based
+) -> list[dict]:
     """A starting fact list [{'text', 'citations'}] for stage 2: the first judge record
     that decomposed this sentence (same index and text), else `rule_based(sentence)`
     (a function Sentence -> list[Fact]). Citation indices outside the sentence are dropped."""
@@ -191,10 +210,13 @@ def propose_facts(sentence_index: int, sentence: Sentence, judge_records: list[E
         if sentence_index < len(record.sentences):
             candidate = record.sentences[sentence_index]
             if candidate.text.strip() == sentence.text.strip() and candidate.facts:
-                return [{"text": f.text, "citations": [c for c in f.citations if 0 <= c < n]}
-                        for f in candidate.facts]
-    return [{"text": f.text, "citations": [c for c in f.citations if 0 <= c < n]}
-            for f in rule_based(sentence)]
+                return [
+                    {"text": f.text, "citations": [c for c in f.citations if 0 <= c < n]}
+                    for f in candidate.facts
+                ]
+    return [
+        {"text": f.text, "citations": [c for c in f.citations if 0 <= c < n]} for f in rule_based(sentence)
+    ]
 
 
 def check_fact_list(facts: list[dict], n_citations: int) -> list[str]:
@@ -215,19 +237,24 @@ def check_fact_list(facts: list[dict], n_citations: int) -> list[str]:
 
 
 # -- writes: every decision goes to the event log at once --------------------------------------
-def record_answer(store, who: str, response_id: str, question: Question, value,
-                  spent_ms: int | None = None) -> int | None:
+def record_answer(
+    store, who: str, response_id: str, question: Question, value, spent_ms: int | None = None
+) -> int | None:
     """Append the person's answer to `question` (bool, or the fact list for stage 2); the new
     event's id. None, and nothing written, when the person has already answered it (a label in
     force for its unit and task): a second click that reached a button still on screen from
     the question before — a double click, or a click while the page redraws — must neither
     answer again nor answer a question the person has not seen. Undo reopens a question."""
-    if any(e.unit == question.unit and e.task == question.task
-           for e in store.events.current_labels(who, response_id)):
+    if any(
+        e.unit == question.unit and e.task == question.task
+        for e in store.events.current_labels(who, response_id)
+    ):
         return None
     if question.kind == "facts":
-        value = [{"text": str(f["text"]).strip(), "citations": sorted({int(c) for c in f["citations"]})}
-                 for f in value]
+        value = [
+            {"text": str(f["text"]).strip(), "citations": sorted({int(c) for c in f["citations"]})}
+            for f in value
+        ]
     else:
         value = bool(value)
     return store.events.append(who, response_id, question.unit, question.task, value, spent_ms=spent_ms)
@@ -242,8 +269,9 @@ def mark_done(store, who: str, response_id: str) -> int:
     return store.events.append(who, response_id, RESPONSE_UNIT, DONE_TASK, True)
 
 
-def finish_if_complete(store, who: str, response_id: str, mode: str = DEFAULT_CAMPAIGN_MODE,
-                       gold: EvaluationRecord | None = None) -> bool:
+def finish_if_complete(
+    store, who: str, response_id: str, mode: str = DEFAULT_CAMPAIGN_MODE, gold: EvaluationRecord | None = None
+) -> bool:
     """Write the `done` mark when the person has answered every question of the response (and
     nothing waits for gold); True when the response is done (now or before)."""
     labels = {(e.unit, e.task): e.value for e in store.events.current_labels(who, response_id)}

@@ -13,6 +13,7 @@ exactly those responses through the judge runner (cached, so a rerun costs nothi
 the records in the calibrated precision mode.
 Exit codes: 0 done, 1 some responses got no record (failed calls: rerun), 2 bad input.
 """
+
 from __future__ import annotations
 
 import math
@@ -27,24 +28,48 @@ from calibration.scoring.murgat_s import PRECISION_MODES
 def add_export_parser(subparsers) -> None:
     """Register `export` on an argparse subparsers object; the handler is `args.func`."""
     parser = subparsers.add_parser(
-        "export", help="choose the calibrated MURGAT-SCORE configuration and write it as JSON",
+        "export",
+        help="choose the calibrated MURGAT-SCORE configuration and write it as JSON",
         description="Sweep the exportable judge configurations against gold, choose one (highest "
-                    "held-out r, or the cheapest not significantly worse) and write it with its "
-                    "evidence to --out (schema: assets/calibrated-config.md).")
+        "held-out r, or the cheapest not significantly worse) and write it with its "
+        "evidence to --out (schema: assets/calibrated-config.md).",
+    )
     where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--project", metavar="DIR", help="project directory (gold, human:* and judge:* records)")
+    where.add_argument(
+        "--project", metavar="DIR", help="project directory (gold, human:* and judge:* records)"
+    )
     where.add_argument("--gold", metavar="FILE", help="records file with the gold records (and human:* ones)")
-    parser.add_argument("--judges-records", nargs="+", metavar="FILE", help="judge records files (with --gold)")
-    parser.add_argument("--judges", required=True, metavar="FILE.toml",
-                        help="judges file: the adapter, model and parameters of each stage's judge")
-    parser.add_argument("--choose", choices=("heldout", "cheapest"), default="heldout",
-                        help="highest held-out r (default), or the cheapest configuration not "
-                             "significantly worse than it (prices × recorded tokens; needs --project)")
-    parser.add_argument("--precision", choices=(*PRECISION_MODES, "all"), default="all",
-                        help="precision mode(s) to sweep (default: all)")
-    parser.add_argument("--bootstrap", type=int, default=2000, metavar="N", help="bootstrap resamples (default 2000)")
-    parser.add_argument("--folds", type=int, default=5, metavar="K", help="cross-validation folds (default 5)")
-    parser.add_argument("--seed", type=int, default=0, metavar="S", help="seed for resamples and folds (default 0)")
+    parser.add_argument(
+        "--judges-records", nargs="+", metavar="FILE", help="judge records files (with --gold)"
+    )
+    parser.add_argument(
+        "--judges",
+        required=True,
+        metavar="FILE.toml",
+        help="judges file: the adapter, model and parameters of each stage's judge",
+    )
+    parser.add_argument(
+        "--choose",
+        choices=("heldout", "cheapest"),
+        default="heldout",
+        help="highest held-out r (default), or the cheapest configuration not "
+        "significantly worse than it (prices × recorded tokens; needs --project)",
+    )
+    parser.add_argument(
+        "--precision",
+        choices=(*PRECISION_MODES, "all"),
+        default="all",
+        help="precision mode(s) to sweep (default: all)",
+    )
+    parser.add_argument(
+        "--bootstrap", type=int, default=2000, metavar="N", help="bootstrap resamples (default 2000)"
+    )
+    parser.add_argument(
+        "--folds", type=int, default=5, metavar="K", help="cross-validation folds (default 5)"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, metavar="S", help="seed for resamples and folds (default 0)"
+    )
     parser.add_argument("--out", required=True, metavar="FILE", help="where to write the calibrated JSON")
     parser.set_defaults(func=cmd_export)
 
@@ -57,8 +82,14 @@ def _print_problems(problems: list[Problem]) -> None:
 def _argument_problems(args) -> list[Problem]:
     problems = sweep_argument_problems(args, args.judges_records, "--judges-records")
     if args.choose == "cheapest" and not args.project:
-        problems.append(Problem("<arguments>", None, "--choose",
-                                "'cheapest' needs --project: the token counts are recorded in its judge calls"))
+        problems.append(
+            Problem(
+                "<arguments>",
+                None,
+                "--choose",
+                "'cheapest' needs --project: the token counts are recorded in its judge calls",
+            )
+        )
     return problems
 
 
@@ -94,8 +125,15 @@ def cmd_export(args) -> int:
     exportable = [r for r in judge_records if left_out[r.source] is None]
     if not problems and not exportable:
         where = args.project or ", ".join(args.judges_records)
-        problems.append(Problem(where, None, "source", "no exportable judge configuration (judge:V+D+E with "
-                                f"every stage a judge of {args.judges}) among: {', '.join(left_out) or 'none'}"))
+        problems.append(
+            Problem(
+                where,
+                None,
+                "source",
+                "no exportable judge configuration (judge:V+D+E with "
+                f"every stage a judge of {args.judges}) among: {', '.join(left_out) or 'none'}",
+            )
+        )
     if problems:
         _print_problems(problems)
         return 2
@@ -104,8 +142,15 @@ def cmd_export(args) -> int:
             print(f"note: {source} left out: {why}", file=sys.stderr)
     modes = PRECISION_MODES if args.precision == "all" else (args.precision,)
     try:
-        report = run_sweep(gold, exportable, modes=modes, humans=humans, n_boot=args.bootstrap,
-                           folds=args.folds, seed=args.seed)
+        report = run_sweep(
+            gold,
+            exportable,
+            modes=modes,
+            humans=humans,
+            n_boot=args.bootstrap,
+            folds=args.folds,
+            seed=args.seed,
+        )
         choice = None
         if args.choose == "cheapest":
             from annotation.store.project_store import ProjectStore
@@ -127,13 +172,17 @@ def cmd_export(args) -> int:
         _print_problems([Problem(args.out, None, "--out", exc.strerror or str(exc))])
         return 2
     e = cfg.evidence
-    print(f"exported {cfg.source} [{cfg.precision_mode}] to {args.out}: r {_number(e['pearson'])} "
-          f"[{_number(e['pearson_ci'][0])}, {_number(e['pearson_ci'][1])}], held-out r "
-          f"{_number(e['heldout_pearson'])}, n {e['n']}, chosen by {e['chosen_by']}")
+    print(
+        f"exported {cfg.source} [{cfg.precision_mode}] to {args.out}: r {_number(e['pearson'])} "
+        f"[{_number(e['pearson_ci'][0])}, {_number(e['pearson_ci'][1])}], held-out r "
+        f"{_number(e['heldout_pearson'])}, n {e['n']}, chosen by {e['chosen_by']}"
+    )
     if e.get("runner_up"):
         r = e["runner_up"]
-        print(f"runner-up: {r['source']} [{r['precision_mode']}] r {_number(r['pearson'])}, "
-              f"p vs best {_number(r['p_vs_best'], 4)}")
+        print(
+            f"runner-up: {r['source']} [{r['precision_mode']}] r {_number(r['pearson'])}, "
+            f"p vs best {_number(r['p_vs_best'], 4)}"
+        )
     return 0
 
 
@@ -143,26 +192,51 @@ def _number(value, digits: int = 3) -> str:
 
 # ---------------------------------------------------------------- score --config
 
+
 def add_score_config_arguments(parser) -> None:
     """The `score` options that run a calibrated configuration on new responses."""
-    parser.add_argument("--config", metavar="CALIBRATED.json",
-                        help="run this calibrated configuration on the responses of the generation FILE(s) "
-                             "(needs --project and --judges) and score them in its precision mode")
-    parser.add_argument("--project", metavar="DIR", help="with --config: project the responses are imported "
-                                                         "into (created if missing)")
-    parser.add_argument("--judges", metavar="FILE.toml", help="with --config: judges file with the endpoints; "
-                                                               "each stage's judge must match the calibrated one")
-    parser.add_argument("--media-root", metavar="DIR", help="with --config: folder the rows' `video` names "
-                                                             "resolve in (default: the project's)")
-    parser.add_argument("--concurrency", type=int, default=8, metavar="N",
-                        help="with --config: judge calls in flight at most (default 8)")
+    parser.add_argument(
+        "--config",
+        metavar="CALIBRATED.json",
+        help="run this calibrated configuration on the responses of the generation FILE(s) "
+        "(needs --project and --judges) and score them in its precision mode",
+    )
+    parser.add_argument(
+        "--project",
+        metavar="DIR",
+        help="with --config: project the responses are imported into (created if missing)",
+    )
+    parser.add_argument(
+        "--judges",
+        metavar="FILE.toml",
+        help="with --config: judges file with the endpoints; "
+        "each stage's judge must match the calibrated one",
+    )
+    parser.add_argument(
+        "--media-root",
+        metavar="DIR",
+        help="with --config: folder the rows' `video` names resolve in (default: the project's)",
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=8,
+        metavar="N",
+        help="with --config: judge calls in flight at most (default 8)",
+    )
 
 
 def config_only_problems(args) -> list[Problem]:
     """The --config companions given without --config (they would be silently ignored)."""
-    return [Problem("<arguments>", None, flag, "goes with --config")
-            for flag, value in (("--project", args.project), ("--judges", args.judges),
-                                ("--media-root", args.media_root)) if value]
+    return [
+        Problem("<arguments>", None, flag, "goes with --config")
+        for flag, value in (
+            ("--project", args.project),
+            ("--judges", args.judges),
+            ("--media-root", args.media_root),
+        )
+        if value
+    ]
 
 
 def judge_problems(cfg, judges: dict, judges_path: str) -> list[Problem]:
@@ -179,14 +253,26 @@ def judge_problems(cfg, judges: dict, judges_path: str) -> list[Problem]:
     for stage in cfg.stages:
         judge = judges.get(stage.name)
         if judge is None:
-            problems.append(Problem(judges_path, None, f"judges.{stage.name}",
-                                    f"missing: the calibrated {stage.stage} is judge '{stage.name}' "
-                                    f"({stage.adapter}, {stage.model})"))
+            problems.append(
+                Problem(
+                    judges_path,
+                    None,
+                    f"judges.{stage.name}",
+                    f"missing: the calibrated {stage.stage} is judge '{stage.name}' "
+                    f"({stage.adapter}, {stage.model})",
+                )
+            )
             continue
         for key, message in stage.mismatches(judge):
             line = key_lines.get((stage.name, key), headers.get(stage.name))
-            problems.append(Problem(judges_path, line, f"judges.{stage.name}.{key}",
-                                    f"{message}; the calibrated {stage.stage} must be run as calibrated"))
+            problems.append(
+                Problem(
+                    judges_path,
+                    line,
+                    f"judges.{stage.name}.{key}",
+                    f"{message}; the calibrated {stage.stage} must be run as calibrated",
+                )
+            )
         why = stage.prompt_mismatch()
         if why:
             problems.append(Problem(stage.prompt_file, None, f"{stage.stage}.prompt_hash", why))
@@ -207,8 +293,15 @@ def _response_ids(paths: list[Path], problems: list[Problem]) -> list[str]:
             problems.append(Problem(str(path), None, None, exc.strerror or str(exc)))
             continue
         if fmt == "records":
-            problems.append(Problem(str(path), None, None, "a records file already carries judgements; "
-                                    "score --config takes generation files (responses to judge)"))
+            problems.append(
+                Problem(
+                    str(path),
+                    None,
+                    None,
+                    "a records file already carries judgements; "
+                    "score --config takes generation files (responses to judge)",
+                )
+            )
             continue
         ids += [item.response_id if fmt == "generation" else item.response.response_id for item in read.items]
     return list(dict.fromkeys(ids))
@@ -231,7 +324,9 @@ def score_with_config(args, problems: list[Problem], notes: list[str]) -> tuple[
         if given:
             problems.append(Problem("<arguments>", None, flag, "does not go with --config"))
     if args.concurrency < 1:
-        problems.append(Problem("<arguments>", None, "--concurrency", f"must be at least 1, got {args.concurrency}"))
+        problems.append(
+            Problem("<arguments>", None, "--concurrency", f"must be at least 1, got {args.concurrency}")
+        )
     cfg = judges = None
     try:
         cfg = read_calibrated_config(args.config)
@@ -243,8 +338,14 @@ def score_with_config(args, problems: list[Problem], notes: list[str]) -> tuple[
         except InputError as exc:
             problems.extend(exc.problems)
     if cfg is not None and args.precision not in (None, "all", cfg.precision_mode):
-        problems.append(Problem("<arguments>", None, "--precision", f"the calibrated configuration scores in "
-                                f"'{cfg.precision_mode}' mode, not '{args.precision}'"))
+        problems.append(
+            Problem(
+                "<arguments>",
+                None,
+                "--precision",
+                f"the calibrated configuration scores in '{cfg.precision_mode}' mode, not '{args.precision}'",
+            )
+        )
     if cfg is not None and judges is not None:
         problems.extend(judge_problems(cfg, judges, args.judges))
     paths = [Path(name) for name in args.files]
@@ -256,7 +357,9 @@ def score_with_config(args, problems: list[Problem], notes: list[str]) -> tuple[
         if args.media_root:
             root = Path(args.media_root).resolve()
             if not root.is_dir():
-                problems.append(Problem("<arguments>", None, "--media-root", f"{args.media_root}: not a directory"))
+                problems.append(
+                    Problem("<arguments>", None, "--media-root", f"{args.media_root}: not a directory")
+                )
                 return [], False
             store.set_setting("media_root", str(root))
         try:
@@ -272,10 +375,13 @@ def score_with_config(args, problems: list[Problem], notes: list[str]) -> tuple[
         return [], False
     finally:
         store.close()
-    notes.append(f"note: {cfg.source}: calls made {report.calls_made}, cache hits {report.cache_hits}, "
-                 f"failed {report.failed}; cost ${report.cost:.4f}")
+    notes.append(
+        f"note: {cfg.source}: calls made {report.calls_made}, cache hits {report.cache_hits}, "
+        f"failed {report.failed}; cost ${report.cost:.4f}"
+    )
     for _, response_id, why in report.incomplete:
         notes.append(f"warning: {response_id}: no record ({why}); rerun to continue")
     by_id = {r.response_id: r for r in report.records}
-    return score_records([by_id[i] for i in ids if i in by_id], (cfg.precision_mode,)), bool(report.incomplete)
-
+    return score_records([by_id[i] for i in ids if i in by_id], (cfg.precision_mode,)), bool(
+        report.incomplete
+    )

@@ -9,6 +9,7 @@ Exit codes: 0 every selected response got its record; 1 some did not (failed cal
 stop: rerun to continue, nothing answered is asked again); 2 bad input (every problem on
 stderr); 130 interrupted with Ctrl-C (what finished is kept). API keys are never printed.
 """
+
 from __future__ import annotations
 
 import sys
@@ -18,28 +19,44 @@ from annotation.protocol.errors import InputError
 
 
 def add_judge_parser(subparsers) -> None:
-    parser = subparsers.add_parser("judge", help="run MLLM judge configurations over a project",
-                                   description="Run candidate judge configurations (verifier + decomposer + "
-                                               "entailment judge) over a project's responses; calls are "
-                                               "cached in the project, so reruns cost nothing.")
+    parser = subparsers.add_parser(
+        "judge",
+        help="run MLLM judge configurations over a project",
+        description="Run candidate judge configurations (verifier + decomposer + "
+        "entailment judge) over a project's responses; calls are "
+        "cached in the project, so reruns cost nothing.",
+    )
     commands = parser.add_subparsers(dest="judge_command", required=True)
 
     def common(sub, *, project_required=True):
         sub.add_argument("--project", required=project_required, metavar="DIR", help="project directory")
-        sub.add_argument("--judges", required=True, metavar="FILE.toml", help="judges file ([judges.NAME] tables)")
+        sub.add_argument(
+            "--judges", required=True, metavar="FILE.toml", help="judges file ([judges.NAME] tables)"
+        )
 
-    run = commands.add_parser("run", help="make the calls and store the records",
-                              description="Each --config is V+D+E: judge names from the judges file, or "
-                                          "'gold' for the gold labels of that stage. Records are stored "
-                                          "with source judge:V+D+E and exported by `annotation export`.")
+    run = commands.add_parser(
+        "run",
+        help="make the calls and store the records",
+        description="Each --config is V+D+E: judge names from the judges file, or "
+        "'gold' for the gold labels of that stage. Records are stored "
+        "with source judge:V+D+E and exported by `annotation export`.",
+    )
     common(run)
     run.add_argument("--config", action="append", required=True, metavar="V+D+E", help="repeatable")
-    run.add_argument("--responses", default="gold", choices=("gold", "all"),
-                     help="responses with a gold record (default) or all responses")
-    run.add_argument("--concurrency", type=int, default=8, metavar="N", help="calls in flight at most (default 8)")
+    run.add_argument(
+        "--responses",
+        default="gold",
+        choices=("gold", "all"),
+        help="responses with a gold record (default) or all responses",
+    )
+    run.add_argument(
+        "--concurrency", type=int, default=8, metavar="N", help="calls in flight at most (default 8)"
+    )
     run.add_argument("--max-calls", type=int, default=None, metavar="N", help="stop after N new calls")
     run.add_argument("--max-cost", type=float, default=None, metavar="USD", help="stop before spending more")
-    run.add_argument("--dry-run", action="store_true", help="count the calls needed and their cost; call nothing")
+    run.add_argument(
+        "--dry-run", action="store_true", help="count the calls needed and their cost; call nothing"
+    )
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     assemble = commands.add_parser("assemble", help="rebuild the records from cached calls (zero calls)")
@@ -88,35 +105,49 @@ def _list(judges, store) -> int:
     for judge in judges.values():
         key = f"key from ${judge.api_key_env}" if judge.api_key_env else "no key"
         urls = ", ".join(judge.base_urls) or "(default endpoint)"
-        print(f"{judge.name}: {judge.adapter} {judge.model} at {urls}; {key}; "
-              f"max {judge.max_concurrency} at once; ${judge.price_in_per_1k:g}/${judge.price_out_per_1k:g} per 1k in/out")
+        print(
+            f"{judge.name}: {judge.adapter} {judge.model} at {urls}; {key}; "
+            f"max {judge.max_concurrency} at once; ${judge.price_in_per_1k:g}/${judge.price_out_per_1k:g} per 1k in/out"
+        )
     if store is not None:
         from calibration.judges.cache import CallCache
 
         for row in CallCache(store).totals():
-            print(f"  cached {row['judge']} {row['stage']}: {row['answered']} answered, {row['failed']} failed, "
-                  f"{row['tokens_in'] or 0} tokens in, {row['tokens_out'] or 0} out, ${row['cost'] or 0:.4f}")
+            print(
+                f"  cached {row['judge']} {row['stage']}: {row['answered']} answered, {row['failed']} failed, "
+                f"{row['tokens_in'] or 0} tokens in, {row['tokens_out'] or 0} out, ${row['cost'] or 0:.4f}"
+            )
     return 0
 
 
 def _print_plan(plan) -> None:
     print(f"configurations: {', '.join(plan.configurations)}; {plan.pipelines} response run(s)")
     for stage, counts in plan.by_stage.items():
-        estimated = f", about {counts['estimated']:.0f} more once earlier answers are known" if counts["estimated"] else ""
+        estimated = (
+            f", about {counts['estimated']:.0f} more once earlier answers are known"
+            if counts["estimated"]
+            else ""
+        )
         print(f"  {stage}: {counts['needed']} call(s) needed, {counts['cached']} cached{estimated}")
     for name, counts in plan.by_judge.items():
-        print(f"  judge {name}: {counts['needed']} needed + ~{counts['estimated']:.0f} estimated, "
-              f"estimated cost ${counts['cost']:.4f}")
-    print(f"total: {plan.needed} call(s) known to be needed, ~{plan.calls_to_make} in all; "
-          f"estimated cost ${plan.estimated_cost:.4f}")
+        print(
+            f"  judge {name}: {counts['needed']} needed + ~{counts['estimated']:.0f} estimated, "
+            f"estimated cost ${counts['cost']:.4f}"
+        )
+    print(
+        f"total: {plan.needed} call(s) known to be needed, ~{plan.calls_to_make} in all; "
+        f"estimated cost ${plan.estimated_cost:.4f}"
+    )
     for config_id, response_id, reason in plan.skipped:
         print(f"  skipped {config_id} on {response_id}: {reason}")
 
 
 def _print_report(report) -> None:
-    print(f"calls made {report.calls_made}, cache hits {report.cache_hits}, failed {report.failed}, "
-          f"retries {report.retries}; tokens {report.tokens_in} in / {report.tokens_out} out; "
-          f"cost ${report.cost:.4f}; {report.elapsed_s:.1f} s")
+    print(
+        f"calls made {report.calls_made}, cache hits {report.cache_hits}, failed {report.failed}, "
+        f"retries {report.retries}; tokens {report.tokens_in} in / {report.tokens_out} out; "
+        f"cost ${report.cost:.4f}; {report.elapsed_s:.1f} s"
+    )
     print(f"records: {len(report.records)} complete, {report.records_written} new or changed stored")
     if report.stopped:
         print(f"stopped early: {report.stopped}")
@@ -157,13 +188,24 @@ def _run(store, judges, configurations, args) -> int:
         if state.calls_done > bar.total:
             bar.total = state.calls_done + state.calls_left
         bar.n = state.calls_done
-        bar.set_postfix_str(f"left ~{state.calls_left} hits {state.cache_hits} failed {state.failed} "
-                            f"${state.cost:.4f} responses {state.pipelines_done}/{state.pipelines_total}",
-                            refresh=True)
+        bar.set_postfix_str(
+            f"left ~{state.calls_left} hits {state.cache_hits} failed {state.failed} "
+            f"${state.cost:.4f} responses {state.pipelines_done}/{state.pipelines_total}",
+            refresh=True,
+        )
 
-    report = run_configurations(store, judges, configurations, responses=args.responses,
-                                concurrency=args.concurrency, max_calls=args.max_calls,
-                                max_cost=args.max_cost, progress=progress, stop=stop, plan=plan)
+    report = run_configurations(
+        store,
+        judges,
+        configurations,
+        responses=args.responses,
+        concurrency=args.concurrency,
+        max_calls=args.max_calls,
+        max_cost=args.max_cost,
+        progress=progress,
+        stop=stop,
+        plan=plan,
+    )
     if bar is not None:
         bar.total = bar.n  # the plan's total was partly an estimate
         bar.refresh()

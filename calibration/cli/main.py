@@ -2,6 +2,7 @@
 
 Exit codes: 0 done, 2 bad input or usage (every problem on stderr, nothing on stdout).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,22 +31,40 @@ def _print_problems(problems: list[Problem]) -> None:
 
 # ---------------------------------------------------------------- score
 
+
 def add_score_parser(subparsers) -> None:
     parser = subparsers.add_parser(
-        "score", help="MURGAT-S per response and per source from metric or records files",
+        "score",
+        help="MURGAT-S per response and per source from metric or records files",
         description="Score metric files (reference judge output) or evaluation-record files "
-                    "(PROTOCOL §3). Prints a table per source and precision mode, or with --json one "
-                    "object per line per (source, response, precision mode).")
-    parser.add_argument("files", nargs="+", metavar="FILE",
-                        help="metric (JSON/JSONL) or records (JSONL) file; with --config, generation files")
-    parser.add_argument("--format", choices=("auto", "metric", "records"), default="auto",
-                        help="file format; auto detects it from the fields (default)")
-    parser.add_argument("--precision", choices=(*PRECISION_MODES, "all"), default=None,
-                        help="precision mode; default: all modes for records files, individual for "
-                             "metric files (they carry only individual judgements)")
-    parser.add_argument("--source", metavar="NAME",
-                        help="source name for metric files (default 'judge:' + the file's stem); "
-                             "records files carry their own sources")
+        "(PROTOCOL §3). Prints a table per source and precision mode, or with --json one "
+        "object per line per (source, response, precision mode).",
+    )
+    parser.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="metric (JSON/JSONL) or records (JSONL) file; with --config, generation files",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("auto", "metric", "records"),
+        default="auto",
+        help="file format; auto detects it from the fields (default)",
+    )
+    parser.add_argument(
+        "--precision",
+        choices=(*PRECISION_MODES, "all"),
+        default=None,
+        help="precision mode; default: all modes for records files, individual for "
+        "metric files (they carry only individual judgements)",
+    )
+    parser.add_argument(
+        "--source",
+        metavar="NAME",
+        help="source name for metric files (default 'judge:' + the file's stem); "
+        "records files carry their own sources",
+    )
     parser.add_argument("--json", action="store_true", help="JSON lines instead of the table")
     from calibration.cli.export import add_score_config_arguments
 
@@ -53,12 +72,14 @@ def add_score_parser(subparsers) -> None:
     parser.set_defaults(func=cmd_score)
 
 
-def _score_metric_file(path: Path, read: ReadResult, args, problems: list[Problem],
-                       notes: list[str]) -> list[ResponseScore]:
+def _score_metric_file(
+    path: Path, read: ReadResult, args, problems: list[Problem], notes: list[str]
+) -> list[ResponseScore]:
     source = args.source or str(Source.judge(path.stem))
     if args.precision not in (None, "individual"):
-        notes.append(f"note: {path}: metric files carry only individual judgements; "
-                     f"scored in individual mode")
+        notes.append(
+            f"note: {path}: metric files carry only individual judgements; scored in individual mode"
+        )
     scores = []
     for index, item in enumerate(read.items):
         try:
@@ -71,14 +92,17 @@ def _score_metric_file(path: Path, read: ReadResult, args, problems: list[Proble
         if differences:
             line, is_entry = read.locations[index]
             where = f"entry {line}" if is_entry else f"line {line}"
-            notes.append(f"warning: {path}, {where} (id {score.response_id}): stored "
-                         f"response_score differs from the recomputed one: " + "; ".join(differences))
+            notes.append(
+                f"warning: {path}, {where} (id {score.response_id}): stored "
+                f"response_score differs from the recomputed one: " + "; ".join(differences)
+            )
         scores.append(score)
     return scores
 
 
-def _score_records_file(path: Path, read: ReadResult, args, problems: list[Problem],
-                        notes: list[str]) -> list[ResponseScore]:
+def _score_records_file(
+    path: Path, read: ReadResult, args, problems: list[Problem], notes: list[str]
+) -> list[ResponseScore]:
     if args.source:
         notes.append(f"note: {path}: --source applies to metric files; records keep their own sources")
     modes = PRECISION_MODES if args.precision in (None, "all") else (args.precision,)
@@ -93,17 +117,42 @@ def _score_records_file(path: Path, read: ReadResult, args, problems: list[Probl
 
 
 def _format_table(rows: list[SystemScore]) -> str:
-    header = ("source", "mode", "responses", "MURGAT-S", "coverage", "P", "R", "F1",
-              "undet. P", "undet. R", "no R_v")
-    body = [(r.source, r.precision_mode, str(r.n_responses), f"{r.murgat_s:.4f}", f"{r.coverage:.4f}",
-             f"{r.precision:.4f}", f"{r.recall:.4f}", f"{r.f1:.4f}", str(r.n_undetermined),
-             str(r.n_recall_undetermined), str(r.n_no_verifiable)) for r in rows]
+    header = (
+        "source",
+        "mode",
+        "responses",
+        "MURGAT-S",
+        "coverage",
+        "P",
+        "R",
+        "F1",
+        "undet. P",
+        "undet. R",
+        "no R_v",
+    )
+    body = [
+        (
+            r.source,
+            r.precision_mode,
+            str(r.n_responses),
+            f"{r.murgat_s:.4f}",
+            f"{r.coverage:.4f}",
+            f"{r.precision:.4f}",
+            f"{r.recall:.4f}",
+            f"{r.f1:.4f}",
+            str(r.n_undetermined),
+            str(r.n_recall_undetermined),
+            str(r.n_no_verifiable),
+        )
+        for r in rows
+    ]
     widths = [max(len(row[i]) for row in (header, *body)) for i in range(len(header))]
 
     def line(cells):
         # text columns left-aligned, numbers right-aligned
-        return "  ".join(c.ljust(w) if i < 2 else c.rjust(w)
-                         for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
+        return "  ".join(
+            c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
 
     return "\n".join([line(header), *(line(row) for row in body)])
 
@@ -131,8 +180,14 @@ def cmd_score(args) -> int:
             elif fmt == "records":
                 scores += _score_records_file(path, read, args, problems, notes)
             else:
-                problems.append(Problem(str(path), None, None, f"a {fmt} file carries no judgements; "
-                                        f"score needs a metric or records file"))
+                problems.append(
+                    Problem(
+                        str(path),
+                        None,
+                        None,
+                        f"a {fmt} file carries no judgements; score needs a metric or records file",
+                    )
+                )
         except InputError as exc:
             problems.extend(exc.problems)
     if problems:
@@ -152,14 +207,16 @@ def cmd_score(args) -> int:
 
 # ---------------------------------------------------------------- entry
 
+
 def build_parser() -> argparse.ArgumentParser:
     # imported here so a plain `score` run loads none of the sweep/judge machinery at import time
     from calibration.cli.export import add_export_parser
     from calibration.cli.judge import add_judge_parser
     from calibration.cli.sweep import add_sweep_parser
 
-    parser = argparse.ArgumentParser(prog="python -m calibration",
-                                     description="MURGAT calibration: score, sweep, judge and export.")
+    parser = argparse.ArgumentParser(
+        prog="python -m calibration", description="MURGAT calibration: score, sweep, judge and export."
+    )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_score_parser(subparsers)
     add_sweep_parser(subparsers)
@@ -171,4 +228,3 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     return args.func(args)
-

@@ -7,6 +7,7 @@ sha256), the precision mode, and the evidence that chose it. `score --config` ru
 that: it refuses a judges file or a prompt that no longer matches. A stage done by `gold`
 (human labels) is not exportable: new responses have no human labels.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -69,8 +70,15 @@ class StageJudge:
             raise ValueError(f"unknown stage '{stage}' (expected one of {', '.join(STAGES)})")
         if judge.name == GOLD:
             raise ValueError(f"the {stage} is 'gold' (human labels): not exportable")
-        return cls(stage, judge.name, judge.adapter, judge.model, judge_parameters(judge),
-                   _prompt_file_name(stage), load_prompt(PROMPT_STAGE[stage]).sha256)
+        return cls(
+            stage,
+            judge.name,
+            judge.adapter,
+            judge.model,
+            judge_parameters(judge),
+            _prompt_file_name(stage),
+            load_prompt(PROMPT_STAGE[stage]).sha256,
+        )
 
     def mismatches(self, judge: JudgeConfig) -> list[tuple[str, str]]:
         """[(field, message)] where `judge` would not answer as the calibrated judge did
@@ -83,8 +91,13 @@ class StageJudge:
         now_params = judge_parameters(judge)
         for key in sorted(set(now_params) | set(self.parameters)):
             if _canonical(now_params.get(key)) != _canonical(self.parameters.get(key)):
-                out.append((key, f"is {now_params.get(key)!r} but the calibrated configuration used "
-                                 f"{self.parameters.get(key)!r}"))
+                out.append(
+                    (
+                        key,
+                        f"is {now_params.get(key)!r} but the calibrated configuration used "
+                        f"{self.parameters.get(key)!r}",
+                    )
+                )
         return out
 
     def prompt_mismatch(self) -> str | None:
@@ -92,8 +105,10 @@ class StageJudge:
         current = load_prompt(PROMPT_STAGE[self.stage]).sha256
         if current == self.prompt_hash:
             return None
-        return (f"the {PROMPT_STAGE[self.stage]} prompt changed since calibration (sha256 {current[:12]}…, "
-                f"calibrated {self.prompt_hash[:12]}…): re-run the sweep and export again")
+        return (
+            f"the {PROMPT_STAGE[self.stage]} prompt changed since calibration (sha256 {current[:12]}…, "
+            f"calibrated {self.prompt_hash[:12]}…): re-run the sweep and export again"
+        )
 
     def to_dict(self) -> dict:
         return {key: getattr(self, key) for key in STAGE_KEYS}
@@ -127,19 +142,28 @@ class CalibratedConfig:
         return self.verifier, self.decomposer, self.entailer
 
     def to_dict(self) -> dict:
-        return {"schema_version": self.schema_version, "configuration": self.configuration,
-                "precision_mode": self.precision_mode,
-                **{stage.stage: stage.to_dict() for stage in self.stages},
-                "evidence": json_safe(self.evidence), "created_at": self.created_at,
-                "tool_version": self.tool_version}
+        return {
+            "schema_version": self.schema_version,
+            "configuration": self.configuration,
+            "precision_mode": self.precision_mode,
+            **{stage.stage: stage.to_dict() for stage in self.stages},
+            "evidence": json_safe(self.evidence),
+            "created_at": self.created_at,
+            "tool_version": self.tool_version,
+        }
 
     @classmethod
     def from_dict(cls, data: dict) -> CalibratedConfig:
         """From a dict already validated by `validate_calibrated_dict` (KeyError otherwise)."""
-        return cls(data["schema_version"], data["configuration"], data["precision_mode"],
-                   *(StageJudge.from_dict(data[stage]) for stage in STAGES),
-                   evidence=dict(data["evidence"]), created_at=data["created_at"],
-                   tool_version=data["tool_version"])
+        return cls(
+            data["schema_version"],
+            data["configuration"],
+            data["precision_mode"],
+            *(StageJudge.from_dict(data[stage]) for stage in STAGES),
+            evidence=dict(data["evidence"]),
+            created_at=data["created_at"],
+            tool_version=data["tool_version"],
+        )
 
 
 def _canonical(value) -> str:
@@ -149,8 +173,9 @@ def _canonical(value) -> str:
 def gold_sha256(gold_records: list[EvaluationRecord]) -> str:
     """sha256 of the gold set: canonical JSON (sorted keys, no spaces) of the records sorted by
     response_id (then source) — the same whatever order they were read in."""
-    dicts = sorted((r.to_dict() for r in gold_records), key=lambda d: (d["response_id"], d["source"],
-                                                                        _canonical(d)))
+    dicts = sorted(
+        (r.to_dict() for r in gold_records), key=lambda d: (d["response_id"], d["source"], _canonical(d))
+    )
     return hashlib.sha256(_canonical(dicts).encode("utf-8")).hexdigest()
 
 
@@ -161,9 +186,15 @@ def _rank_key(c: ConfigResult, index: int):
 
 
 def _summary(c: ConfigResult) -> dict:
-    return {"source": c.source, "precision_mode": c.precision_mode, "pearson": c.pearson,
-            "heldout_pearson": c.heldout_pearson, "n": c.n, "p_vs_best": c.p_vs_best,
-            "p_vs_best_test": c.p_vs_best_test}
+    return {
+        "source": c.source,
+        "precision_mode": c.precision_mode,
+        "pearson": c.pearson,
+        "heldout_pearson": c.heldout_pearson,
+        "n": c.n,
+        "p_vs_best": c.p_vs_best,
+        "p_vs_best_test": c.p_vs_best_test,
+    }
 
 
 def exportable_configuration(source: str, judges: dict[str, JudgeConfig]) -> tuple[str | None, str | None]:
@@ -177,17 +208,30 @@ def exportable_configuration(source: str, judges: dict[str, JudgeConfig]) -> tup
         configuration = parse_configuration(text, judges)
     except InputError as exc:
         return None, "; ".join(p.message for p in exc.problems)
-    gold_stages = [stage for stage, name in zip(STAGES, (configuration.verifier, configuration.decomposer,
-                                                         configuration.entailer), strict=True) if name == GOLD]
+    gold_stages = [
+        stage
+        for stage, name in zip(
+            STAGES, (configuration.verifier, configuration.decomposer, configuration.entailer), strict=True
+        )
+        if name == GOLD
+    ]
     if gold_stages:
-        return None, (f"configuration '{text}' uses the gold labels as its {' and '.join(gold_stages)}: "
-                      "gold is human work that new responses do not have, so it cannot be exported")
+        return None, (
+            f"configuration '{text}' uses the gold labels as its {' and '.join(gold_stages)}: "
+            "gold is human work that new responses do not have, so it cannot be exported"
+        )
     return configuration.id, None
 
 
-def build_calibrated_config(report: SweepReport, choice: ConfigResult | None, judges: dict[str, JudgeConfig],
-                            gold_records: list[EvaluationRecord], *, tool_version: str | None = None,
-                            chosen_by: str | None = None) -> CalibratedConfig:
+def build_calibrated_config(
+    report: SweepReport,
+    choice: ConfigResult | None,
+    judges: dict[str, JudgeConfig],
+    gold_records: list[EvaluationRecord],
+    *,
+    tool_version: str | None = None,
+    chosen_by: str | None = None,
+) -> CalibratedConfig:
     """The calibrated configuration for `choice` (default: the sweep's best) with its evidence,
     numbers taken from the report unchanged (assets/calibrated-config.md lists them).
 
@@ -198,8 +242,11 @@ def build_calibrated_config(report: SweepReport, choice: ConfigResult | None, ju
     choice = report.best if choice is None else choice
     if choice is None:
         raise ValueError("nothing to export: no configuration has a defined correlation with gold")
-    indices = [i for i, c in enumerate(report.configs)
-               if c is choice or (c.source, c.precision_mode) == (choice.source, choice.precision_mode)]
+    indices = [
+        i
+        for i, c in enumerate(report.configs)
+        if c is choice or (c.source, c.precision_mode) == (choice.source, choice.precision_mode)
+    ]
     if not indices:
         raise ValueError(f"{choice.name} is not a configuration of this sweep")
     choice = report.configs[indices[0]]
@@ -208,8 +255,9 @@ def build_calibrated_config(report: SweepReport, choice: ConfigResult | None, ju
         raise ValueError(f"{choice.name} cannot be exported: {why}")
     names = configuration_parts(configuration_id)
     stages = [StageJudge.from_judge(stage, judges[name]) for stage, name in zip(STAGES, names, strict=True)]
-    ranked = sorted(((c, i) for i, c in enumerate(report.configs) if i != indices[0]),
-                    key=lambda item: _rank_key(*item))
+    ranked = sorted(
+        ((c, i) for i, c in enumerate(report.configs) if i != indices[0]), key=lambda item: _rank_key(*item)
+    )
     if tool_version is None:
         from annotation import __version__ as tool_version
     created_at = utc_now()
@@ -217,29 +265,49 @@ def build_calibrated_config(report: SweepReport, choice: ConfigResult | None, ju
     evidence = {
         "chosen_by": chosen_by or ("heldout" if choice is report.best else "given"),
         "is_best": choice is report.best,
-        "pearson": choice.pearson, "pearson_ci": list(choice.pearson_ci),
-        "spearman": choice.spearman, "spearman_ci": list(choice.spearman_ci),
-        "kendall": choice.kendall, "kendall_ci": list(choice.kendall_ci),
-        "heldout_pearson": choice.heldout_pearson, "n": choice.n, "missing_ids": list(choice.missing_ids),
-        "mae": choice.mae, "system_score": choice.system_score, "gold_system_score": choice.gold_system_score,
-        "p_vs_best": choice.p_vs_best, "p_vs_best_test": choice.p_vs_best_test,
+        "pearson": choice.pearson,
+        "pearson_ci": list(choice.pearson_ci),
+        "spearman": choice.spearman,
+        "spearman_ci": list(choice.spearman_ci),
+        "kendall": choice.kendall,
+        "kendall_ci": list(choice.kendall_ci),
+        "heldout_pearson": choice.heldout_pearson,
+        "n": choice.n,
+        "missing_ids": list(choice.missing_ids),
+        "mae": choice.mae,
+        "system_score": choice.system_score,
+        "gold_system_score": choice.gold_system_score,
+        "p_vs_best": choice.p_vs_best,
+        "p_vs_best_test": choice.p_vs_best_test,
         "human_ceiling": ceiling,
         "best": None if report.best is None or choice is report.best else _summary(report.best),
         "runner_up": _summary(ranked[0][0]) if ranked else None,
         "runner_up_other_judges": next((_summary(c) for c, _ in ranked if c.source != choice.source), None),
-        "indistinguishable_from_best": [c.name for c in report.configs
-                                        if c.indistinguishable_from_best and c is not choice],
+        "indistinguishable_from_best": [
+            c.name for c in report.configs if c.indistinguishable_from_best and c is not choice
+        ],
         "selection": {k: report.selection.get(k) for k in ("in_sample_r", "heldout_r", "optimism")},
-        "gold": {"sha256": gold_sha256(gold_records), "n_responses": report.gold.get("n_responses"),
-                 "source": report.gold.get("source")},
-        "settings": {k: report.settings.get(k) for k in ("n_boot", "folds", "folds_used", "seed", "alpha",
-                                                         "ci_level")},
+        "gold": {
+            "sha256": gold_sha256(gold_records),
+            "n_responses": report.gold.get("n_responses"),
+            "source": report.gold.get("source"),
+        },
+        "settings": {
+            k: report.settings.get(k) for k in ("n_boot", "folds", "folds_used", "seed", "alpha", "ci_level")
+        },
         "n_configurations": len(report.configs),
         "date": created_at[:10],
         "tool_version": tool_version,
     }
-    return CalibratedConfig(SCHEMA_VERSION, configuration_id, choice.precision_mode, *stages,
-                            evidence=json_safe(evidence), created_at=created_at, tool_version=tool_version)
+    return CalibratedConfig(
+        SCHEMA_VERSION,
+        configuration_id,
+        choice.precision_mode,
+        *stages,
+        evidence=json_safe(evidence),
+        created_at=created_at,
+        tool_version=tool_version,
+    )
 
 
 def write_calibrated_config(cfg: CalibratedConfig, path: str | Path) -> None:
@@ -249,8 +317,9 @@ def write_calibrated_config(cfg: CalibratedConfig, path: str | Path) -> None:
     problems = validate_calibrated_dict(data, str(path))
     if problems:
         raise ValueError("the configuration is not valid: " + "; ".join(str(p) for p in problems))
-    Path(path).write_text(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n",
-                          encoding="utf-8")
+    Path(path).write_text(
+        json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8"
+    )
 
 
 def read_calibrated_config(path: str | Path) -> CalibratedConfig:

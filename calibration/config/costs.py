@@ -1,5 +1,6 @@
 """What a judge configuration costs per response, from the calls recorded in `judge_calls`,
 and the optional rule "the cheapest configuration not significantly worse than the best"."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -23,7 +24,9 @@ class ConfigurationCost:
     reason: str | None = None
 
 
-def configuration_costs(report: SweepReport, judges: dict[str, JudgeConfig], store) -> dict[str, ConfigurationCost]:
+def configuration_costs(
+    report: SweepReport, judges: dict[str, JudgeConfig], store
+) -> dict[str, ConfigurationCost]:
     """{source: ConfigurationCost} for every judge source of the sweep, over the gold responses
     it was compared on. Each response's calls are re-derived by the judge pipeline against the
     cache (no call is made) and counted once per response, priced with the judge of the stage
@@ -61,9 +64,13 @@ def configuration_costs(report: SweepReport, judges: dict[str, JudgeConfig], sto
                         cost.calls_without_tokens += 1
                     else:
                         cost.cost_per_response += spec.judge.cost(record.tokens_in, record.tokens_out)
-                answers.append(Answer(spec.key, "pending") if record is None else
-                               Answer(spec.key, "answered", parse_answer(spec.stage, record.response,
-                                                                         spec.n_citations)))
+                answers.append(
+                    Answer(spec.key, "pending")
+                    if record is None
+                    else Answer(
+                        spec.key, "answered", parse_answer(spec.stage, record.response, spec.n_citations)
+                    )
+                )
             return answers
 
         for _, _, pipeline in project_pipelines(store, judges, [configuration], ids, ask):
@@ -75,8 +82,10 @@ def configuration_costs(report: SweepReport, judges: dict[str, JudgeConfig], sto
         if not cost.n_responses:
             cost.cost_per_response, cost.reason = None, "no gold response of this source is in the project"
         elif cost.calls_not_recorded or cost.calls_without_tokens:
-            cost.reason = (f"{cost.calls_not_recorded} call(s) not recorded, {cost.calls_without_tokens} "
-                           "without token counts: the price would be understated")
+            cost.reason = (
+                f"{cost.calls_not_recorded} call(s) not recorded, {cost.calls_without_tokens} "
+                "without token counts: the price would be understated"
+            )
             cost.cost_per_response = None
         else:
             cost.cost_per_response /= cost.n_responses
@@ -94,9 +103,13 @@ def cheapest_choice(report: SweepReport, judges: dict[str, JudgeConfig], store) 
     priced = {s: c.cost_per_response for s, c in costs.items() if c.cost_per_response is not None}
     chosen = cheapest_not_worse(report, priced)
     if chosen is None:
-        reasons = "; ".join(f"{s}: {c.reason}" for s, c in costs.items()
-                            if c.reason and any(r.source == s and r.indistinguishable_from_best
-                                                for r in report.configs))
-        raise ValueError("no configuration not significantly worse than the best has a known price"
-                         + (f" ({reasons})" if reasons else ""))
+        reasons = "; ".join(
+            f"{s}: {c.reason}"
+            for s, c in costs.items()
+            if c.reason and any(r.source == s and r.indistinguishable_from_best for r in report.configs)
+        )
+        raise ValueError(
+            "no configuration not significantly worse than the best has a known price"
+            + (f" ({reasons})" if reasons else "")
+        )
     return chosen

@@ -1,6 +1,7 @@
 """The schema of the calibrated-configuration file (assets/calibrated-config.md): every problem
 of a candidate object, each with its field and, given the file's text, its line. Pure checks:
 calibration.config.calibrated builds, writes and reads the file."""
+
 from __future__ import annotations
 
 import re
@@ -15,8 +16,15 @@ STAGES = ("verifier", "decomposer", "entailer")
 STAGE_KEYS = ("stage", "name", "adapter", "model", "parameters", "prompt_file", "prompt_hash")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-_TOP_KEYS = ("schema_version", "configuration", "precision_mode", *STAGES, "evidence", "created_at",
-             "tool_version")
+_TOP_KEYS = (
+    "schema_version",
+    "configuration",
+    "precision_mode",
+    *STAGES,
+    "evidence",
+    "created_at",
+    "tool_version",
+)
 
 
 def _key_line(text: str | None, dotted: str) -> int | None:
@@ -58,8 +66,11 @@ def _check_stage(stage: str, value, add) -> str | None:
     if value["stage"] != stage:
         add(f"{stage}.stage", f"must be '{stage}', got '{value['stage']}'")
     if value["name"] == GOLD:
-        add(f"{stage}.name", "is 'gold' (human labels): a calibrated configuration needs a judge for "
-                             "every stage, since new responses have no human labels")
+        add(
+            f"{stage}.name",
+            "is 'gold' (human labels): a calibrated configuration needs a judge for "
+            "every stage, since new responses have no human labels",
+        )
     elif not _NAME_RE.match(value["name"]):
         add(f"{stage}.name", f"'{value['name']}' is not a judge name (letters, digits, '.', '_', '-')")
     if value["adapter"] not in ADAPTERS:
@@ -79,15 +90,23 @@ def _is_hash(value) -> bool:
 
 _RUNNER_UP_KEYS = {"source", "precision_mode", "pearson", "p_vs_best"}
 _EVIDENCE_CHECKS = {  # the required evidence: key → (what it must be, check)
-    **{key: ("a number or null", lambda v: v is None or _is_number(v))
-       for key in ("pearson", "heldout_pearson", "human_ceiling")},
-    "pearson_ci": ("[low, high] (numbers or null)",
-                   lambda v: isinstance(v, list) and len(v) == 2 and all(x is None or _is_number(x) for x in v)),
+    **{
+        key: ("a number or null", lambda v: v is None or _is_number(v))
+        for key in ("pearson", "heldout_pearson", "human_ceiling")
+    },
+    "pearson_ci": (
+        "[low, high] (numbers or null)",
+        lambda v: isinstance(v, list) and len(v) == 2 and all(x is None or _is_number(x) for x in v),
+    ),
     "n": ("a whole number ≥ 0", lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0),
-    "runner_up": ("null or an object with " + ", ".join(sorted(_RUNNER_UP_KEYS)),
-                  lambda v: v is None or isinstance(v, dict) and _RUNNER_UP_KEYS <= v.keys()),
-    "gold": ("an object whose sha256 is the gold set's (64 lowercase hex digits)",
-             lambda v: isinstance(v, dict) and _is_hash(v.get("sha256"))),
+    "runner_up": (
+        "null or an object with " + ", ".join(sorted(_RUNNER_UP_KEYS)),
+        lambda v: v is None or isinstance(v, dict) and _RUNNER_UP_KEYS <= v.keys(),
+    ),
+    "gold": (
+        "an object whose sha256 is the gold set's (64 lowercase hex digits)",
+        lambda v: isinstance(v, dict) and _is_hash(v.get("sha256")),
+    ),
     "date": ("a string", lambda v: isinstance(v, str)),
     "tool_version": ("a string", lambda v: isinstance(v, str)),
 }

@@ -10,6 +10,7 @@ An adapter makes exactly one attempt; it raises `CallError` saying whether a ret
 runner's job. The API key is held only by the adapter object and sent only in the request
 header; no message an adapter produces contains it.
 """
+
 from __future__ import annotations
 
 import base64
@@ -27,16 +28,27 @@ from annotation.protocol.errors import InputError
 from calibration.judges.judges_file import JudgeConfig
 from calibration.judges.prompts import SCHEMAS
 
-_MIME_BY_SUFFIX = {".mp4": "video/mp4", ".webm": "video/webm", ".mov": "video/quicktime",
-                   ".wav": "audio/wav", ".m4a": "audio/mp4", ".mp3": "audio/mpeg", ".ogg": "audio/ogg",
-                   ".flac": "audio/flac", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png"}
+_MIME_BY_SUFFIX = {
+    ".mp4": "video/mp4",
+    ".webm": "video/webm",
+    ".mov": "video/quicktime",
+    ".wav": "audio/wav",
+    ".m4a": "audio/mp4",
+    ".mp3": "audio/mpeg",
+    ".ogg": "audio/ogg",
+    ".flac": "audio/flac",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".png": "image/png",
+}
 
 
 class CallError(Exception):
     """One failed attempt. `retryable` says whether the same request may succeed later."""
 
-    def __init__(self, message: str, *, retryable: bool, status: int | None = None,
-                 retry_after_s: float | None = None):
+    def __init__(
+        self, message: str, *, retryable: bool, status: int | None = None, retry_after_s: float | None = None
+    ):
         super().__init__(message)
         self.retryable = retryable
         self.status = status
@@ -106,15 +118,23 @@ class OpenAICompatibleAdapter:
 
     def body(self, prompt: str, parts: list[MediaPart], stage: str) -> dict:
         """The request body: media parts first (in order), then the prompt text."""
-        content: str | list = prompt if not parts else (
-            [self._content_part(p) for p in parts] + [{"type": "text", "text": prompt}])
-        body: dict = {"model": self.judge.model, "messages": [{"role": "user", "content": content}],
-                      "temperature": self.judge.temperature}
+        content: str | list = (
+            prompt
+            if not parts
+            else ([self._content_part(p) for p in parts] + [{"type": "text", "text": prompt}])
+        )
+        body: dict = {
+            "model": self.judge.model,
+            "messages": [{"role": "user", "content": content}],
+            "temperature": self.judge.temperature,
+        }
         if self.judge.max_tokens is not None:
             body["max_tokens"] = self.judge.max_tokens
         if self.judge.response_format:
-            body["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": stage, "schema": SCHEMAS[stage], "strict": True}}
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": stage, "schema": SCHEMAS[stage], "strict": True},
+            }
         body.update(self.judge.extra_body)
         return body
 
@@ -133,8 +153,12 @@ class OpenAICompatibleAdapter:
         except urllib.error.HTTPError as exc:
             detail = exc.read()[:300].decode("utf-8", "replace")
             retryable = exc.code in (408, 409, 429) or exc.code >= 500
-            raise CallError(f"HTTP {exc.code} from {url}: {detail}", retryable=retryable,
-                            status=exc.code, retry_after_s=_retry_after(exc.headers.get("Retry-After"))) from None
+            raise CallError(
+                f"HTTP {exc.code} from {url}: {detail}",
+                retryable=retryable,
+                status=exc.code,
+                retry_after_s=_retry_after(exc.headers.get("Retry-After")),
+            ) from None
         except TimeoutError:
             raise CallError(f"timed out after {self.judge.timeout_s:g} s: {url}", retryable=True) from None
         except (urllib.error.URLError, ConnectionError, http.client.HTTPException, OSError) as exc:
@@ -152,8 +176,11 @@ def _reply_from_body(raw: bytes, url: str) -> Reply:
     if isinstance(content, list):  # some servers return content parts
         content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
     usage = payload.get("usage") or {}
-    return Reply(content if isinstance(content, str) else "",
-                 usage.get("prompt_tokens"), usage.get("completion_tokens"))
+    return Reply(
+        content if isinstance(content, str) else "",
+        usage.get("prompt_tokens"),
+        usage.get("completion_tokens"),
+    )
 
 
 def gemini_schema(schema: dict) -> dict:
@@ -182,8 +209,11 @@ class GeminiAdapter:
             from google import genai
             from google.genai import errors, types
         except ImportError:
-            raise InputError(f"judge '{judge.name}' uses the gemini adapter, which needs the optional "
-                             "package google-genai: pip install google-genai", field="adapter") from None
+            raise InputError(
+                f"judge '{judge.name}' uses the gemini adapter, which needs the optional "
+                "package google-genai: pip install google-genai",
+                field="adapter",
+            ) from None
         self.judge = judge
         self._types, self._errors = types, errors
         options = {"timeout": int(judge.timeout_s * 1000)}  # milliseconds
@@ -214,19 +244,27 @@ class GeminiAdapter:
             config["response_schema"] = gemini_schema(SCHEMAS[stage])
         try:
             response = self._client.models.generate_content(
-                model=self.judge.model, contents=contents,
-                config=types.GenerateContentConfig(**config, **self.judge.extra_body))
+                model=self.judge.model,
+                contents=contents,
+                config=types.GenerateContentConfig(**config, **self.judge.extra_body),
+            )
         except self._errors.APIError as exc:
             code = getattr(exc, "code", None) or 0
-            raise CallError(f"Gemini error {code}: {getattr(exc, 'message', exc)}",
-                            retryable=code in (408, 429) or code >= 500, status=code) from None
+            raise CallError(
+                f"Gemini error {code}: {getattr(exc, 'message', exc)}",
+                retryable=code in (408, 429) or code >= 500,
+                status=code,
+            ) from None
         except (TimeoutError, ConnectionError, *self._transport_errors) as exc:
             raise CallError(f"Gemini request failed: {type(exc).__name__}: {exc}", retryable=True) from None
         except ValueError as exc:  # a reply body that is not JSON (cut off, a proxy's error page)
             raise CallError(f"Gemini sent an unreadable reply: {exc}", retryable=True) from None
         usage = getattr(response, "usage_metadata", None)
-        return Reply(response.text or "", getattr(usage, "prompt_token_count", None),
-                     getattr(usage, "candidates_token_count", None))
+        return Reply(
+            response.text or "",
+            getattr(usage, "prompt_token_count", None),
+            getattr(usage, "candidates_token_count", None),
+        )
 
 
 def make_adapter(judge: JudgeConfig, api_key: str | None):

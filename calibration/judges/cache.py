@@ -7,6 +7,7 @@ parse: at temperature 0 asking again gives the same text); a row with only an `e
 failed call that a later run retries. Every call is committed as soon as it finishes, so a
 killed run loses nothing it paid for.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -31,12 +32,23 @@ MIGRATIONS: list[str] = [
 ]
 
 
-def call_key(adapter: str, model: str, parameters: dict, prompt_sha256: str, prompt: str,
-             part_hashes: list[str]) -> str:
+def call_key(
+    adapter: str, model: str, parameters: dict, prompt_sha256: str, prompt: str, part_hashes: list[str]
+) -> str:
     """The cache key of one call (hex sha256). Order of parts matters: they are sent in order."""
-    canonical = json.dumps({"adapter": adapter, "model": model, "parameters": parameters,
-                            "prompt_sha256": prompt_sha256, "prompt": prompt, "parts": part_hashes},
-                           sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    canonical = json.dumps(
+        {
+            "adapter": adapter,
+            "model": model,
+            "parameters": parameters,
+            "prompt_sha256": prompt_sha256,
+            "prompt": prompt,
+            "parts": part_hashes,
+        },
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
@@ -64,10 +76,21 @@ class CallRecord:
 
     @classmethod
     def from_row(cls, row: dict) -> CallRecord:
-        return cls(row["key"], row["judge"], row["model"], row["stage"], json.loads(row["request"]),
-                   row["response"], None if row["parsed"] is None else json.loads(row["parsed"]),
-                   row["error"], row["tokens_in"], row["tokens_out"], row["latency_ms"], row["cost"],
-                   row["created_at"])
+        return cls(
+            row["key"],
+            row["judge"],
+            row["model"],
+            row["stage"],
+            json.loads(row["request"]),
+            row["response"],
+            None if row["parsed"] is None else json.loads(row["parsed"]),
+            row["error"],
+            row["tokens_in"],
+            row["tokens_out"],
+            row["latency_ms"],
+            row["cost"],
+            row["created_at"],
+        )
 
 
 class CallCache:
@@ -91,39 +114,62 @@ class CallCache:
         keys = list(dict.fromkeys(keys))
         found: set[str] = set()
         for i in range(0, len(keys), _CHUNK):
-            chunk = keys[i:i + _CHUNK]
+            chunk = keys[i : i + _CHUNK]
             marks = ",".join("?" * len(chunk))
-            found.update(r[0] for r in self.database.connection.execute(
-                f"SELECT key FROM judge_calls WHERE response IS NOT NULL AND key IN ({marks})", chunk))
+            found.update(
+                r[0]
+                for r in self.database.connection.execute(
+                    f"SELECT key FROM judge_calls WHERE response IS NOT NULL AND key IN ({marks})", chunk
+                )
+            )
         return found
 
     def put(self, record: CallRecord) -> None:
         """Commit one call now. An answer replaces a failure; a failure never replaces an
         answer (a late failing duplicate must not erase what was paid for)."""
         created = record.created_at or utc_now()
-        values = [record.key, record.judge, record.model, record.stage, json.dumps(record.request),
-                  record.response, None if record.parsed is None else json.dumps(record.parsed),
-                  record.error, record.tokens_in, record.tokens_out, record.latency_ms, record.cost,
-                  created]
-        self.database.write(lambda c: c.execute(
-            "INSERT INTO judge_calls(key, judge, model, stage, request, response, parsed, error, "
-            "tokens_in, tokens_out, latency_ms, cost, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) "
-            "ON CONFLICT(key) DO UPDATE SET judge=excluded.judge, model=excluded.model, "
-            "stage=excluded.stage, request=excluded.request, response=excluded.response, "
-            "parsed=excluded.parsed, error=excluded.error, tokens_in=excluded.tokens_in, "
-            "tokens_out=excluded.tokens_out, latency_ms=excluded.latency_ms, cost=excluded.cost, "
-            "created_at=excluded.created_at WHERE judge_calls.response IS NULL", values))
+        values = [
+            record.key,
+            record.judge,
+            record.model,
+            record.stage,
+            json.dumps(record.request),
+            record.response,
+            None if record.parsed is None else json.dumps(record.parsed),
+            record.error,
+            record.tokens_in,
+            record.tokens_out,
+            record.latency_ms,
+            record.cost,
+            created,
+        ]
+        self.database.write(
+            lambda c: c.execute(
+                "INSERT INTO judge_calls(key, judge, model, stage, request, response, parsed, error, "
+                "tokens_in, tokens_out, latency_ms, cost, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) "
+                "ON CONFLICT(key) DO UPDATE SET judge=excluded.judge, model=excluded.model, "
+                "stage=excluded.stage, request=excluded.request, response=excluded.response, "
+                "parsed=excluded.parsed, error=excluded.error, tokens_in=excluded.tokens_in, "
+                "tokens_out=excluded.tokens_out, latency_ms=excluded.latency_ms, cost=excluded.cost, "
+                "created_at=excluded.created_at WHERE judge_calls.response IS NULL",
+                values,
+            )
+        )
 
     def mean_usage(self, model: str, stage: str) -> tuple[float, float] | None:
         """Mean (tokens_in, tokens_out) of answered calls of `model` at `stage`, for estimates."""
         row = self.database.connection.execute(
             "SELECT AVG(tokens_in), AVG(tokens_out), COUNT(*) FROM judge_calls WHERE model = ? "
-            "AND stage = ? AND response IS NOT NULL AND tokens_in IS NOT NULL", [model, stage]).fetchone()
+            "AND stage = ? AND response IS NOT NULL AND tokens_in IS NOT NULL",
+            [model, stage],
+        ).fetchone()
         return None if not row or not row[2] else (float(row[0]), float(row[1] or 0))
 
     def totals(self) -> list[dict]:
         """Per (judge, stage): answered and failed calls, tokens, cost, mean latency."""
-        sql = ("SELECT judge, stage, SUM(response IS NOT NULL) AS answered, SUM(response IS NULL) AS failed, "
-               "SUM(tokens_in) AS tokens_in, SUM(tokens_out) AS tokens_out, SUM(cost) AS cost, "
-               "AVG(latency_ms) AS mean_latency_ms FROM judge_calls GROUP BY judge, stage ORDER BY judge, stage")
+        sql = (
+            "SELECT judge, stage, SUM(response IS NOT NULL) AS answered, SUM(response IS NULL) AS failed, "
+            "SUM(tokens_in) AS tokens_in, SUM(tokens_out) AS tokens_out, SUM(cost) AS cost, "
+            "AVG(latency_ms) AS mean_latency_ms FROM judge_calls GROUP BY judge, stage ORDER BY judge, stage"
+        )
         return self.database.query(sql)

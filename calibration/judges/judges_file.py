@@ -12,6 +12,7 @@ A judge is one model behind one adapter with its limits and prices:
 The API key itself is read from the environment only when a call is made
 (`api_key`); it is never kept on the config, printed, or stored.
 """
+
 from __future__ import annotations
 
 import math
@@ -69,9 +70,13 @@ class JudgeConfig:
 
         Endpoints, keys, timeouts and transport are left out: they do not change the answer.
         """
-        return {"temperature": self.temperature, "max_tokens": self.max_tokens,
-                "response_format": self.response_format, "extra_body": self.extra_body,
-                "audio_part": self.audio_part if self.adapter == "openai" else None}
+        return {
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "response_format": self.response_format,
+            "extra_body": self.extra_body,
+            "audio_part": self.audio_part if self.adapter == "openai" else None,
+        }
 
     def media_limits(self) -> dict:
         return {"max_height": self.max_height, "fps": self.fps, "max_clip_s": self.max_clip_s}
@@ -86,8 +91,10 @@ class JudgeConfig:
             return None
         value = os.environ.get(self.api_key_env)
         if not value:
-            raise InputError(f"judge '{self.name}': environment variable {self.api_key_env} is not set",
-                             field="api_key_env")
+            raise InputError(
+                f"judge '{self.name}': environment variable {self.api_key_env} is not set",
+                field="api_key_env",
+            )
         return value
 
 
@@ -119,10 +126,15 @@ _FIELDS: dict[str, tuple[tuple[type, ...], str, object]] = {
     "model": ((str,), "a string", lambda v: None if v.strip() else "must not be empty"),
     "base_urls": ((list,), "a list of URLs", _url_list),
     "base_url": ((str,), "a URL", lambda v: _url_list([v])),
-    "api_key_env": ((str,), "the name of an environment variable",
-                    lambda v: None if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", v)
-                    else "must be the NAME of an environment variable (the key itself never goes "
-                         "in this file)"),
+    "api_key_env": (
+        (str,),
+        "the name of an environment variable",
+        lambda v: (
+            None
+            if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", v)
+            else "must be the NAME of an environment variable (the key itself never goes in this file)"
+        ),
+    ),
     "max_concurrency": ((int,), "an integer", _positive_int),
     "temperature": ((int, float), "a number", _non_negative),
     "max_tokens": ((int,), "an integer", _positive_int),
@@ -197,9 +209,15 @@ def load_judges(path: str | Path) -> dict[str, JudgeConfig]:
         field_prefix = f"judges.{name}"
         header_line = headers.get(name)
         if name == GOLD or not _NAME_RE.match(name):
-            problems.append(Problem(where, header_line, field_prefix,
-                                    f"judge name '{name}' is reserved or not allowed: use letters, digits, "
-                                    "'.', '_' or '-', and not 'gold' (it means the human gold labels)"))
+            problems.append(
+                Problem(
+                    where,
+                    header_line,
+                    field_prefix,
+                    f"judge name '{name}' is reserved or not allowed: use letters, digits, "
+                    "'.', '_' or '-', and not 'gold' (it means the human gold labels)",
+                )
+            )
             continue
         if not isinstance(table, dict):
             problems.append(Problem(where, header_line, field_prefix, "must be a table [judges.NAME]"))
@@ -213,16 +231,18 @@ def load_judges(path: str | Path) -> dict[str, JudgeConfig]:
     return judges
 
 
-def _judge_from_table(name: str, table: dict, where: str, header_line: int | None,
-                      key_lines: dict) -> tuple[JudgeConfig | None, list[Problem]]:
+def _judge_from_table(
+    name: str, table: dict, where: str, header_line: int | None, key_lines: dict
+) -> tuple[JudgeConfig | None, list[Problem]]:
     problems: list[Problem] = []
     values: dict = {}
     for key, value in table.items():
         line = key_lines.get((name, key), header_line)
         field_name = f"judges.{name}.{key}"
         if key not in _FIELDS:
-            problems.append(Problem(where, line, field_name,
-                                    f"unknown key (known: {', '.join(sorted(_FIELDS))})"))
+            problems.append(
+                Problem(where, line, field_name, f"unknown key (known: {', '.join(sorted(_FIELDS))})")
+            )
             continue
         types, description, check = _FIELDS[key]
         if isinstance(value, bool) and bool not in types or not isinstance(value, types):
@@ -237,14 +257,30 @@ def _judge_from_table(name: str, table: dict, where: str, header_line: int | Non
         if required not in table:
             problems.append(Problem(where, header_line, f"judges.{name}.{required}", "missing (required)"))
     if "base_url" in values and "base_urls" in values:
-        problems.append(Problem(where, key_lines.get((name, "base_url"), header_line),
-                                f"judges.{name}.base_url", "give base_url or base_urls, not both"))
+        problems.append(
+            Problem(
+                where,
+                key_lines.get((name, "base_url"), header_line),
+                f"judges.{name}.base_url",
+                "give base_url or base_urls, not both",
+            )
+        )
     if "base_url" in values:
         values["base_urls"] = [values.pop("base_url")]
-    if values.get("adapter") == "openai" and "base_urls" not in values and "base_urls" not in table \
-            and "base_url" not in table:
-        problems.append(Problem(where, header_line, f"judges.{name}.base_urls",
-                                "missing: the openai adapter needs the endpoint's URL(s)"))
+    if (
+        values.get("adapter") == "openai"
+        and "base_urls" not in values
+        and "base_urls" not in table
+        and "base_url" not in table
+    ):
+        problems.append(
+            Problem(
+                where,
+                header_line,
+                f"judges.{name}.base_urls",
+                "missing: the openai adapter needs the endpoint's URL(s)",
+            )
+        )
     if problems:
         return None, problems
     values["base_urls"] = tuple(u.rstrip("/") for u in values.get("base_urls", ()))
@@ -282,13 +318,17 @@ def parse_configuration(text: str, judges: dict[str, JudgeConfig]) -> Configurat
     unknown = [p for p in parts if p != GOLD and p not in judges]
     if unknown:
         known = ", ".join(sorted(judges)) or "none"
-        raise InputError(f"configuration '{text}': unknown judge(s) {', '.join(unknown)} "
-                         f"(configured: {known}; or 'gold')", field="--config")
+        raise InputError(
+            f"configuration '{text}': unknown judge(s) {', '.join(unknown)} (configured: {known}; or 'gold')",
+            field="--config",
+        )
     configuration = Configuration(*parts)
     if not configuration.judge_names:
-        raise InputError(f"configuration '{text}' has no judge: gold+gold+gold is the gold record",
-                         field="--config")
+        raise InputError(
+            f"configuration '{text}' has no judge: gold+gold+gold is the gold record", field="--config"
+        )
     if configuration.entailer == GOLD and configuration.decomposer != GOLD:
-        raise InputError(f"configuration '{text}': gold entailment needs gold facts "
-                         "(use V+gold+gold)", field="--config")
+        raise InputError(
+            f"configuration '{text}': gold entailment needs gold facts (use V+gold+gold)", field="--config"
+        )
     return configuration

@@ -4,6 +4,7 @@ Models wrap their JSON in code fences, `<think>` blocks or prose. We strip what 
 take the first JSON object carrying the stage's key. An answer that still does not give a
 value comes back as `value=None` with the reason: undetermined, never "no".
 """
+
 from __future__ import annotations
 
 import json
@@ -132,8 +133,13 @@ def parse_decomposition(text: str, n_citations: int) -> ParsedAnswer:
         if not fact_text:
             continue
         raw = item.get("citations")
-        indices = sorted({i for i in raw if isinstance(i, int) and not isinstance(i, bool)
-                          and 0 <= i < n_citations}) if isinstance(raw, list) else []
+        indices = (
+            sorted(
+                {i for i in raw if isinstance(i, int) and not isinstance(i, bool) and 0 <= i < n_citations}
+            )
+            if isinstance(raw, list)
+            else []
+        )
         facts.append((fact_text, indices or list(range(n_citations))))
     if not facts:
         return ParsedAnswer(None, error="the answer lists no facts")

@@ -16,6 +16,7 @@ Stage by stage (PROTOCOL §2):
    valid part entails nothing (False, no call). Identical part sets are one call.
 A reply that does not parse leaves its value null, with the call key and the reply text in provenance.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -61,10 +62,16 @@ class MediaPartSpec:
     def hash(self) -> str:
         """Content address of the part: the source's hash, the span, the limits that apply and
         the clip recipe's version (a new recipe sends the judge other bytes)."""
-        fields = [self.media_sha256, self.kind, round(self.start_s, 3), round(self.end_s, 3),
-                  self.max_height if self.kind != "audio" else None,
-                  self.fps if self.kind == "video" else None,
-                  self.max_clip_s if self.kind != "frame" else None, media_recipe.CLIP_FORMAT]
+        fields = [
+            self.media_sha256,
+            self.kind,
+            round(self.start_s, 3),
+            round(self.end_s, 3),
+            self.max_height if self.kind != "audio" else None,
+            self.fps if self.kind == "video" else None,
+            self.max_clip_s if self.kind != "frame" else None,
+            media_recipe.CLIP_FORMAT,
+        ]
         return hashlib.sha256(json.dumps(fields).encode()).hexdigest()
 
     @property
@@ -76,9 +83,18 @@ class MediaPartSpec:
         Raises media.MediaError (ffmpeg) or ValueError (span beyond the media)."""
         from annotation.media.clips import cut_clip
 
-        clip = cut_clip(Path(self.media_path), self.media_sha256, self.modality, self.start_s,
-                        self.end_s, 0.0, cache_dir, max_height=self.max_height, fps=self.fps,
-                        max_clip_s=self.max_clip_s)
+        clip = cut_clip(
+            Path(self.media_path),
+            self.media_sha256,
+            self.modality,
+            self.start_s,
+            self.end_s,
+            0.0,
+            cache_dir,
+            max_height=self.max_height,
+            fps=self.fps,
+            max_clip_s=self.max_clip_s,
+        )
         return MediaPart(Path(clip.path), clip.kind)
 
 
@@ -95,8 +111,18 @@ def media_part_spec(citation: Citation, media: dict, judge: JudgeConfig) -> Medi
     duration = (media.get("info") or {}).get("duration_s")
     if duration is not None:
         shown_end = max(start, min(shown_end, float(duration)))
-    return MediaPartSpec(media["path"], media["sha256"], citation.modality, kind, start, end, shown_end,
-                         judge.max_height, judge.fps, judge.max_clip_s)
+    return MediaPartSpec(
+        media["path"],
+        media["sha256"],
+        citation.modality,
+        kind,
+        start,
+        end,
+        shown_end,
+        judge.max_height,
+        judge.fps,
+        judge.max_clip_s,
+    )
 
 
 @dataclass
@@ -112,16 +138,35 @@ class CallSpec:
     key: str = field(init=False)
 
     def __post_init__(self):
-        self.key = call_key(self.judge.adapter, self.judge.model, self.judge.answer_parameters(),
-                            self.template_sha256, self.prompt, [p.hash for p in self.parts])
+        self.key = call_key(
+            self.judge.adapter,
+            self.judge.model,
+            self.judge.answer_parameters(),
+            self.template_sha256,
+            self.prompt,
+            [p.hash for p in self.parts],
+        )
 
     def request_description(self) -> dict:
         """What was asked, for the judge_calls row: no media bytes, no endpoint, no key."""
-        return {"adapter": self.judge.adapter, "model": self.judge.model, "stage": self.stage,
-                "parameters": self.judge.answer_parameters(), "prompt_sha256": self.template_sha256,
-                "prompt": self.prompt,
-                "parts": [{"hash": p.hash, "kind": p.kind, "start_s": p.start_s, "end_s": p.end_s,
-                           "media_sha256": p.media_sha256} for p in self.parts]}
+        return {
+            "adapter": self.judge.adapter,
+            "model": self.judge.model,
+            "stage": self.stage,
+            "parameters": self.judge.answer_parameters(),
+            "prompt_sha256": self.template_sha256,
+            "prompt": self.prompt,
+            "parts": [
+                {
+                    "hash": p.hash,
+                    "kind": p.kind,
+                    "start_s": p.start_s,
+                    "end_s": p.end_s,
+                    "media_sha256": p.media_sha256,
+                }
+                for p in self.parts
+            ],
+        }
 
 
 @dataclass
@@ -162,9 +207,17 @@ def _undetermined(answer: Answer) -> dict:
 class ResponsePipeline:
     """Runs one configuration over one response through `ask` and builds the record."""
 
-    def __init__(self, configuration: Configuration, judges: dict[str, JudgeConfig], response: Response,
-                 sentences: list[Sentence], media: dict | None, gold: EvaluationRecord | None,
-                 ask: Ask, on_unknown_facts: Callable[[JudgeConfig, Sentence], None] | None = None):
+    def __init__(
+        self,
+        configuration: Configuration,
+        judges: dict[str, JudgeConfig],
+        response: Response,
+        sentences: list[Sentence],
+        media: dict | None,
+        gold: EvaluationRecord | None,
+        ask: Ask,
+        on_unknown_facts: Callable[[JudgeConfig, Sentence], None] | None = None,
+    ):
         self.configuration = configuration
         self.judges = judges
         self.response = response
@@ -222,8 +275,11 @@ class ResponsePipeline:
         specs = []
         for i in indices:
             template, text = prompts.decompose_prompt(self.response, self.sentences, i)
-            specs.append(CallSpec(judge, "decompose", template.sha256, text,
-                                  n_citations=len(self.sentences[i].citations)))
+            specs.append(
+                CallSpec(
+                    judge, "decompose", template.sha256, text, n_citations=len(self.sentences[i].citations)
+                )
+            )
         for i, answer in zip(indices, self._ask(specs), strict=True):
             if answer.status == "pending":
                 if self.on_unknown_facts is not None and self.configuration.entailer != GOLD:
@@ -249,8 +305,11 @@ class ResponsePipeline:
         for state in states:
             state.finish()
 
-    def _answer(self, questions: list[tuple[_FactQuestions, str, int | None, CallSpec | None]],
-                states: list[_FactQuestions]) -> None:
+    def _answer(
+        self,
+        questions: list[tuple[_FactQuestions, str, int | None, CallSpec | None]],
+        states: list[_FactQuestions],
+    ) -> None:
         specs = [spec for _, _, _, spec in questions if spec is not None]
         answers = iter(self._ask(specs))
         for state, name, j, spec in questions:
@@ -272,8 +331,11 @@ class _FactQuestions:
     def __init__(self, sentence: Sentence, fact: Fact, judge: JudgeConfig, media: dict | None):
         self.sentence, self.fact, self.judge, self.media = sentence, fact, judge, media
         self.k = len(fact.citations)
-        self.valid = [j for j, i in enumerate(fact.citations)
-                      if 0 <= i < len(sentence.citations) and sentence.citations[i].valid]
+        self.valid = [
+            j
+            for j, i in enumerate(fact.citations)
+            if 0 <= i < len(sentence.citations) and sentence.citations[i].valid
+        ]
         self.values = {"all": None, "alone": [None] * self.k, "without": [None] * self.k}
         self.notes: dict = {}
         self.media_missing = bool(self.valid) and not media
@@ -283,8 +345,10 @@ class _FactQuestions:
         None when the set is empty (entails nothing) or media is missing."""
         if not positions or self.media_missing:
             return None
-        parts = tuple(media_part_spec(self.sentence.citations[self.fact.citations[j]], self.media, self.judge)
-                      for j in positions)
+        parts = tuple(
+            media_part_spec(self.sentence.citations[self.fact.citations[j]], self.media, self.judge)
+            for j in positions
+        )
         template, text = prompts.entailment_prompt(self.fact.text, [p.description for p in parts])
         return CallSpec(self.judge, "entailment", template.sha256, text, parts)
 
@@ -296,18 +360,25 @@ class _FactQuestions:
 
     def second_questions(self):
         # planning: a pending answer will be known, which is all derivability depends on
-        known = Entailment(True if self.values["all"] == "pending" else self.values["all"],
-                           [True if v == "pending" else v for v in self.values["alone"]], [None] * self.k)
+        known = Entailment(
+            True if self.values["all"] == "pending" else self.values["all"],
+            [True if v == "pending" else v for v in self.values["alone"]],
+            [None] * self.k,
+        )
         derived = derive_entailment(Fact(self.fact.text, self.fact.citations, known), self.sentence)
-        return [(self, "without", j, self._spec([v for v in self.valid if v != j]))
-                for j in self.valid if derived.without[j] is None]
+        return [
+            (self, "without", j, self._spec([v for v in self.valid if v != j]))
+            for j in self.valid
+            if derived.without[j] is None
+        ]
 
     def store(self, name: str, j: int | None, answer: Answer | None) -> None:
         if answer is None:  # no call: an empty set entails nothing, unless media is missing
             value = None if self.media_missing else False
             if self.media_missing:
                 self.notes[name if j is None else f"{name}[{j}]"] = {
-                    "undetermined": "the response's media is not registered in the project"}
+                    "undetermined": "the response's media is not registered in the project"
+                }
         elif answer.status == "pending":
             value = "pending"
         else:
@@ -320,11 +391,16 @@ class _FactQuestions:
             self.values[name][j] = value
 
     def finish(self) -> None:
-        clean = {k: (None if v == "pending" else v) if not isinstance(v, list)
-                 else [None if x == "pending" else x for x in v] for k, v in self.values.items()}
+        clean = {
+            k: (None if v == "pending" else v)
+            if not isinstance(v, list)
+            else [None if x == "pending" else x for x in v]
+            for k, v in self.values.items()
+        }
         given = Entailment(clean["all"], clean["alone"], clean["without"])
-        self.fact.entailment = derive_entailment(Fact(self.fact.text, self.fact.citations, given),
-                                                 self.sentence)
+        self.fact.entailment = derive_entailment(
+            Fact(self.fact.text, self.fact.citations, given), self.sentence
+        )
         if self.notes:
             self.fact.provenance = {**(self.fact.provenance or {}), **self.notes}
 
@@ -344,9 +420,14 @@ def select_responses(store: ProjectStore, responses: str | list[str]) -> tuple[l
     return list(responses), gold
 
 
-def project_pipelines(store: ProjectStore, judges: dict[str, JudgeConfig], configurations: list[Configuration],
-                      responses: str | list[str], ask: Ask | None,
-                      on_unknown_facts: Callable[[JudgeConfig, Sentence], None] | None = None):
+def project_pipelines(
+    store: ProjectStore,
+    judges: dict[str, JudgeConfig],
+    configurations: list[Configuration],
+    responses: str | list[str],
+    ask: Ask | None,
+    on_unknown_facts: Callable[[JudgeConfig, Sentence], None] | None = None,
+):
     """(configuration, response id, pipeline or the reason there is none), response-major so
     configurations sharing calls meet them close together."""
     ids, gold = select_responses(store, responses)
@@ -356,8 +437,19 @@ def project_pipelines(store: ProjectStore, judges: dict[str, JudgeConfig], confi
         media = store.media(response.video) if response.video else None
         for configuration in configurations:
             try:
-                yield configuration, response_id, ResponsePipeline(
-                    configuration, judges, response, sentences, media, gold.get(response_id), ask,
-                    on_unknown_facts)
+                yield (
+                    configuration,
+                    response_id,
+                    ResponsePipeline(
+                        configuration,
+                        judges,
+                        response,
+                        sentences,
+                        media,
+                        gold.get(response_id),
+                        ask,
+                        on_unknown_facts,
+                    ),
+                )
             except IncompleteResponse as exc:
                 yield configuration, response_id, str(exc)

@@ -7,6 +7,7 @@ verifiable (stage 2 is an upper bound), and the facts of a pending decomposition
 from the gold records' facts per sentence (stage 3 is an estimate). Costs use the judge's
 observed mean tokens per stage when the cache has any, else rough defaults.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -52,25 +53,38 @@ def estimated_cost(judge: JudgeConfig, spec: CallSpec | None, stage: str, cache:
     if observed is not None:
         tokens_in, tokens_out = observed
     else:
-        tokens_in = (len(spec.prompt) / 4 + sum(_TOKENS_PER_PART[p.kind] for p in spec.parts)
-                     if spec is not None else 400)
+        tokens_in = (
+            len(spec.prompt) / 4 + sum(_TOKENS_PER_PART[p.kind] for p in spec.parts)
+            if spec is not None
+            else 400
+        )
         tokens_out = _TOKENS_OUT[stage]
     return judge.cost(tokens_in, tokens_out)
 
 
-def plan_run(store: ProjectStore, judges: dict[str, JudgeConfig], configurations: list[Configuration],
-             responses: str | list[str] = "gold") -> RunPlan:
+def plan_run(
+    store: ProjectStore,
+    judges: dict[str, JudgeConfig],
+    configurations: list[Configuration],
+    responses: str | list[str] = "gold",
+) -> RunPlan:
     """Count the calls a run would make (after the cache) and their cost; makes no call."""
     cache = CallCache(store)
     plan = RunPlan([c.id for c in configurations])
     seen: dict[str, Answer] = {}
-    gold_facts = [len(s.facts) for r in gold_records(store)
-                  for s in r.sentences if s.verifiable and s.has_valid_citation and s.facts]
+    gold_facts = [
+        len(s.facts)
+        for r in gold_records(store)
+        for s in r.sentences
+        if s.verifiable and s.has_valid_citation and s.facts
+    ]
     facts_per_sentence = sum(gold_facts) / len(gold_facts) if gold_facts else DEFAULT_FACTS_PER_SENTENCE
 
     def tally(judge: JudgeConfig, stage: str, kind: str, count: float, cost: float) -> None:
         plan.by_stage.setdefault(stage, {"cached": 0, "needed": 0, "estimated": 0.0})[kind] += count
-        entry = plan.by_judge.setdefault(judge.name, {"cached": 0, "needed": 0, "estimated": 0.0, "cost": 0.0})
+        entry = plan.by_judge.setdefault(
+            judge.name, {"cached": 0, "needed": 0, "estimated": 0.0, "cost": 0.0}
+        )
         entry[kind] += count
         entry["cost"] += cost
         plan.estimated_cost += cost
@@ -81,14 +95,21 @@ def plan_run(store: ProjectStore, judges: dict[str, JudgeConfig], configurations
             if spec.key not in seen:
                 record = cache.answered(spec.key)
                 if record is not None:
-                    seen[spec.key] = Answer(spec.key, "answered",
-                                            parse_answer(spec.stage, record.response, spec.n_citations))
+                    seen[spec.key] = Answer(
+                        spec.key, "answered", parse_answer(spec.stage, record.response, spec.n_citations)
+                    )
                     plan.cached += 1
                     tally(spec.judge, spec.stage, "cached", 1, 0.0)
                 else:
                     seen[spec.key] = Answer(spec.key, "pending")
                     plan.needed += 1
-                    tally(spec.judge, spec.stage, "needed", 1, estimated_cost(spec.judge, spec, spec.stage, cache))
+                    tally(
+                        spec.judge,
+                        spec.stage,
+                        "needed",
+                        1,
+                        estimated_cost(spec.judge, spec, spec.stage, cache),
+                    )
             out.append(seen[spec.key])
         return out
 
@@ -97,11 +118,17 @@ def plan_run(store: ProjectStore, judges: dict[str, JudgeConfig], configurations
         per_fact = 1 + (k if k >= 2 else 0) + (k if k >= 3 else 0)
         calls = facts_per_sentence * per_fact
         plan.estimated += calls
-        tally(entailer, "entailment", "estimated", calls,
-              calls * estimated_cost(entailer, None, "entailment", cache))
+        tally(
+            entailer,
+            "entailment",
+            "estimated",
+            calls,
+            calls * estimated_cost(entailer, None, "entailment", cache),
+        )
 
-    for configuration, response_id, pipeline in project_pipelines(store, judges, configurations, responses, ask,
-                                                                 unknown_facts):
+    for configuration, response_id, pipeline in project_pipelines(
+        store, judges, configurations, responses, ask, unknown_facts
+    ):
         if isinstance(pipeline, str):
             plan.skipped.append((configuration.id, response_id, pipeline))
             continue

@@ -4,6 +4,7 @@ Templates use `{{name}}` placeholders, so the JSON examples inside them need no 
 Each stage also has the JSON schema of its answer, sent as `response_format` where the
 endpoint supports it.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -23,19 +24,34 @@ SCHEMAS: dict[str, dict] = {
     "verifiability": {
         "type": "object",
         "properties": {"verifiable": {"type": "boolean"}, "reason": {"type": "string"}},
-        "required": ["verifiable", "reason"], "additionalProperties": False},
+        "required": ["verifiable", "reason"],
+        "additionalProperties": False,
+    },
     "decompose": {
         "type": "object",
-        "properties": {"facts": {"type": "array", "items": {
-            "type": "object",
-            "properties": {"text": {"type": "string"},
-                           "citations": {"type": "array", "items": {"type": "integer"}}},
-            "required": ["text", "citations"], "additionalProperties": False}}},
-        "required": ["facts"], "additionalProperties": False},
+        "properties": {
+            "facts": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "text": {"type": "string"},
+                        "citations": {"type": "array", "items": {"type": "integer"}},
+                    },
+                    "required": ["text", "citations"],
+                    "additionalProperties": False,
+                },
+            }
+        },
+        "required": ["facts"],
+        "additionalProperties": False,
+    },
     "entailment": {
         "type": "object",
         "properties": {"entailed": {"type": "boolean"}, "reason": {"type": "string"}},
-        "required": ["entailed", "reason"], "additionalProperties": False},
+        "required": ["entailed", "reason"],
+        "additionalProperties": False,
+    },
 }
 
 
@@ -85,17 +101,23 @@ def _context_text(sentences: list[Sentence], index: int) -> str:
     return earlier or "(this is the first sentence)"
 
 
-def verifiability_prompt(response: Response, sentences: list[Sentence], index: int,
-                         directory: Path | None = None) -> tuple[PromptTemplate, str]:
+def verifiability_prompt(
+    response: Response, sentences: list[Sentence], index: int, directory: Path | None = None
+) -> tuple[PromptTemplate, str]:
     """(template, rendered prompt) asking whether sentence `index` is verifiable."""
     template = load_prompt("verifiability", directory)
-    return template, render(template, question=response.question.strip() or "(not given)",
-                            options=_options_text(response), context=_context_text(sentences, index),
-                            sentence=sentences[index].text.strip())
+    return template, render(
+        template,
+        question=response.question.strip() or "(not given)",
+        options=_options_text(response),
+        context=_context_text(sentences, index),
+        sentence=sentences[index].text.strip(),
+    )
 
 
-def decompose_prompt(response: Response, sentences: list[Sentence], index: int,
-                     directory: Path | None = None) -> tuple[PromptTemplate, str]:
+def decompose_prompt(
+    response: Response, sentences: list[Sentence], index: int, directory: Path | None = None
+) -> tuple[PromptTemplate, str]:
     """(template, rendered prompt) asking for the atomic facts of sentence `index`.
 
     Every citation is listed by its index, invalid ones too: a fact may carry them (they
@@ -104,9 +126,13 @@ def decompose_prompt(response: Response, sentences: list[Sentence], index: int,
     template = load_prompt("decompose", directory)
     sentence = sentences[index]
     listed = "\n".join(f"[{i}] ({format_citation(c)})" for i, c in enumerate(sentence.citations))
-    return template, render(template, question=response.question.strip() or "(not given)",
-                            context=_context_text(sentences, index), sentence=sentence.text.strip(),
-                            citations=listed or "(none)")
+    return template, render(
+        template,
+        question=response.question.strip() or "(not given)",
+        context=_context_text(sentences, index),
+        sentence=sentence.text.strip(),
+        citations=listed or "(none)",
+    )
 
 
 def segment_description(kind: str, start_s: float, end_s: float) -> str:
@@ -117,13 +143,13 @@ def segment_description(kind: str, start_s: float, end_s: float) -> str:
     return f"{what}, from {format_time(start_s)} to {format_time(end_s)}"
 
 
-def entailment_prompt(fact_text: str, segments: list[str],
-                      directory: Path | None = None) -> tuple[PromptTemplate, str]:
+def entailment_prompt(
+    fact_text: str, segments: list[str], directory: Path | None = None
+) -> tuple[PromptTemplate, str]:
     """(template, rendered prompt) asking whether the attached segments entail the fact.
 
     `segments` are `segment_description` strings, in the order the parts are attached.
     """
     template = load_prompt("entailment", directory)
     listed = "\n".join(f"{i + 1}. {text}" for i, text in enumerate(segments))
-    return template, render(template, n_segments=str(len(segments)), segments=listed,
-                            fact=fact_text.strip())
+    return template, render(template, n_segments=str(len(segments)), segments=listed, fact=fact_text.strip())

@@ -10,6 +10,7 @@
 A call is made at most once per run, and never again once answered (the cache), so a rerun
 after a crash or Ctrl-C repeats nothing that was answered.
 """
+
 from __future__ import annotations
 
 import random
@@ -28,8 +29,17 @@ from calibration.judges.parsing import parse_answer
 from calibration.judges.pipeline import Answer, CallSpec, IncompleteResponse, project_pipelines
 from calibration.judges.plan import RunPlan, estimated_cost, plan_run
 
-__all__ = ["CallBroker", "RunInterrupted", "RunPlan", "RunProgress", "RunReport", "assemble_records",
-           "plan_run", "run_configurations", "write_new_records"]
+__all__ = [
+    "CallBroker",
+    "RunInterrupted",
+    "RunPlan",
+    "RunProgress",
+    "RunReport",
+    "assemble_records",
+    "plan_run",
+    "run_configurations",
+    "write_new_records",
+]
 
 
 class RunInterrupted(Exception):
@@ -71,9 +81,19 @@ class RunReport:
 class CallBroker:
     """Gives each asked call an Answer: from this run's memory, the cache, or one network call."""
 
-    def __init__(self, store: ProjectStore, judges: dict[str, JudgeConfig], *, concurrency: int,
-                 allow_calls: bool, max_calls: int | None, max_cost: float | None,
-                 stop: threading.Event, on_change: Callable[[], None], report: RunReport):
+    def __init__(
+        self,
+        store: ProjectStore,
+        judges: dict[str, JudgeConfig],
+        *,
+        concurrency: int,
+        allow_calls: bool,
+        max_calls: int | None,
+        max_cost: float | None,
+        stop: threading.Event,
+        on_change: Callable[[], None],
+        report: RunReport,
+    ):
         self.store, self.cache = store, CallCache(store)
         self.allow_calls, self.max_calls, self.max_cost = allow_calls, max_calls, max_cost
         self.stop, self.on_change, self.report = stop, on_change, report
@@ -88,8 +108,9 @@ class CallBroker:
         if allow_calls:
             for name, judge in judges.items():
                 self._adapters[name] = make_adapter(judge, judge.api_key())
-                self._pools[name] = ThreadPoolExecutor(min(judge.max_concurrency, max(1, concurrency)),
-                                                       thread_name_prefix=f"judge-{name}")
+                self._pools[name] = ThreadPoolExecutor(
+                    min(judge.max_concurrency, max(1, concurrency)), thread_name_prefix=f"judge-{name}"
+                )
 
     def shutdown(self) -> None:
         for pool in self._pools.values():
@@ -112,9 +133,14 @@ class CallBroker:
             self._known[spec.key] = future
             if record is not None:
                 self.report.cache_hits += 1
-                future.set_result(Answer(spec.key, "answered",
-                                         parse_answer(spec.stage, record.response, spec.n_citations),
-                                         raw=record.response))
+                future.set_result(
+                    Answer(
+                        spec.key,
+                        "answered",
+                        parse_answer(spec.stage, record.response, spec.n_citations),
+                        raw=record.response,
+                    )
+                )
                 return future
             refusal = self._refusal(spec)
             if refusal:
@@ -122,7 +148,9 @@ class CallBroker:
                 future.set_exception(RunInterrupted(refusal))
                 return future
             self._reserved_calls += 1
-            estimate = 0.0 if self.max_cost is None else estimated_cost(spec.judge, spec, spec.stage, self.cache)
+            estimate = (
+                0.0 if self.max_cost is None else estimated_cost(spec.judge, spec, spec.stage, self.cache)
+            )
             self._reserved_cost += estimate
         self._pools[spec.judge.name].submit(self._execute, spec, future, estimate)
         return future
@@ -188,36 +216,61 @@ class CallBroker:
                     break
                 with self._lock:
                     self.report.retries += 1
-                ceiling = min(judge.backoff_max_s, judge.backoff_base_s * 2 ** attempt)
+                ceiling = min(judge.backoff_max_s, judge.backoff_base_s * 2**attempt)
                 delay = max(random.uniform(0, ceiling), min(exc.retry_after_s or 0, judge.backoff_max_s))
                 if self.stop.wait(delay):  # stopping: give the call up; a later run asks again
-                    raise RunInterrupted(f"{self.report.stopped or 'stopped'} (while waiting to retry)") from None
+                    raise RunInterrupted(
+                        f"{self.report.stopped or 'stopped'} (while waiting to retry)"
+                    ) from None
                 continue
             latency_ms = int((time.monotonic() - started) * 1000)
             parsed = parse_answer(spec.stage, reply.text, spec.n_citations)
             cost = judge.cost(reply.tokens_in, reply.tokens_out)
-            self.cache.put(CallRecord(spec.key, judge.name, judge.model, spec.stage, spec.request_description(),
-                                      reply.text, parsed.to_dict(), None, reply.tokens_in, reply.tokens_out,
-                                      latency_ms, cost))
+            self.cache.put(
+                CallRecord(
+                    spec.key,
+                    judge.name,
+                    judge.model,
+                    spec.stage,
+                    spec.request_description(),
+                    reply.text,
+                    parsed.to_dict(),
+                    None,
+                    reply.tokens_in,
+                    reply.tokens_out,
+                    latency_ms,
+                    cost,
+                )
+            )
             with self._lock:
                 self.report.calls_made += 1
                 self.report.cost += cost
                 self.report.tokens_in += reply.tokens_in or 0
                 self.report.tokens_out += reply.tokens_out or 0
             return Answer(spec.key, "answered", parsed, raw=reply.text)
-        self.cache.put(CallRecord(spec.key, judge.name, judge.model, spec.stage, spec.request_description(),
-                                  error=error))
+        self.cache.put(
+            CallRecord(spec.key, judge.name, judge.model, spec.stage, spec.request_description(), error=error)
+        )
         with self._lock:
             self.report.failed += 1
         return Answer(spec.key, "failed", error=error)
 
 
-def run_configurations(store: ProjectStore, judges: dict[str, JudgeConfig],
-                       configurations: list[Configuration], *, responses: str | list[str] = "gold",
-                       concurrency: int = 8, max_calls: int | None = None, max_cost: float | None = None,
-                       progress: Callable[[RunProgress], None] | None = None,
-                       stop: threading.Event | None = None, plan: RunPlan | None = None,
-                       allow_calls: bool = True, write: bool = True) -> RunReport:
+def run_configurations(
+    store: ProjectStore,
+    judges: dict[str, JudgeConfig],
+    configurations: list[Configuration],
+    *,
+    responses: str | list[str] = "gold",
+    concurrency: int = 8,
+    max_calls: int | None = None,
+    max_cost: float | None = None,
+    progress: Callable[[RunProgress], None] | None = None,
+    stop: threading.Event | None = None,
+    plan: RunPlan | None = None,
+    allow_calls: bool = True,
+    write: bool = True,
+) -> RunReport:
     """Run the configurations and store their records (source `judge:V+D+E`).
 
     Only responses whose every call is answered get a record; the others are listed in
@@ -243,11 +296,32 @@ def run_configurations(store: ProjectStore, judges: dict[str, JudgeConfig],
             expected = plan.calls_to_make if plan is not None else report.calls_made
             left = max(0, expected - report.calls_made - report.failed)
             rate = report.calls_made / elapsed if elapsed > 0 and report.calls_made else None
-            progress(RunProgress(report.calls_made, left, report.cache_hits, report.failed, report.retries,
-                                 report.cost, elapsed, left / rate if rate else None, done[0], total))
+            progress(
+                RunProgress(
+                    report.calls_made,
+                    left,
+                    report.cache_hits,
+                    report.failed,
+                    report.retries,
+                    report.cost,
+                    elapsed,
+                    left / rate if rate else None,
+                    done[0],
+                    total,
+                )
+            )
 
-    broker = CallBroker(store, used, concurrency=concurrency, allow_calls=allow_calls, max_calls=max_calls,
-                        max_cost=max_cost, stop=stop, on_change=on_change, report=report)
+    broker = CallBroker(
+        store,
+        used,
+        concurrency=concurrency,
+        allow_calls=allow_calls,
+        max_calls=max_calls,
+        max_cost=max_cost,
+        stop=stop,
+        on_change=on_change,
+        report=report,
+    )
     finished: dict[tuple[str, str], EvaluationRecord] = {}
     workers = max(4, min(256, 4 * concurrency))
     try:
@@ -299,19 +373,28 @@ def run_configurations(store: ProjectStore, judges: dict[str, JudgeConfig],
     return report
 
 
-def assemble_records(store: ProjectStore, judges: dict[str, JudgeConfig],
-                     configurations: list[Configuration], *, responses: str | list[str] = "gold",
-                     write: bool = True) -> RunReport:
+def assemble_records(
+    store: ProjectStore,
+    judges: dict[str, JudgeConfig],
+    configurations: list[Configuration],
+    *,
+    responses: str | list[str] = "gold",
+    write: bool = True,
+) -> RunReport:
     """Rebuild the configurations' records from cached calls only (zero calls, no keys needed)."""
-    return run_configurations(store, judges, configurations, responses=responses, concurrency=4,
-                              allow_calls=False, write=write)
+    return run_configurations(
+        store, judges, configurations, responses=responses, concurrency=4, allow_calls=False, write=write
+    )
 
 
 def write_new_records(store: ProjectStore, records: list[EvaluationRecord]) -> int:
     """Store the records that differ from the latest stored one for their (response, source)."""
     sources = {r.source for r in records}
-    latest = {(r.response_id, r.source): r.to_dict() for source in sources
-              for r in store.list_records(source=source)}
+    latest = {
+        (r.response_id, r.source): r.to_dict()
+        for source in sources
+        for r in store.list_records(source=source)
+    }
     new = [r for r in records if latest.get((r.response_id, r.source)) != r.to_dict()]
     if new:
         store.add_records(new, imported_from="judge run")

@@ -4,6 +4,7 @@
 with the §2 derivation rules and three-valued logic for values nobody judged. (The reference
 code's own semantics for metric files are in reference.py.)
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -13,6 +14,7 @@ from annotation.protocol.derivation import derive_entailment, fact_citation_vali
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
 
 PRECISION_MODES = ("individual", "necessity", "alce")
+
 
 @dataclass
 class ResponseScore:
@@ -120,8 +122,9 @@ def fact_precision(fact: Fact, sentence: Sentence, mode: str) -> float | None:
         return _precision_if_all_known(ent, mode)
     outcomes = set()
     for assumed in (True, False):
-        assumed_fact = Fact(fact.text, fact.citations,
-                            Entailment(assumed, fact.entailment.alone, fact.entailment.without))
+        assumed_fact = Fact(
+            fact.text, fact.citations, Entailment(assumed, fact.entailment.alone, fact.entailment.without)
+        )
         outcomes.add(_precision_if_all_known(derive_entailment(assumed_fact, sentence), mode))
     if len(outcomes) == 1:
         return outcomes.pop()
@@ -136,19 +139,35 @@ def _harmonic_mean(p: float, r: float) -> float:
     return 0.0 if p + r == 0 else 2 * p * r / (p + r)
 
 
-def response_score(response_id: str, source: str, mode: str, n_verifiable: int, n_cited: int,
-                    precisions: list[float | None], recalls: list[float | None]) -> ResponseScore:
+def response_score(
+    response_id: str,
+    source: str,
+    mode: str,
+    n_verifiable: int,
+    n_cited: int,
+    precisions: list[float | None],
+    recalls: list[float | None],
+) -> ResponseScore:
     coverage = n_cited / n_verifiable if n_verifiable else 0.0
     precision = _mean([p for p in precisions if p is not None])
     recall = _mean([r for r in recalls if r is not None])
     f1 = _harmonic_mean(precision, recall)
     return ResponseScore(
-        response_id=response_id, source=source, precision_mode=mode, coverage=coverage,
-        precision=precision, recall=recall, f1=f1, murgat_s=coverage * f1,
-        n_verifiable=n_verifiable, n_cited=n_cited, n_facts=len(precisions),
+        response_id=response_id,
+        source=source,
+        precision_mode=mode,
+        coverage=coverage,
+        precision=precision,
+        recall=recall,
+        f1=f1,
+        murgat_s=coverage * f1,
+        n_verifiable=n_verifiable,
+        n_cited=n_cited,
+        n_facts=len(precisions),
         n_undetermined=sum(1 for p in precisions if p is None),
         n_recall_undetermined=sum(1 for r in recalls if r is None),
-        no_verifiable=n_verifiable == 0)
+        no_verifiable=n_verifiable == 0,
+    )
 
 
 def score_record(record: EvaluationRecord, mode: str) -> ResponseScore:
@@ -178,10 +197,11 @@ def score_record(record: EvaluationRecord, mode: str) -> ResponseScore:
                 precisions.append(fact_precision(fact, sentence, mode))
                 recalls.append(fact_recall(fact, sentence))
             except ValueError as exc:
-                raise ValueError(f"response '{record.response_id}' ({record.source}), "
-                                 f"sentence {s_index}, fact {f_index}: {exc}") from None
-    return response_score(record.response_id, record.source, mode, n_verifiable, n_cited,
-                           precisions, recalls)
+                raise ValueError(
+                    f"response '{record.response_id}' ({record.source}), "
+                    f"sentence {s_index}, fact {f_index}: {exc}"
+                ) from None
+    return response_score(record.response_id, record.source, mode, n_verifiable, n_cited, precisions, recalls)
 
 
 def score_records(records: Iterable[EvaluationRecord], modes: Iterable[str]) -> list[ResponseScore]:
@@ -199,16 +219,22 @@ def system_scores(scores: list[ResponseScore]) -> list[SystemScore]:
         groups.setdefault((score.source, score.precision_mode), []).append(score)
     mode_rank = {mode: i for i, mode in enumerate(PRECISION_MODES)}
     out = []
-    for (source, mode), members in sorted(groups.items(),
-                                          key=lambda kv: (kv[0][0], mode_rank.get(kv[0][1], 99))):
-        out.append(SystemScore(
-            source=source, precision_mode=mode, n_responses=len(members),
-            murgat_s=_mean([m.murgat_s for m in members]),
-            coverage=_mean([m.coverage for m in members]),
-            precision=_mean([m.precision for m in members]),
-            recall=_mean([m.recall for m in members]),
-            f1=_mean([m.f1 for m in members]),
-            n_undetermined=sum(m.n_undetermined for m in members),
-            n_no_verifiable=sum(1 for m in members if m.no_verifiable),
-            n_recall_undetermined=sum(m.n_recall_undetermined for m in members)))
+    for (source, mode), members in sorted(
+        groups.items(), key=lambda kv: (kv[0][0], mode_rank.get(kv[0][1], 99))
+    ):
+        out.append(
+            SystemScore(
+                source=source,
+                precision_mode=mode,
+                n_responses=len(members),
+                murgat_s=_mean([m.murgat_s for m in members]),
+                coverage=_mean([m.coverage for m in members]),
+                precision=_mean([m.precision for m in members]),
+                recall=_mean([m.recall for m in members]),
+                f1=_mean([m.f1 for m in members]),
+                n_undetermined=sum(m.n_undetermined for m in members),
+                n_no_verifiable=sum(1 for m in members if m.no_verifiable),
+                n_recall_undetermined=sum(m.n_recall_undetermined for m in members),
+            )
+        )
     return out

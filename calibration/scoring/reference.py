@@ -1,13 +1,18 @@
 """The reference code's scoring of a metric-file entry (`src/run_metric.py`, `calculate_entry_scores`),
 reproduced exactly so imported judge runs keep the numbers their authors reported (PROTOCOL §3–§4)."""
+
 from __future__ import annotations
 
 from calibration.scoring.murgat_s import ResponseScore, response_score
 
 # metric-file `response_score` key → ResponseScore attribute
-REFERENCE_FIELDS = (("coverage", "coverage"), ("attribution_precision", "precision"),
-                    ("attribution_recall", "recall"), ("citation_f1", "f1"),
-                    ("final_score", "murgat_s"))
+REFERENCE_FIELDS = (
+    ("coverage", "coverage"),
+    ("attribution_precision", "precision"),
+    ("attribution_recall", "recall"),
+    ("citation_f1", "f1"),
+    ("final_score", "murgat_s"),
+)
 
 
 def _reference_value(value, where: str) -> float | None:
@@ -51,8 +56,7 @@ def score_metric_entry(entry: dict, response_id: str, source: str) -> ResponseSc
             precisions.append(_reference_value(scores.get("precision"), f"{where}: precision"))
             recalls.append(_reference_value(scores.get("recall"), f"{where}: recall"))
         n_cited += cited
-    return response_score(response_id, source, "individual", n_verifiable, n_cited,
-                          precisions, recalls)
+    return response_score(response_id, source, "individual", n_verifiable, n_cited, precisions, recalls)
 
 
 def compare_reference(entry: dict, computed: ResponseScore, tol: float = 1e-9) -> list[str]:

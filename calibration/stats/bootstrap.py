@@ -1,5 +1,6 @@
 """The paired bootstrap: one resampling of the responses shared by every configuration, so each
 statistic is a matrix product over the multiplicity matrix, and percentile intervals and p-values from it."""
+
 from __future__ import annotations
 
 import math
@@ -41,32 +42,32 @@ def bootstrap_pearson(X, Y, weights: np.ndarray, chunk_size: int = 256) -> np.nd
     # Centre on constants first: r is unchanged and the one-pass sums keep their digits.
     Xc = np.where(both, X - np.nanmean(np.where(both, X, np.nan), axis=1, keepdims=True), 0.0)
     Yc = np.where(both, Y - np.nanmean(np.where(both, Y, np.nan), axis=1, keepdims=True), 0.0)
-    tol_x = DEGENERATE_VARIANCE * (Xc ** 2).max(axis=1, initial=0.0)
-    tol_y = DEGENERATE_VARIANCE * (Yc ** 2).max(axis=1, initial=0.0)
+    tol_x = DEGENERATE_VARIANCE * (Xc**2).max(axis=1, initial=0.0)
+    tol_y = DEGENERATE_VARIANCE * (Yc**2).max(axis=1, initial=0.0)
     if shared:
         yc = Yc[0]
-        blocks = np.vstack([Xc, Xc ** 2, Xc * yc]).T
+        blocks = np.vstack([Xc, Xc**2, Xc * yc]).T
     else:
         M = both.astype(float)
-        blocks = np.vstack([Xc, Xc ** 2, Xc * Yc, M, Yc, Yc ** 2]).T
+        blocks = np.vstack([Xc, Xc**2, Xc * Yc, M, Yc, Yc**2]).T
     out = np.empty((W.shape[0], k))
     for start in range(0, W.shape[0], chunk_size):
-        Wc = W[start:start + chunk_size]
+        Wc = W[start : start + chunk_size]
         S = Wc @ blocks
-        sx, sxx, sxy = S[:, :k], S[:, k:2 * k], S[:, 2 * k:3 * k]
+        sx, sxx, sxy = S[:, :k], S[:, k : 2 * k], S[:, 2 * k : 3 * k]
         if shared:
             count = np.broadcast_to(Wc.sum(1)[:, None], sx.shape)
             sy = np.broadcast_to((Wc @ yc)[:, None], sx.shape)
-            syy = np.broadcast_to((Wc @ yc ** 2)[:, None], sx.shape)
+            syy = np.broadcast_to((Wc @ yc**2)[:, None], sx.shape)
         else:
-            count, sy, syy = S[:, 3 * k:4 * k], S[:, 4 * k:5 * k], S[:, 5 * k:]
+            count, sy, syy = S[:, 3 * k : 4 * k], S[:, 4 * k : 5 * k], S[:, 5 * k :]
         with np.errstate(invalid="ignore", divide="ignore"):
             vx = sxx - sx * sx / count
             vy = syy - sy * sy / count
             r = (sxy - sx * sy / count) / np.sqrt(vx * vy)
         bad = (count < MIN_PAIRS) | (vx <= tol_x * count) | (vy <= tol_y * count)
         r[bad] = np.nan
-        out[start:start + chunk_size] = np.clip(r, -1.0, 1.0)
+        out[start : start + chunk_size] = np.clip(r, -1.0, 1.0)
     return out
 
 
@@ -105,9 +106,10 @@ def bootstrap_spearman(X, Y, weights: np.ndarray, chunk_size: int = 256) -> np.n
         both = np.isfinite(X[i]) & np.isfinite(Y[i])
         x, y, Wi = X[i, both], Y[i, both], W[:, both]
         for start in range(0, W.shape[0], chunk_size):
-            Wc = Wi[start:start + chunk_size]
-            out[start:start + chunk_size, i] = _weighted_pearson(
-                _weighted_ranks(x, Wc), _weighted_ranks(y, Wc), Wc)
+            Wc = Wi[start : start + chunk_size]
+            out[start : start + chunk_size, i] = _weighted_pearson(
+                _weighted_ranks(x, Wc), _weighted_ranks(y, Wc), Wc
+            )
     return out
 
 
@@ -132,9 +134,9 @@ def bootstrap_kendall(X, Y, weights: np.ndarray, block: int = 512) -> np.ndarray
         if untied_y is None:
             untied_y = np.zeros(W.shape[0])
         for start in range(0, x.size, block):
-            sx = np.sign(x[start:start + block, None] - x[None, :])
-            sy = np.sign(y[start:start + block, None] - y[None, :])
-            Wb = Wi[:, start:start + block]
+            sx = np.sign(x[start : start + block, None] - x[None, :])
+            sy = np.sign(y[start : start + block, None] - y[None, :])
+            Wb = Wi[:, start : start + block]
             concordance += ((Wi @ (sx * sy).T) * Wb).sum(1)
             untied_x += ((Wi @ np.abs(sx).T) * Wb).sum(1)
             if key not in untied_y_cache:

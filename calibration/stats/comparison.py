@@ -1,4 +1,5 @@
 """Tests between dependent correlations (Williams' t) and Holm's multiple-testing correction."""
+
 from __future__ import annotations
 
 import math
@@ -33,7 +34,7 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> WilliamsResult:
         return WilliamsResult(math.nan, df, math.nan, "a correlation is undefined")
     if abs(r12 - r13) < 1e-12:
         return WilliamsResult(0.0, df, 0.5, None)
-    det = 1 - r12 ** 2 - r13 ** 2 - r23 ** 2 + 2 * r12 * r13 * r23
+    det = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
     denominator = 2 * det * (n - 1) / (n - 3) + ((r12 + r13) ** 2 / 4) * (1 - r23) ** 3
     if det < -1e-12 or denominator <= 0:
         return WilliamsResult(math.nan, df, math.nan, "the three correlations are inconsistent")

@@ -11,6 +11,7 @@ The NaN story: a correlation that is undefined — fewer than 3 pairs, or one si
 constant — comes back as NaN, never as an exception; `correlation_undefined_reason`
 says why in words.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,5 +1,6 @@
 """Agreement between two lists of labels (a judge's and the gold's, stage by stage): accuracy,
 Cohen's κ, and precision / recall / F1 of the positive class. NaN where a value is undefined."""
+
 from __future__ import annotations
 
 import math

@@ -1,4 +1,5 @@
 """Least-squares line with the confidence band of its mean (the judge-vs-gold scatter draws it)."""
+
 from __future__ import annotations
 
 import math

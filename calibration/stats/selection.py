@@ -1,4 +1,5 @@
 """Cross-validated selection: choose a configuration on training responses, measure it on held-out ones."""
+
 from __future__ import annotations
 
 import math
@@ -60,7 +61,7 @@ def crossvalidated_selection(X, Y, folds: list[np.ndarray]) -> CrossValidatedSel
             continue
         pick = int(np.nanargmax(r_train))
         chosen.append(pick)
-        fold_r.append(float(pearson_rows(X[pick:pick + 1, held_out], Y[pick:pick + 1, held_out])[0]))
+        fold_r.append(float(pearson_rows(X[pick : pick + 1, held_out], Y[pick : pick + 1, held_out])[0]))
     r_full = pearson_rows(X, Y)
     in_sample = float(np.nanmax(r_full)) if np.isfinite(r_full).any() else math.nan
     finite = [r for r in fold_r if math.isfinite(r)]

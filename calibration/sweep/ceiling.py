@@ -6,6 +6,7 @@ record), then for each annotator Pearson r between their scores and the mean of 
 annotators' scores (leave-one-annotator-out) over the responses every annotator completed;
 the ceiling is the mean of those r.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -80,7 +81,9 @@ def human_ceiling(records, mode: str = "individual", response_ids=None) -> Human
     if len(annotators) < 2:
         result.reason = f"fewer than two annotators ({len(annotators)})"
         return result
-    matrix = np.array([[scores[name][rid] for rid in ids] for name in annotators]).reshape(len(annotators), len(ids))
+    matrix = np.array([[scores[name][rid] for rid in ids] for name in annotators]).reshape(
+        len(annotators), len(ids)
+    )
     for row, name in enumerate(annotators):
         x = matrix[row]
         y = np.delete(matrix, row, axis=0).mean(axis=0)

@@ -1,5 +1,6 @@
 """Where a sweep's records come from: a project (gold, annotators derived from the event log, judges)
 or files (each record goes where its own `source` says). One path for the page and every CLI."""
+
 from __future__ import annotations
 
 import hashlib
@@ -64,16 +65,23 @@ def inputs_from_files(gold_name: str, judge_names: list[str], problems: list[Pro
         for index, record in _read_records(path, problems):
             key = (record.response_id, record.source)
             if key in seen:
-                problems.append(locator.problem(index, "response_id", f"response '{record.response_id}' "
-                                                f"of '{record.source}' was already read from {seen[key]}"))
+                problems.append(
+                    locator.problem(
+                        index,
+                        "response_id",
+                        f"response '{record.response_id}' "
+                        f"of '{record.source}' was already read from {seen[key]}",
+                    )
+                )
                 continue
             seen[key] = str(path)
             by_kind.get(source_kind(record.source), judges).append(record)
     if not problems and not gold:
         problems.append(Problem(gold_name, None, "source", "no record with source 'gold' in the files"))
     if not problems and not judges:
-        problems.append(Problem(",".join(judge_names), None, "source",
-                                "no record with a 'judge:' source in the files"))
+        problems.append(
+            Problem(",".join(judge_names), None, "source", "no record with a 'judge:' source in the files")
+        )
     return SweepInputs(gold, humans, judges)
 
 

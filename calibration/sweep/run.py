@@ -12,6 +12,7 @@ are compared with the same gold scores (same mode, or modes whose gold scores co
 else the paired bootstrap (Williams needs one shared human variable); Holm-adjusted across
 the sweep. "Indistinguishable from best" means the adjusted p is at least `alpha`.
 """
+
 from __future__ import annotations
 
 import math
@@ -88,13 +89,20 @@ class SweepReport:
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return json_safe({
-            "configs": [c.to_dict() for c in self.configs],
-            "best": None if self.best is None else self.best.to_dict(),
-            "selection": self.selection, "sources": self.sources, "gold": self.gold,
-            "annotators": self.annotators, "human_ceiling": self.human_ceiling,
-            "stages": [s.to_dict() for s in self.stages], "settings": self.settings,
-            "notes": self.notes})
+        return json_safe(
+            {
+                "configs": [c.to_dict() for c in self.configs],
+                "best": None if self.best is None else self.best.to_dict(),
+                "selection": self.selection,
+                "sources": self.sources,
+                "gold": self.gold,
+                "annotators": self.annotators,
+                "human_ceiling": self.human_ceiling,
+                "stages": [s.to_dict() for s in self.stages],
+                "settings": self.settings,
+                "notes": self.notes,
+            }
+        )
 
 
 def _by_source(records: list[EvaluationRecord], what: str, problems: list[Problem]) -> dict[str, dict]:
@@ -102,9 +110,15 @@ def _by_source(records: list[EvaluationRecord], what: str, problems: list[Proble
     for position, record in enumerate(records):
         seen = out.setdefault(record.source, {})
         if record.response_id in seen:
-            problems.append(Problem(f"<{what}>", position, "response_id",
-                                    f"response '{record.response_id}' appears twice for source "
-                                    f"'{record.source}'", entry=True))
+            problems.append(
+                Problem(
+                    f"<{what}>",
+                    position,
+                    "response_id",
+                    f"response '{record.response_id}' appears twice for source '{record.source}'",
+                    entry=True,
+                )
+            )
         seen[record.response_id] = record
     return out
 
@@ -120,8 +134,14 @@ def _check_inputs(gold, judges, humans, modes) -> tuple[dict, dict, dict]:
     if not gold_by:
         problems.append(Problem("<gold>", None, None, "no gold records"))
     elif len(gold_by) > 1:
-        problems.append(Problem("<gold>", None, "source", "gold records come from several sources: "
-                                + ", ".join(sorted(gold_by))))
+        problems.append(
+            Problem(
+                "<gold>",
+                None,
+                "source",
+                "gold records come from several sources: " + ", ".join(sorted(gold_by)),
+            )
+        )
     if not judges_by:
         problems.append(Problem("<judges>", None, None, "no judge records"))
     if "gold" in judges_by:
@@ -155,6 +175,7 @@ def _pick_best(heldout: np.ndarray, pearson: np.ndarray) -> int | None:
     def key(i):
         h, p = heldout[i], pearson[i]
         return (-h if math.isfinite(h) else math.inf, -p if math.isfinite(p) else math.inf, i)
+
     finite = [i for i in range(len(pearson)) if math.isfinite(heldout[i]) or math.isfinite(pearson[i])]
     return min(finite, key=key) if finite else None
 
@@ -177,8 +198,9 @@ def _compare_with_best(b: int, i: int, X, Y, W, boot) -> tuple[float, str, float
     return comparison.williams_test(r12, r13, r23, int(both.sum())).p_one_sided, "williams", p_boot
 
 
-def _annotator_block(humans: list[EvaluationRecord], humans_scores, gold_scores, ids, modes
-                     ) -> tuple[list[dict], dict]:
+def _annotator_block(
+    humans: list[EvaluationRecord], humans_scores, gold_scores, ids, modes
+) -> tuple[list[dict], dict]:
     """Each annotator against gold and against the mean of the others; the ceiling and the
     leave-one-out r are `calibration.sweep.ceiling.human_ceiling`'s (over the gold responses every
     annotator completed), so the sweep and the pages draw the same line."""
@@ -193,18 +215,31 @@ def _annotator_block(humans: list[EvaluationRecord], humans_scores, gold_scores,
         for name in names:
             h = humans_scores[(name, mode)]
             mine = loo.get(name)
-            rows.append({"source": name, "precision_mode": mode, "n": int(np.isfinite(h).sum()),
-                         "pearson_vs_gold": float(correlation.pearson_rows(h, gold_scores[mode])[0]),
-                         "pearson_vs_others": math.nan if mine is None or mine.pearson is None else mine.pearson,
-                         "n_shared": len(found.response_ids),
-                         "reason": (mine.reason if mine is not None else found.reason)})
+            rows.append(
+                {
+                    "source": name,
+                    "precision_mode": mode,
+                    "n": int(np.isfinite(h).sum()),
+                    "pearson_vs_gold": float(correlation.pearson_rows(h, gold_scores[mode])[0]),
+                    "pearson_vs_others": math.nan if mine is None or mine.pearson is None else mine.pearson,
+                    "n_shared": len(found.response_ids),
+                    "reason": (mine.reason if mine is not None else found.reason),
+                }
+            )
         ceiling[mode] = math.nan if found.ceiling is None else found.ceiling
     return rows, ceiling
 
 
-def run_sweep(gold: list[EvaluationRecord], judges: list[EvaluationRecord], modes=PRECISION_MODES,
-              humans: list[EvaluationRecord] | None = None, n_boot: int = 2000, folds: int = 5,
-              seed: int = 0, alpha: float = 0.05) -> SweepReport:
+def run_sweep(
+    gold: list[EvaluationRecord],
+    judges: list[EvaluationRecord],
+    modes=PRECISION_MODES,
+    humans: list[EvaluationRecord] | None = None,
+    n_boot: int = 2000,
+    folds: int = 5,
+    seed: int = 0,
+    alpha: float = 0.05,
+) -> SweepReport:
     """Sweep every judge source × precision mode against gold (see the module docstring).
 
     Responses are those of the gold records; a source missing some is compared on the ones
@@ -231,16 +266,24 @@ def run_sweep(gold: list[EvaluationRecord], judges: list[EvaluationRecord], mode
     pairs = np.isfinite(X) & np.isfinite(Y)
 
     W = bootstrap.multiplicities(bootstrap.resample_indices(n_all, n_boot, seed), n_all)
-    pearson, spearman, kendall = correlation.pearson_rows(X, Y), correlation.spearman_rows(X, Y), correlation.kendall_rows(X, Y)
+    pearson, spearman, kendall = (
+        correlation.pearson_rows(X, Y),
+        correlation.spearman_rows(X, Y),
+        correlation.kendall_rows(X, Y),
+    )
     boot_pearson = bootstrap.bootstrap_pearson(X, Y, W)
-    cis = {"pearson": bootstrap.percentile_ci(boot_pearson),
-           "spearman": bootstrap.percentile_ci(bootstrap.bootstrap_spearman(X, Y, W)),
-           "kendall": bootstrap.percentile_ci(bootstrap.bootstrap_kendall(X, Y, W))}
+    cis = {
+        "pearson": bootstrap.percentile_ci(boot_pearson),
+        "spearman": bootstrap.percentile_ci(bootstrap.bootstrap_spearman(X, Y, W)),
+        "kendall": bootstrap.percentile_ci(bootstrap.bootstrap_kendall(X, Y, W)),
+    }
 
     folds_used = min(folds, n_all // correlation.MIN_PAIRS)
     if folds_used < 2:
-        notes.append(f"{n_all} gold responses are too few for {folds}-fold cross-validation "
-                     f"(each fold needs {correlation.MIN_PAIRS}); held-out r is undefined")
+        notes.append(
+            f"{n_all} gold responses are too few for {folds}-fold cross-validation "
+            f"(each fold needs {correlation.MIN_PAIRS}); held-out r is undefined"
+        )
         heldout = np.full(len(rows), np.nan)
         selection = CrossValidatedSelection(math.nan, math.nan, math.nan)
     else:
@@ -256,18 +299,26 @@ def run_sweep(gold: list[EvaluationRecord], judges: list[EvaluationRecord], mode
         mae = np.nanmean(np.where(pairs, np.abs(X - Y), np.nan), axis=1)
     for i, (source, mode) in enumerate(rows):
         m = pairs[i]
-        configs.append(ConfigResult(
-            source=source, precision_mode=mode, n=int(m.sum()),
-            missing_ids=[ids[j] for j in np.flatnonzero(~m)],
-            pearson=float(pearson[i]), pearson_ci=(float(cis["pearson"][0][i]), float(cis["pearson"][1][i])),
-            spearman=float(spearman[i]), spearman_ci=(float(cis["spearman"][0][i]), float(cis["spearman"][1][i])),
-            kendall=float(kendall[i]), kendall_ci=(float(cis["kendall"][0][i]), float(cis["kendall"][1][i])),
-            mae=float(mae[i]) if m.any() else math.nan,
-            system_score=float(X[i, m].mean()) if m.any() else math.nan,
-            gold_system_score=float(Y[i, m].mean()) if m.any() else math.nan,
-            heldout_pearson=float(heldout[i]),
-            undefined_reason=correlation.correlation_undefined_reason(X[i], Y[i]),
-            bootstrap_undefined=int(np.isnan(boot_pearson[:, i]).sum())))
+        configs.append(
+            ConfigResult(
+                source=source,
+                precision_mode=mode,
+                n=int(m.sum()),
+                missing_ids=[ids[j] for j in np.flatnonzero(~m)],
+                pearson=float(pearson[i]),
+                pearson_ci=(float(cis["pearson"][0][i]), float(cis["pearson"][1][i])),
+                spearman=float(spearman[i]),
+                spearman_ci=(float(cis["spearman"][0][i]), float(cis["spearman"][1][i])),
+                kendall=float(kendall[i]),
+                kendall_ci=(float(cis["kendall"][0][i]), float(cis["kendall"][1][i])),
+                mae=float(mae[i]) if m.any() else math.nan,
+                system_score=float(X[i, m].mean()) if m.any() else math.nan,
+                gold_system_score=float(Y[i, m].mean()) if m.any() else math.nan,
+                heldout_pearson=float(heldout[i]),
+                undefined_reason=correlation.correlation_undefined_reason(X[i], Y[i]),
+                bootstrap_undefined=int(np.isnan(boot_pearson[:, i]).sum()),
+            )
+        )
 
     b = _pick_best(heldout, pearson)
     if b is not None:
@@ -290,32 +341,57 @@ def run_sweep(gold: list[EvaluationRecord], judges: list[EvaluationRecord], mode
             lo, hi = bootstrap.percentile_ci(bootstrap.bootstrap_pearson(X, H, W))
             n = (np.isfinite(X) & np.isfinite(H)).sum(1)
             for i, c in enumerate(configs):
-                c.vs_annotators[name] = {"pearson": float(r[i]), "pearson_ci": (float(lo[i]), float(hi[i])),
-                                         "n": int(n[i])}
+                c.vs_annotators[name] = {
+                    "pearson": float(r[i]),
+                    "pearson_ci": (float(lo[i]), float(hi[i])),
+                    "n": int(n[i]),
+                }
         annotator_rows, ceiling = _annotator_block(humans, human_scores, gold_scores, ids, modes)
 
     gold_ids = set(ids)
-    sources = [{"source": s, "n_records": len(recs), "missing": [r for r in ids if r not in recs],
-                "not_in_gold": sorted(set(recs) - gold_ids)} for s, recs in sorted(judges_by.items())]
+    sources = [
+        {
+            "source": s,
+            "n_records": len(recs),
+            "missing": [r for r in ids if r not in recs],
+            "not_in_gold": sorted(set(recs) - gold_ids),
+        }
+        for s, recs in sorted(judges_by.items())
+    ]
     for human, recs in sorted(humans_by.items()):
         outside = sorted(set(recs) - gold_ids)
         if outside:
             notes.append(f"{human}: {len(outside)} responses without gold are left out")
     for s in sources:
         if s["missing"] or s["not_in_gold"]:
-            notes.append(f"{s['source']}: {len(s['missing'])} gold responses missing, "
-                         f"{len(s['not_in_gold'])} responses without gold ignored")
+            notes.append(
+                f"{s['source']}: {len(s['missing'])} gold responses missing, "
+                f"{len(s['not_in_gold'])} responses without gold ignored"
+            )
     selection_dict = asdict(selection)
     selection_dict["chosen"] = [configs[i].name if i >= 0 else None for i in selection.chosen]
     return SweepReport(
-        configs=configs, best=None if b is None else configs[b], selection=selection_dict,
-        sources=sources, gold={"source": gold_source, "n_responses": n_all},
-        annotators=annotator_rows, human_ceiling=ceiling,
+        configs=configs,
+        best=None if b is None else configs[b],
+        selection=selection_dict,
+        sources=sources,
+        gold={"source": gold_source, "n_responses": n_all},
+        annotators=annotator_rows,
+        human_ceiling=ceiling,
         stages=stage_losses(list(gold_records.values()), judges),
-        settings={"modes": list(modes), "n_boot": n_boot, "folds": folds, "folds_used": max(folds_used, 0),
-                  "seed": seed, "alpha": alpha, "ci_level": 0.95,
-                  "williams": "one-sided, Graham & Baldwin (2014)", "multiple_testing": "holm"},
-        notes=notes)
+        settings={
+            "modes": list(modes),
+            "n_boot": n_boot,
+            "folds": folds,
+            "folds_used": max(folds_used, 0),
+            "seed": seed,
+            "alpha": alpha,
+            "ci_level": 0.95,
+            "williams": "one-sided, Graham & Baldwin (2014)",
+            "multiple_testing": "holm",
+        },
+        notes=notes,
+    )
 
 
 def cheapest_not_worse(report: SweepReport, cost_by_source: dict[str, float]) -> ConfigResult | None:
@@ -323,12 +399,16 @@ def cheapest_not_worse(report: SweepReport, cost_by_source: dict[str, float]) ->
     (the best itself or one flagged indistinguishable), by `cost_by_source` (e.g. dollars per
     response from prices × recorded tokens). Sources without a price are not candidates;
     ties go to the higher held-out r, then sweep order. None when no candidate has a price."""
-    candidates = [(cost_by_source[c.source], i, c) for i, c in enumerate(report.configs)
-                  if c.indistinguishable_from_best and c.source in cost_by_source]
+    candidates = [
+        (cost_by_source[c.source], i, c)
+        for i, c in enumerate(report.configs)
+        if c.indistinguishable_from_best and c.source in cost_by_source
+    ]
     if not candidates:
         return None
 
     def key(item):
         cost, i, c = item
         return cost, -c.heldout_pearson if math.isfinite(c.heldout_pearson) else math.inf, i
+
     return min(candidates, key=key)[2]

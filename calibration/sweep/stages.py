@@ -11,6 +11,7 @@ and the values the rules copy from another (k = 1: `alone[0]` is `all`, `without
 is false; k = 2: `without[j]` is `alone[1−j]`) would count one answer twice or reward
 a rule, so they are left out.
 """
+
 from __future__ import annotations
 
 import math
@@ -118,7 +119,9 @@ def _answered_positions(fact: Fact, sentence: Sentence, name: str) -> list[int]:
     return [j for j, index in enumerate(fact.citations) if sentence.citations[index].valid]
 
 
-def _compare_facts(gold_s: Sentence, judge_s: Sentence, labels: dict[str, tuple[list, list]]) -> tuple[int, int]:
+def _compare_facts(
+    gold_s: Sentence, judge_s: Sentence, labels: dict[str, tuple[list, list]]
+) -> tuple[int, int]:
     """Add the judge/gold label pairs of matching facts to `labels`; (gold facts, matched)."""
     available: dict[tuple, list[Fact]] = {}
     for fact in judge_s.facts:
@@ -131,7 +134,9 @@ def _compare_facts(gold_s: Sentence, judge_s: Sentence, labels: dict[str, tuple[
         judge_fact = candidates.pop(0)
         matched += 1
         gold_e, judge_e = derive_entailment(gold_fact, gold_s), derive_entailment(judge_fact, judge_s)
-        judge_position = {_citation_identity(judge_s, index): j for j, index in enumerate(judge_fact.citations)}
+        judge_position = {
+            _citation_identity(judge_s, index): j for j, index in enumerate(judge_fact.citations)
+        }
         pairs = [("all", judge_e.all, gold_e.all)]
         for name in ("alone", "without"):
             for j in _answered_positions(gold_fact, gold_s, name):
@@ -148,7 +153,9 @@ def _in_r_vc(sentence: Sentence) -> bool:
     return sentence.verifiable is True and sentence.has_valid_citation
 
 
-def stage_loss(gold: list[EvaluationRecord], judge: list[EvaluationRecord], threshold: float = 0.5) -> StageLoss:
+def stage_loss(
+    gold: list[EvaluationRecord], judge: list[EvaluationRecord], threshold: float = 0.5
+) -> StageLoss:
     """Per-stage loss of one judge source (`judge`, all records of one source) against gold.
 
     Records are matched by response_id; judge records for responses without gold are
@@ -181,25 +188,40 @@ def stage_loss(gold: list[EvaluationRecord], judge: list[EvaluationRecord], thre
                 verifier_pairs[1].append(gold_s.verifiable)
             if _in_r_vc(gold_s) and _in_r_vc(judge_s):
                 decomposer_sentences += 1
-                m, n_j, n_g = fact_match_counts([f.text for f in judge_s.facts], [f.text for f in gold_s.facts],
-                                                threshold)
+                m, n_j, n_g = fact_match_counts(
+                    [f.text for f in judge_s.facts], [f.text for f in gold_s.facts], threshold
+                )
                 found, judge_total, gold_total = found + m, judge_total + n_j, gold_total + n_g
             g, m = _compare_facts(gold_s, judge_s, labels)
             n_facts, matched_facts = n_facts + g, matched_facts + m
     precision, recall, f1 = binary_prf(*verifier_pairs)
-    verifier = VerifierLoss(len(verifier_pairs[0]), accuracy(*verifier_pairs), cohen_kappa(*verifier_pairs),
-                            precision, recall, f1, unmatched, unlabelled)
+    verifier = VerifierLoss(
+        len(verifier_pairs[0]),
+        accuracy(*verifier_pairs),
+        cohen_kappa(*verifier_pairs),
+        precision,
+        recall,
+        f1,
+        unmatched,
+        unlabelled,
+    )
     p = found / judge_total if judge_total else math.nan
     r = found / gold_total if gold_total else math.nan
-    decomposer = DecomposerLoss(decomposer_sentences, p, r,
-                                2 * found / (judge_total + gold_total) if judge_total + gold_total else math.nan)
+    decomposer = DecomposerLoss(
+        decomposer_sentences,
+        p,
+        r,
+        2 * found / (judge_total + gold_total) if judge_total + gold_total else math.nan,
+    )
     entailment = {name: LabelAgreement.of(*labels[name]) for name in ENTAILMENT_FIELDS}
-    return StageLoss(sources.pop(), shared, verifier, decomposer, entailment, n_facts, matched_facts,
-                     sorted(not_in_gold))
+    return StageLoss(
+        sources.pop(), shared, verifier, decomposer, entailment, n_facts, matched_facts, sorted(not_in_gold)
+    )
 
 
-def stage_losses(gold: list[EvaluationRecord], judges: list[EvaluationRecord],
-                 threshold: float = 0.5) -> list[StageLoss]:
+def stage_losses(
+    gold: list[EvaluationRecord], judges: list[EvaluationRecord], threshold: float = 0.5
+) -> list[StageLoss]:
     """`stage_loss` for every judge source in `judges`, sorted by source."""
     by_source: dict[str, list[EvaluationRecord]] = {}
     for record in judges:

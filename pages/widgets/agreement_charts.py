@@ -1,5 +1,6 @@
 """The agreement page's figures, as plain plotly figures built from the packages' results
 (no Streamlit here, so each figure can be checked on its own)."""
+
 from __future__ import annotations
 
 import plotly.graph_objects as go
@@ -23,19 +24,32 @@ def alpha_bars(results: dict[str, Agreement], names: dict[str, str]) -> go.Figur
     stages = list(results)
     labels = [names.get(s, s) for s in stages]
     alphas = [results[s].alpha for s in stages]
-    upper = [(r.ci_high - r.alpha) if r.alpha is not None and r.ci_high is not None else 0 for r in results.values()]
-    lower = [(r.alpha - r.ci_low) if r.alpha is not None and r.ci_low is not None else 0 for r in results.values()]
-    figure = go.Figure(go.Bar(
-        x=labels, y=alphas, error_y={"type": "data", "symmetric": False, "array": upper, "arrayminus": lower},
-        text=["" if a is None else f"{a:.2f}" for a in alphas], textposition="inside", insidetextanchor="start",
-        customdata=[[r.n_units, r.n_annotators] for r in results.values()],
-        hovertemplate="%{x}: α = %{y:.3f}<br>%{customdata[0]} units, %{customdata[1]} annotators<extra></extra>"))
+    upper = [
+        (r.ci_high - r.alpha) if r.alpha is not None and r.ci_high is not None else 0
+        for r in results.values()
+    ]
+    lower = [
+        (r.alpha - r.ci_low) if r.alpha is not None and r.ci_low is not None else 0 for r in results.values()
+    ]
+    figure = go.Figure(
+        go.Bar(
+            x=labels,
+            y=alphas,
+            error_y={"type": "data", "symmetric": False, "array": upper, "arrayminus": lower},
+            text=["" if a is None else f"{a:.2f}" for a in alphas],
+            textposition="inside",
+            insidetextanchor="start",
+            customdata=[[r.n_units, r.n_annotators] for r in results.values()],
+            hovertemplate="%{x}: α = %{y:.3f}<br>%{customdata[0]} units, %{customdata[1]} annotators<extra></extra>",
+        )
+    )
     for label, stage in zip(labels, stages, strict=True):
         if results[stage].alpha is None:
             figure.add_annotation(x=label, y=0, text=UNDEFINED, showarrow=False, yshift=12)
     for level, words in ALPHA_THRESHOLDS:
-        figure.add_hline(y=level, line_dash="dot", line_color="grey", annotation_text=words,
-                         annotation_position="right")
+        figure.add_hline(
+            y=level, line_dash="dot", line_color="grey", annotation_text=words, annotation_position="right"
+        )
     lows = [r.ci_low for r in results.values() if r.ci_low is not None] + [a for a in alphas if a is not None]
     figure.update_yaxes(title="Krippendorff's α", range=[min([0.0, *lows]) - 0.05, 1.08])
     _layout(figure, "Agreement per stage (95% bootstrap CI)")
@@ -52,9 +66,18 @@ def confusion_heatmap(counts: dict[tuple[float, float], int], a: str, b: str, le
     values = sorted({x for x, _ in counts} | {y for _, y in counts})
     labels = [value_label(v, level) for v in values]
     z = [[counts.get((x, y), 0) for x in values] for y in values]
-    figure = go.Figure(go.Heatmap(z=z, x=labels, y=labels, text=z, texttemplate="%{text}", colorscale="Blues",
-                                  showscale=False,
-                                  hovertemplate=f"{a}: %{{x}}<br>{b}: %{{y}}<br>%{{z}} units<extra></extra>"))
+    figure = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=labels,
+            y=labels,
+            text=z,
+            texttemplate="%{text}",
+            colorscale="Blues",
+            showscale=False,
+            hovertemplate=f"{a}: %{{x}}<br>{b}: %{{y}}<br>%{{z}} units<extra></extra>",
+        )
+    )
     figure.update_xaxes(title=a, type="category")
     figure.update_yaxes(title=b, type="category", autorange="reversed")
     return _layout(figure, f"{a} × {b} ({sum(counts.values())} units)", height=320)
@@ -62,13 +85,19 @@ def confusion_heatmap(counts: dict[tuple[float, float], int], a: str, b: str, le
 
 def gold_agreement_bars(rows: list[dict]) -> go.Figure:
     """Per annotator: share of values equal to gold; hover gives counts and median time."""
-    figure = go.Figure(go.Bar(
-        x=[r["annotator"] for r in rows], y=[r["agrees_with_gold"] for r in rows],
-        text=[f"{r['agrees_with_gold']:.0%}" if r["agrees_with_gold"] is not None else "—" for r in rows],
-        textposition="outside",
-        customdata=[[r["compared"], r["median_s"] if r["median_s"] is not None else float("nan")] for r in rows],
-        hovertemplate="%{x}: %{y:.1%} of %{customdata[0]} values<br>median %{customdata[1]:.1f} s"
-                      "<extra></extra>"))
+    figure = go.Figure(
+        go.Bar(
+            x=[r["annotator"] for r in rows],
+            y=[r["agrees_with_gold"] for r in rows],
+            text=[f"{r['agrees_with_gold']:.0%}" if r["agrees_with_gold"] is not None else "—" for r in rows],
+            textposition="outside",
+            customdata=[
+                [r["compared"], r["median_s"] if r["median_s"] is not None else float("nan")] for r in rows
+            ],
+            hovertemplate="%{x}: %{y:.1%} of %{customdata[0]} values<br>median %{customdata[1]:.1f} s"
+            "<extra></extra>",
+        )
+    )
     figure.update_yaxes(title="agrees with gold", range=[0, 1.1], tickformat=".0%")
     return _layout(figure, "Agreement with gold per annotator")
 
@@ -78,12 +107,20 @@ def ceiling_bars(ceilings: dict[str, HumanCeiling]) -> go.Figure:
     figure = go.Figure()
     for mode, ceiling in ceilings.items():
         rows = ceiling.per_annotator
-        figure.add_trace(go.Bar(name=f"{mode} (ceiling {ceiling.ceiling:.2f})" if ceiling.ceiling is not None
-                                else f"{mode} (undefined)",
-                                x=[r.annotator for r in rows], y=[r.pearson for r in rows],
-                                hovertemplate="%{x}: r = %{y:.3f}<extra>" + mode + "</extra>"))
+        figure.add_trace(
+            go.Bar(
+                name=f"{mode} (ceiling {ceiling.ceiling:.2f})"
+                if ceiling.ceiling is not None
+                else f"{mode} (undefined)",
+                x=[r.annotator for r in rows],
+                y=[r.pearson for r in rows],
+                hovertemplate="%{x}: r = %{y:.3f}<extra>" + mode + "</extra>",
+            )
+        )
     figure.update_layout(barmode="group", legend_title="precision mode")
-    figure.update_yaxes(title="Pearson r with the others' mean", range=[-1 if _any_negative(ceilings) else 0, 1.05])
+    figure.update_yaxes(
+        title="Pearson r with the others' mean", range=[-1 if _any_negative(ceilings) else 0, 1.05]
+    )
     return _layout(figure, "Human ceiling: each annotator's MURGAT-S against the mean of the others")
 
 

@@ -4,6 +4,7 @@ way to show untrusted text, and a guard that turns any error into a friendly mes
 The store object is cached for the process (it opens one SQLite connection per thread,
 so sharing the object across sessions is safe); the person lives in session state.
 """
+
 from __future__ import annotations
 
 import html
@@ -41,6 +42,7 @@ def list_projects(root: Path) -> list[Path]:
 def build_demo_project(directory: str) -> str:
     """Build the demo once per process (concurrent sessions wait for the same build)."""
     from annotation.demo.project import build_demo
+
     build_demo(Path(directory))
     return directory
 
@@ -120,8 +122,9 @@ def sso_provider(settings: dict) -> str | None:
     first named `[auth.NAME]` section that has a client_id (`st.login(NAME)`)."""
     if "client_id" in settings:
         return None
-    return next((name for name, value in settings.items()
-                 if hasattr(value, "get") and value.get("client_id")), None)
+    return next(
+        (name for name, value in settings.items() if hasattr(value, "get") and value.get("client_id")), None
+    )
 
 
 def sso_identity() -> dict | None:
@@ -145,8 +148,9 @@ def show_text(text: str, css_class: str = "murgat-text") -> None:
 
 def synthetic_banner(store: ProjectStore) -> None:
     if store.get_setting("synthetic"):
-        st.warning("Demo project: the responses, media and labels here are synthetic.",
-                   icon=":material/science:")
+        st.warning(
+            "Demo project: the responses, media and labels here are synthetic.", icon=":material/science:"
+        )
 
 
 @contextmanager
@@ -156,8 +160,10 @@ def friendly_errors(what: str = "this page"):
         yield
     except Exception:  # Streamlit's rerun/stop are BaseException and pass through
         log.exception("error while showing %s", what)
-        st.error(f"Something went wrong while showing {what}. Your saved decisions are safe; "
-                 "reload the page, and tell an admin if it happens again.")
+        st.error(
+            f"Something went wrong while showing {what}. Your saved decisions are safe; "
+            "reload the page, and tell an admin if it happens again."
+        )
 
 
 def load_css() -> None:

@@ -1,6 +1,7 @@
 """The decision controls: one button per answer (with a key), and the response-level
 actions undo, skip with a reason, and flag for the guidelines. Every click writes to the
 event log in its callback, before the rerun that shows the next question."""
+
 from __future__ import annotations
 
 import time
@@ -35,8 +36,9 @@ def spent_ms(item_key: str) -> int:
 
 
 def _answer(store, who, response_id, question, value) -> None:
-    recorded = session.record_answer(store, who, response_id, question, value,
-                                     spent_ms=spent_ms(question.key(response_id)))
+    recorded = session.record_answer(
+        store, who, response_id, question, value, spent_ms=spent_ms(question.key(response_id))
+    )
     if recorded is None:
         st.session_state["notice"] = "That click was for a decision you had already made; nothing changed."
         return
@@ -52,8 +54,14 @@ def answer_buttons(store, who: str, response_id: str, question: session.Question
         # The question is in the key: a click on the button of the question before (still on
         # screen while the page redraws) then runs that question's callback, which refuses it,
         # instead of answering the new question unseen.
-        column.button(label, key=f"answer:{value}:{question.key(response_id)}", shortcut=key,
-                      width="stretch", on_click=_answer, args=(store, who, response_id, question, value))
+        column.button(
+            label,
+            key=f"answer:{value}:{question.key(response_id)}",
+            shortcut=key,
+            width="stretch",
+            on_click=_answer,
+            args=(store, who, response_id, question, value),
+        )
 
 
 def confirm_facts(store, who: str, response_id: str, question: session.Question, facts: list[dict]) -> None:
@@ -79,15 +87,25 @@ def _unskip(store, who, response_id) -> None:
 def actions(store, who: str, response_id: str, skipped: dict[str, str]) -> None:
     """Undo, skip (reason required), flag (text required), and the set-aside responses."""
     left, middle, right = st.columns(3)
-    left.button("Undo", key="undo", shortcut="U", icon=":material/undo:", help="Undo your last decision",
-                on_click=_undo, args=(store, who), width="stretch")
-    with middle.popover("Skip", icon=":material/skip_next:", width="stretch",
-                        help="Set this response aside, with a reason"):
+    left.button(
+        "Undo",
+        key="undo",
+        shortcut="U",
+        icon=":material/undo:",
+        help="Undo your last decision",
+        on_click=_undo,
+        args=(store, who),
+        width="stretch",
+    )
+    with middle.popover(
+        "Skip", icon=":material/skip_next:", width="stretch", help="Set this response aside, with a reason"
+    ):
         with st.form("skip_form", clear_on_submit=True):
             st.text_input("Why do you skip it?", key="skip_reason")
             st.form_submit_button("Set it aside", on_click=_skip, args=(store, who, response_id))
-    with right.popover("Flag", icon=":material/flag:", width="stretch",
-                       help="Flag a case the guidelines should settle"):
+    with right.popover(
+        "Flag", icon=":material/flag:", width="stretch", help="Flag a case the guidelines should settle"
+    ):
         with st.form("flag_form", clear_on_submit=True):
             st.text_area("What should the guidelines settle?", key="flag_text")
             st.form_submit_button("Send the flag", on_click=_flag, args=(store, who, response_id))

@@ -1,6 +1,7 @@
 """Stage 2: an editable list of atomic facts for one sentence — edit, add, delete, reorder,
 and tick each fact's citations. The draft lives in session state until the person confirms
 it; confirming is the decision that goes to the event log."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -9,9 +10,11 @@ from annotation.protocol.records import Sentence
 from annotation.work.session import check_fact_list
 from pages.widgets.response_view import chip_label
 
-GUIDANCE = ("One checkable claim per fact. Make each fact stand on its own: replace pronouns with "
-            "what they refer to in *earlier* sentences, and drop meta-talk such as “the video "
-            "shows”. Tick only the citations that belong to the fact.")
+GUIDANCE = (
+    "One checkable claim per fact. Make each fact stand on its own: replace pronouns with "
+    "what they refer to in *earlier* sentences, and drop meta-talk such as “the video "
+    "shows”. Tick only the citations that belong to the fact."
+)
 
 
 def _text_key(draft_key: str, row_id: int) -> str:
@@ -38,10 +41,15 @@ def start_draft(draft_key: str, proposal: list[dict]) -> None:
 def draft_facts(draft_key: str, n_citations: int) -> list[dict]:
     """The draft as [{'text', 'citations'}] in its current order."""
     draft = st.session_state[draft_key]
-    return [{"text": st.session_state.get(_text_key(draft_key, row), ""),
-             "citations": [c for c in range(n_citations)
-                           if st.session_state.get(_cite_key(draft_key, row, c), False)]}
-            for row in draft["rows"]]
+    return [
+        {
+            "text": st.session_state.get(_text_key(draft_key, row), ""),
+            "citations": [
+                c for c in range(n_citations) if st.session_state.get(_cite_key(draft_key, row, c), False)
+            ],
+        }
+        for row in draft["rows"]
+    ]
 
 
 def _move(draft_key: str, position: int, step: int) -> None:
@@ -75,23 +83,54 @@ def facts_editor(sentence: Sentence, draft_key: str, on_confirm) -> None:
             st.text_input(f"Fact {position + 1}", key=_text_key(draft_key, row))
             columns = st.columns([3] * max(n, 1) + [1, 1, 1])
             for c, citation in enumerate(sentence.citations):
-                columns[c].checkbox(chip_label(citation), key=_cite_key(draft_key, row, c),
-                                    disabled=not citation.valid and not st.session_state.get(
-                                        _cite_key(draft_key, row, c), False))
+                columns[c].checkbox(
+                    chip_label(citation),
+                    key=_cite_key(draft_key, row, c),
+                    disabled=not citation.valid
+                    and not st.session_state.get(_cite_key(draft_key, row, c), False),
+                )
             tail = columns[-3:]
-            tail[0].button("↑", key=f"{draft_key}:up:{row}", on_click=_move, args=(draft_key, position, -1),
-                           disabled=position == 0, help="Move up")
-            tail[1].button("↓", key=f"{draft_key}:down:{row}", on_click=_move, args=(draft_key, position, 1),
-                           disabled=position == len(rows) - 1, help="Move down")
-            tail[2].button("✕", key=f"{draft_key}:delete:{row}", on_click=_delete,
-                           args=(draft_key, position), help="Delete this fact")
+            tail[0].button(
+                "↑",
+                key=f"{draft_key}:up:{row}",
+                on_click=_move,
+                args=(draft_key, position, -1),
+                disabled=position == 0,
+                help="Move up",
+            )
+            tail[1].button(
+                "↓",
+                key=f"{draft_key}:down:{row}",
+                on_click=_move,
+                args=(draft_key, position, 1),
+                disabled=position == len(rows) - 1,
+                help="Move down",
+            )
+            tail[2].button(
+                "✕",
+                key=f"{draft_key}:delete:{row}",
+                on_click=_delete,
+                args=(draft_key, position),
+                help="Delete this fact",
+            )
     left, right = st.columns(2)
-    left.button("Add a fact", key=f"{draft_key}:add", icon=":material/add:", on_click=_add,
-                args=(draft_key, sentence.valid_citation_indices))
+    left.button(
+        "Add a fact",
+        key=f"{draft_key}:add",
+        icon=":material/add:",
+        on_click=_add,
+        args=(draft_key, sentence.valid_citation_indices),
+    )
     # A callback, not `if st.button(...)`: callbacks run before the script, so a click that
     # arrives while the page is still drawing (a slow clip, a busy server) is never dropped.
-    right.button("Confirm facts", key=f"{draft_key}:confirm", type="primary", shortcut="Ctrl+Enter",
-                 on_click=_confirm, args=(draft_key, n, on_confirm))
+    right.button(
+        "Confirm facts",
+        key=f"{draft_key}:confirm",
+        type="primary",
+        shortcut="Ctrl+Enter",
+        on_click=_confirm,
+        args=(draft_key, n, on_confirm),
+    )
     problems = st.session_state.pop(_problems_key(draft_key), None)
     if problems:
         st.warning(problems)

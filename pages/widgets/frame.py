@@ -5,6 +5,7 @@ Pages call `run_page(body, *roles)` rather than relying on app.py alone, because
 may run a script under `pages/` directly (its legacy multipage mode, e.g. the first run of a
 server process); then the page still signs people in and still refuses other roles.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -90,21 +91,26 @@ def single_sign_on(store, provider: str | None) -> None:
     email = str(identity.get("email") or "").strip()
     shown = "`" + email.replace("`", "'") + "`"  # a code span: the provider's text shown literally
     if not email:
-        st.warning("Your single sign-on identity carries no email address, so it cannot be matched "
-                   "to an account; ask an admin, or sign in with your name and password.")
+        st.warning(
+            "Your single sign-on identity carries no email address, so it cannot be matched "
+            "to an account; ask an admin, or sign in with your name and password."
+        )
     elif identity.get("email_verified") is False:
         # An unverified address could be anyone's: never let it open that person's account.
-        st.warning(f"Your identity provider has not verified the email {shown}, so it cannot sign "
-                   "you in; verify it there, or sign in with your name and password.")
+        st.warning(
+            f"Your identity provider has not verified the email {shown}, so it cannot sign "
+            "you in; verify it there, or sign in with your name and password."
+        )
     else:
         account = account_for_identity(store, email)
         if account is not None:
             st.session_state["user"] = account
             st.rerun()
-        st.warning(f"You are signed in with single sign-on as {shown}, but no account in this project "
-                   f"has the email {shown}; ask an admin to add it.")
-    st.button("Sign out of single sign-on", key="sso_sign_out", icon=":material/logout:",
-              on_click=st.logout)
+        st.warning(
+            f"You are signed in with single sign-on as {shown}, but no account in this project "
+            f"has the email {shown}; ask an admin to add it."
+        )
+    st.button("Sign out of single sign-on", key="sso_sign_out", icon=":material/logout:", on_click=st.logout)
 
 
 def signed_in_user() -> dict | None:
@@ -125,8 +131,9 @@ def run_page(body, *roles: str, title: str = "this page") -> None:
         st.stop()
     store = current_store()
     with st.sidebar:
-        st.caption(f"Project **{Path(store.directory).name}** · signed in as **{user['name']}** "
-                   f"({user['role']})")
+        st.caption(
+            f"Project **{Path(store.directory).name}** · signed in as **{user['name']}** ({user['role']})"
+        )
         st.button("Sign out", key="sign_out", icon=":material/logout:", on_click=sign_out)
     synthetic_banner(store)
     if roles and user["role"] not in roles:

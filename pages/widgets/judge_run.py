@@ -5,6 +5,7 @@ They only store the latest RunProgress here, under a lock, and the page polls `s
 Runs are kept per project for the whole server process, so any admin session (or a reload)
 sees the run in progress, and a second run on the same project cannot start meanwhile.
 """
+
 from __future__ import annotations
 
 import logging
@@ -67,13 +68,21 @@ class BackgroundRun:
 
     def snapshot(self) -> RunSnapshot:
         with self._lock:
-            return RunSnapshot(list(self.configurations), self.running, self.stop_event.is_set(),
-                               self._progress, self._report, self._error, self.started_at)
+            return RunSnapshot(
+                list(self.configurations),
+                self.running,
+                self.stop_event.is_set(),
+                self._progress,
+                self._report,
+                self._error,
+                self.started_at,
+            )
 
     def _work(self, store, judges, configurations, options: dict) -> None:
         try:
-            report = run_configurations(store, judges, configurations, progress=self.record_progress,
-                                        stop=self.stop_event, **options)
+            report = run_configurations(
+                store, judges, configurations, progress=self.record_progress, stop=self.stop_event, **options
+            )
             with self._lock:
                 self._report = report
         except InputError as error:  # e.g. a key variable unset since the page checked it
@@ -101,8 +110,17 @@ def latest_run(store) -> BackgroundRun | None:
         return _runs.get(_project_key(store))
 
 
-def start_run(store, judges: dict, configurations: list, *, responses: str, concurrency: int,
-              max_calls: int | None, max_cost: float | None, plan: RunPlan | None) -> BackgroundRun:
+def start_run(
+    store,
+    judges: dict,
+    configurations: list,
+    *,
+    responses: str,
+    concurrency: int,
+    max_calls: int | None,
+    max_cost: float | None,
+    plan: RunPlan | None,
+) -> BackgroundRun:
     """Start `run_configurations` on a background thread and return its holder.
 
     Raises RuntimeError when a run on this project is still going (one at a time: both
@@ -114,10 +132,16 @@ def start_run(store, judges: dict, configurations: list, *, responses: str, conc
         if current is not None and current.running:
             raise RuntimeError("a judge run is already going on this project; stop it or wait")
         run = BackgroundRun([c.id for c in configurations])
-        options = {"responses": responses, "concurrency": concurrency, "max_calls": max_calls,
-                   "max_cost": max_cost, "plan": plan}
-        run._thread = threading.Thread(target=run._work, args=(store, judges, configurations, options),
-                                       daemon=True, name="judge-run")
+        options = {
+            "responses": responses,
+            "concurrency": concurrency,
+            "max_calls": max_calls,
+            "max_cost": max_cost,
+            "plan": plan,
+        }
+        run._thread = threading.Thread(
+            target=run._work, args=(store, judges, configurations, options), daemon=True, name="judge-run"
+        )
         _runs[key] = run
         run._thread.start()
     return run

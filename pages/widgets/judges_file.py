@@ -1,6 +1,7 @@
 """The project's judges file (TOML, `calibration.judges.judges_file.load_judges`): where it is and
 how the pages show its judges. The API key itself is never read here: a judge shows only
 the NAME of its key variable and whether that variable is set."""
+
 from __future__ import annotations
 
 import os
@@ -55,14 +56,27 @@ def shown_url(url: str) -> str:
 
 def judge_rows(judges: dict[str, JudgeConfig]) -> list[dict]:
     """One table row per judge: what the admin needs to check the file, and no secret."""
-    return [{"judge": judge.name, "adapter": judge.adapter, "model": judge.model, "API key": key_status(judge),
-             "endpoints": ", ".join(shown_url(u) for u in judge.base_urls) or "(adapter default)",
-             "max concurrency": judge.max_concurrency,
-             "$ per 1k tokens in": judge.price_in_per_1k, "$ per 1k tokens out": judge.price_out_per_1k}
-            for judge in judges.values()]
+    return [
+        {
+            "judge": judge.name,
+            "adapter": judge.adapter,
+            "model": judge.model,
+            "API key": key_status(judge),
+            "endpoints": ", ".join(shown_url(u) for u in judge.base_urls) or "(adapter default)",
+            "max concurrency": judge.max_concurrency,
+            "$ per 1k tokens in": judge.price_in_per_1k,
+            "$ per 1k tokens out": judge.price_out_per_1k,
+        }
+        for judge in judges.values()
+    ]
 
 
 def missing_keys(judges: dict[str, JudgeConfig], names) -> list[str]:
     """The key variables (names) that the judges `names` need and the environment lacks."""
-    return sorted({judges[n].api_key_env for n in names
-                   if judges[n].api_key_env and not os.environ.get(judges[n].api_key_env)})
+    return sorted(
+        {
+            judges[n].api_key_env
+            for n in names
+            if judges[n].api_key_env and not os.environ.get(judges[n].api_key_env)
+        }
+    )

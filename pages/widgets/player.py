@@ -6,6 +6,7 @@ audio → an audio-only clip. Clips come from `annotation.media.clips.cut_clip` 
 cached on disk); st.video never receives a whole source video. A media file without a
 proxy gets one built in the background while clips are cut directly from the source.
 """
+
 from __future__ import annotations
 
 import logging
@@ -45,8 +46,9 @@ def ready_proxy(store, media: dict) -> Path | None:
     with _proxy_lock:
         job = _proxy_jobs.get(media["sha256"])
         if job is None:
-            job = threading.Thread(target=_build_proxy, args=(store, media), daemon=True,
-                                   name=f"proxy-{media['name']}")
+            job = threading.Thread(
+                target=_build_proxy, args=(store, media), daemon=True, name=f"proxy-{media['name']}"
+            )
             _proxy_jobs[media["sha256"]] = job
             job.start()
     return None
@@ -54,8 +56,16 @@ def ready_proxy(store, media: dict) -> Path | None:
 
 def cut(store, media: dict, citation: Citation, pad_s: float):
     """The clip of `citation` with `pad_s` around it (pad 0 on a visual point: its frame)."""
-    return cut_clip(Path(media["path"]), media["sha256"], citation.modality, citation.start,
-                              citation.end, pad_s, store.cache_dir / "clips", proxy=ready_proxy(store, media))
+    return cut_clip(
+        Path(media["path"]),
+        media["sha256"],
+        citation.modality,
+        citation.start,
+        citation.end,
+        pad_s,
+        store.cache_dir / "clips",
+        proxy=ready_proxy(store, media),
+    )
 
 
 def span_caption(clip) -> str:
@@ -65,24 +75,32 @@ def span_caption(clip) -> str:
     cited = format_time(clip.cited_start_s)
     if clip.cited_end_s > clip.cited_start_s:
         cited += f"–{format_time(clip.cited_end_s)}"
-    where = (f"the cited part at {offset_start:.1f}–{offset_end:.1f} s" if offset_end > offset_start
-             else f"the cited moment at {offset_start:.1f} s")
-    return (f"cited {cited}; "
-            f"this clip is {format_time(clip.source_start_s)}–{format_time(clip.source_end_s)}, {where}")
+    where = (
+        f"the cited part at {offset_start:.1f}–{offset_end:.1f} s"
+        if offset_end > offset_start
+        else f"the cited moment at {offset_start:.1f} s"
+    )
+    return (
+        f"cited {cited}; "
+        f"this clip is {format_time(clip.source_start_s)}–{format_time(clip.source_end_s)}, {where}"
+    )
 
 
 def span_track(clip) -> str:
     """A WebVTT track that shows '▶ cited' exactly while the cited span plays."""
+
     def stamp(seconds: float) -> str:
         seconds = max(0.0, seconds)
         return f"{int(seconds // 3600):02d}:{int(seconds % 3600 // 60):02d}:{seconds % 60:06.3f}"
+
     start = clip.cited_start_s - clip.source_start_s
     end = max(clip.cited_end_s - clip.source_start_s, start + 0.2)
     return f"WEBVTT\n\n{stamp(start)} --> {stamp(end)}\n▶ cited\n"
 
 
-def play_citation(store, video_name: str | None, citation: Citation, pad_s: float, *,
-                  autoplay: bool = False) -> None:
+def play_citation(
+    store, video_name: str | None, citation: Citation, pad_s: float, *, autoplay: bool = False
+) -> None:
     """Show the player for one citation (see module doc); a problem shows a friendly note."""
     if not citation.valid:
         show_text(chip_label(citation), "murgat-invalid")  # `raw` is the response's own text
@@ -118,12 +136,23 @@ def prefetch(store, video_name: str | None, citations: list[Citation], pad_s: fl
     for citation in citations:
         if not citation.valid:
             continue
-        pads = (0.0, pad_s or POINT_CONTEXT_S) if citation.is_point and citation.modality == "visual" \
-            else (pad_s or POINT_CONTEXT_S,)  # a visual point shows its frame and a clip
+        pads = (
+            (0.0, pad_s or POINT_CONTEXT_S)
+            if citation.is_point and citation.modality == "visual"
+            else (pad_s or POINT_CONTEXT_S,)
+        )  # a visual point shows its frame and a clip
         for pad in pads:
-            _prefetcher().submit(cut_clip, Path(media["path"]), media["sha256"],
-                                 citation.modality, citation.start, citation.end, pad,
-                                 store.cache_dir / "clips", proxy=proxy)
+            _prefetcher().submit(
+                cut_clip,
+                Path(media["path"]),
+                media["sha256"],
+                citation.modality,
+                citation.start,
+                citation.end,
+                pad,
+                store.cache_dir / "clips",
+                proxy=proxy,
+            )
 
 
 @st.cache_resource(show_spinner=False)

@@ -1,5 +1,6 @@
 """Bad input on a page: every located problem in one friendly box, as text (a problem may
 quote the file it is about, so it is never rendered as Markdown or HTML)."""
+
 from __future__ import annotations
 
 import streamlit as st

@@ -2,6 +2,7 @@
 it can have changed (a response finished, undone, skipped, reopened, or the queue settings
 changed), so a label click does not re-read the whole queue. What the queue holds and what is
 asked next are `annotation.work.queues`'s; this module only caches them."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -17,8 +18,12 @@ def mark_dirty() -> None:
 
 
 def _settings_key(store) -> tuple:
-    return (store.count_responses(), tuple(queues.pool(store)), queues.overlap(store),
-            store.get_setting("campaign_mode"))
+    return (
+        store.count_responses(),
+        tuple(queues.pool(store)),
+        queues.overlap(store),
+        store.get_setting("campaign_mode"),
+    )
 
 
 def snapshot(store, who: str) -> queues.Queue:

@@ -1,6 +1,7 @@
 """The response on screen: question and options, the text with the current sentence
 highlighted in place, and the sentence's citations as chips. All response text is
 escaped (it is untrusted model output), never handed over as raw HTML or Markdown."""
+
 from __future__ import annotations
 
 import re
@@ -31,16 +32,23 @@ def show_question(response: Response) -> None:
 def option_lines(options: list[str]) -> list[str]:
     """Options lettered A, B, … unless they already carry their letter ('A. …', '(A) …')."""
     letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-    return [option if _LETTERED.match(option) or i >= len(letters) else f"{letters[i]}. {option}"
-            for i, option in enumerate(options)]
+    return [
+        option if _LETTERED.match(option) or i >= len(letters) else f"{letters[i]}. {option}"
+        for i, option in enumerate(options)
+    ]
 
 
 def highlighted_html(text: str, start: int | None, end: int | None) -> str:
     """The whole text escaped, with [start, end) wrapped in <mark> (offsets from the splitter)."""
     if start is None or end is None or not 0 <= start <= end <= len(text):
         return escaped(text)
-    return (escaped(text[:start]) + '<mark class="murgat-current">' + escaped(text[start:end])
-            + "</mark>" + escaped(text[end:]))
+    return (
+        escaped(text[:start])
+        + '<mark class="murgat-current">'
+        + escaped(text[start:end])
+        + "</mark>"
+        + escaped(text[end:])
+    )
 
 
 def show_response_text(response: Response, sentence: Sentence | None) -> None:
@@ -60,7 +68,11 @@ def citation_chips(sentence: Sentence, key: str, playable: tuple[int, ...] = ())
             show_text(chip_label(citation), "murgat-invalid")
     if not valid:
         return None
-    return st.pills("Citations", valid, key=key, selection_mode="single",
-                    format_func=lambda i: chip_label(sentence.citations[i])
-                    + (" ●" if i in playable else ""),
-                    help="Choose a citation to play it alone; ● marks what the question is about.")
+    return st.pills(
+        "Citations",
+        valid,
+        key=key,
+        selection_mode="single",
+        format_func=lambda i: chip_label(sentence.citations[i]) + (" ●" if i in playable else ""),
+        help="Choose a citation to play it alone; ● marks what the question is about.",
+    )

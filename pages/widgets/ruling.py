@@ -4,6 +4,7 @@ played by the annotation view's own player, and the controls that rule a gold va
 A ruling is written by `annotation.agreement.gold.adjudicate` in a button callback, before the rerun
 that derives the gold set again, so the page never shows a stale value after a click.
 """
+
 from __future__ import annotations
 
 import streamlit as st
@@ -15,9 +16,13 @@ from pages.widgets import decisions, player, response_view
 from pages.widgets.context import show_text
 from pages.widgets.facts_editor import facts_editor, start_draft
 
-STAGE_NAMES = {"verifiable": "Stage 1 · verifiable", "decomposition": "Stage 2 · atomic facts",
-               "entailment_all": "Stage 3 · all", "entailment_alone": "Stage 3 · alone",
-               "entailment_without": "Stage 3 · without"}
+STAGE_NAMES = {
+    "verifiable": "Stage 1 · verifiable",
+    "decomposition": "Stage 2 · atomic facts",
+    "entailment_all": "Stage 3 · all",
+    "entailment_alone": "Stage 3 · alone",
+    "entailment_without": "Stage 3 · without",
+}
 FACTS_WORDING = "How should this sentence be split into atomic facts?"
 ALL = "all"
 STAGE_REQUEST = "disputes_stage_request"  # set by a link to the disputes page: the stage to show
@@ -50,15 +55,22 @@ def describe(value: GoldValue) -> str:
     """One line naming a dispute: response, sentence, question, agreement, fast flags."""
     fast = f" · ⚡ {', '.join(value.fast_annotators)}" if value.fast_annotators else ""
     ruled = " · ruled" if value.ruling is not None else ""
-    return (f"{value.response_id} · sentence {value.sentence + 1} · {value.question} · "
-            f"{value.agreement:.0%} agree{fast}{ruled}")
+    return (
+        f"{value.response_id} · sentence {value.sentence + 1} · {value.question} · "
+        f"{value.agreement:.0%} agree{fast}{ruled}"
+    )
 
 
 def fact_lines(facts: list[dict], sentence: Sentence) -> str:
     """A fact list as text lines, each with the chips of its citations."""
+
     def chips(indices) -> str:
-        return ", ".join(response_view.chip_label(sentence.citations[i]) for i in indices
-                         if 0 <= i < len(sentence.citations))
+        return ", ".join(
+            response_view.chip_label(sentence.citations[i])
+            for i in indices
+            if 0 <= i < len(sentence.citations)
+        )
+
     return "\n".join(f"• {f['text']}  [{chips(f.get('citations', []))}]" for f in facts) or "(no facts)"
 
 
@@ -79,8 +91,10 @@ def annotator_values(value: GoldValue, sentence: Sentence) -> None:
     """Each annotator's value side by side, with their time on the item (fast ones flagged)."""
     names = sorted(value.values)
     if not names:
-        st.info("No annotator answered this question (their facts differ from the gold fact); "
-                "only a ruling settles it.")
+        st.info(
+            "No annotator answered this question (their facts differ from the gold fact); "
+            "only a ruling settles it."
+        )
         return
     for column, name in zip(st.columns(len(names)), names, strict=True):
         with column.container(border=True):
@@ -91,8 +105,11 @@ def annotator_values(value: GoldValue, sentence: Sentence) -> None:
             else:
                 st.markdown(answer_words(value.question, answer))
             st.caption(time_words(value.spent_ms.get(name)))
-    shown = (fact_lines(value.value, sentence) if isinstance(value.value, list)
-             else answer_words(value.question, value.value))
+    shown = (
+        fact_lines(value.value, sentence)
+        if isinstance(value.value, list)
+        else answer_words(value.question, value.value)
+    )
     st.caption(f"Gold now: {shown} — {value.provenance}")
 
 
@@ -108,15 +125,24 @@ def _record_ruling(store, who: str, value: GoldValue, answer) -> bool:
     """Write the ruling; a refusal goes to the error slot. True when it was written."""
     reason = st.session_state.get(REASON_KEY)
     try:
-        adjudicate(store, who, value.response_id, value.unit, value.task, answer, reason,
-                   spent_ms=decisions.spent_ms(f"dispute|{value.key}"))
+        adjudicate(
+            store,
+            who,
+            value.response_id,
+            value.unit,
+            value.task,
+            answer,
+            reason,
+            spent_ms=decisions.spent_ms(f"dispute|{value.key}"),
+        )
     except (ValueError, PermissionError) as exc:
         st.session_state[ERROR_KEY] = str(exc)
         return False
     st.session_state[_RESET_REASON] = True  # the tag is per ruling, not sticky
-    st.session_state[NOTICE_KEY] = (f"Ruled “{answer_words(value.question, answer)}” on {value.response_id}, "
-                                    f"sentence {value.sentence + 1}, {value.question}"
-                                    + (f" ({reason})" if reason else "") + ".")
+    st.session_state[NOTICE_KEY] = (
+        f"Ruled “{answer_words(value.question, answer)}” on {value.response_id}, "
+        f"sentence {value.sentence + 1}, {value.question}" + (f" ({reason})" if reason else "") + "."
+    )
     return True
 
 
@@ -129,26 +155,40 @@ def ruling_controls(store, who: str, value: GoldValue, sentence: Sentence) -> No
     if error:
         st.error(f"The ruling was not recorded: {error}")
     decisions.shown_at(f"dispute|{value.key}")
-    st.pills("Reason (optional)", REASONS, key=REASON_KEY, selection_mode="single",
-             help="Why the annotators disagreed, for the guideline discussion.")
+    st.pills(
+        "Reason (optional)",
+        REASONS,
+        key=REASON_KEY,
+        selection_mode="single",
+        help="Why the annotators disagreed, for the guideline discussion.",
+    )
     if value.question != "facts":
         kind = "verifiable" if value.question == "verifiable" else "entailment"
         columns = st.columns(2)
         for column, (label, _shortcut, answer) in zip(columns, decisions.ANSWERS[kind], strict=True):
             # The dispute is in the key: a click on a button still on screen from the dispute
             # before must rule that one again, not the next one unseen.
-            column.button(f"Rule: {label}", key=f"rule:{answer}:{value.key}", width="stretch",
-                          on_click=_record_ruling, args=(store, who, value, answer))
+            column.button(
+                f"Rule: {label}",
+                key=f"rule:{answer}:{value.key}",
+                width="stretch",
+                on_click=_record_ruling,
+                args=(store, who, value, answer),
+            )
         return
     lists = {name: value.values[name] for name in sorted(value.values)}
     if isinstance(value.value, list):
         lists["the current gold"] = value.value
     names = list(lists)
     for start in range(0, len(names), 2):  # two per row: the labels stay readable
-        for column, name in zip(st.columns(2), names[start:start + 2], strict=False):
-            column.button(f"Rule {name}'s facts" if name in value.values else "Rule the current gold facts",
-                          key=f"rule_facts:{name}:{value.key}", width="stretch",
-                          on_click=_record_ruling, args=(store, who, value, lists[name]))
+        for column, name in zip(st.columns(2), names[start : start + 2], strict=False):
+            column.button(
+                f"Rule {name}'s facts" if name in value.values else "Rule the current gold facts",
+                key=f"rule_facts:{name}:{value.key}",
+                width="stretch",
+                on_click=_record_ruling,
+                args=(store, who, value, lists[name]),
+            )
     with st.expander("Or edit a fact list and rule it"):
         start = st.selectbox("Start from", list(lists) or ["an empty list"], key="ruling_start")
         draft_key = f"gold_draft:{value.key}:{start}"

@@ -1,5 +1,6 @@
 """Seeing sound: the waveform (min/max envelope) and mel spectrogram of a clip's audio in
 plotly, with the cited span shaded. The arrays come from annotation.media.sound_cache."""
+
 from __future__ import annotations
 
 import logging
@@ -24,28 +25,59 @@ SPECTROGRAM_COLOURS = ["#000000", *plotly.colors.sequential.Magma[1:]]
 def add_sound_traces(figure: go.Figure, view, waveform_row: int, spectrogram_row: int) -> None:
     """The min/max waveform band and the mel heatmap of `view` into two rows of `figure`."""
     times = view.envelope_times_s
-    figure.add_scatter(x=times, y=view.envelope_maxs, mode="lines", line={"width": 0.6, "color": "#444"},
-                       hoverinfo="skip", showlegend=False, row=waveform_row, col=1)
-    figure.add_scatter(x=times, y=view.envelope_mins, mode="lines", line={"width": 0.6, "color": "#444"},
-                       fill="tonexty", fillcolor="rgba(60,60,60,0.5)", hoverinfo="skip",
-                       showlegend=False, row=waveform_row, col=1)
-    figure.add_heatmap(x=view.spectrogram_times_s, y=view.mel_freqs_hz, z=compact_db(view.spectrogram_db),
-                       colorscale=SPECTROGRAM_COLOURS, zmin=-80, zmax=0, showscale=False,
-                       hovertemplate="%{x:.2f} s, %{y:.0f} Hz: %{z} dB<extra></extra>",
-                       row=spectrogram_row, col=1)
+    figure.add_scatter(
+        x=times,
+        y=view.envelope_maxs,
+        mode="lines",
+        line={"width": 0.6, "color": "#444"},
+        hoverinfo="skip",
+        showlegend=False,
+        row=waveform_row,
+        col=1,
+    )
+    figure.add_scatter(
+        x=times,
+        y=view.envelope_mins,
+        mode="lines",
+        line={"width": 0.6, "color": "#444"},
+        fill="tonexty",
+        fillcolor="rgba(60,60,60,0.5)",
+        hoverinfo="skip",
+        showlegend=False,
+        row=waveform_row,
+        col=1,
+    )
+    figure.add_heatmap(
+        x=view.spectrogram_times_s,
+        y=view.mel_freqs_hz,
+        z=compact_db(view.spectrogram_db),
+        colorscale=SPECTROGRAM_COLOURS,
+        zmin=-80,
+        zmax=0,
+        showscale=False,
+        hovertemplate="%{x:.2f} s, %{y:.0f} Hz: %{z} dB<extra></extra>",
+        row=spectrogram_row,
+        col=1,
+    )
     figure.update_yaxes(title_text="amplitude", row=waveform_row, col=1)
-    figure.update_yaxes(title_text="Hz (mel bands)", type="log", tickvals=[100, 300, 1000, 3000, 8000],
-                        ticktext=["100", "300", "1k", "3k", "8k"], row=spectrogram_row, col=1)
+    figure.update_yaxes(
+        title_text="Hz (mel bands)",
+        type="log",
+        tickvals=[100, 300, 1000, 3000, 8000],
+        ticktext=["100", "300", "1k", "3k", "8k"],
+        row=spectrogram_row,
+        col=1,
+    )
 
 
 def sound_figure(view, cited_start_s: float, cited_end_s: float) -> go.Figure:
     """Waveform above, spectrogram below, sharing the time axis; the cited span shaded."""
-    figure = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.04,
-                           row_heights=[0.35, 0.65])
+    figure = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.04, row_heights=[0.35, 0.65])
     add_sound_traces(figure, view, 1, 2)
     for row in (1, 2):
-        figure.add_vrect(x0=cited_start_s, x1=cited_end_s, fillcolor="rgba(255,215,0,0.35)",
-                         line_width=0, row=row, col=1)
+        figure.add_vrect(
+            x0=cited_start_s, x1=cited_end_s, fillcolor="rgba(255,215,0,0.35)", line_width=0, row=row, col=1
+        )
     figure.update_xaxes(title_text="seconds in the media", row=2, col=1)
     figure.update_layout(height=320, margin={"l": 10, "r": 10, "t": 10, "b": 30})
     return figure
@@ -56,8 +88,9 @@ def whole_media_sound(store, media: dict):
     long file not prepared yet, an overview while the exact view is computed. None (and a
     log entry) when the sound cannot be decoded."""
     try:
-        return load_sound_view(Path(media["path"]), media["sha256"], store.cache_dir / "clips",
-                               overview_first=True)
+        return load_sound_view(
+            Path(media["path"]), media["sha256"], store.cache_dir / "clips", overview_first=True
+        )
     except Exception:
         log.exception("could not decode the sound of %s", media.get("name"))
         return None
@@ -70,12 +103,21 @@ def sound_view(store, video_name: str | None, citation: Citation, pad_s: float) 
         return
     end = citation.end + (AUDIO_POINT_S if citation.is_point else 0.0)
     try:
-        view = load_sound_view(Path(media["path"]), media["sha256"], store.cache_dir / "clips",
-                               start_s=max(0.0, citation.start - pad_s), end_s=end + pad_s, width=800,
-                               max_columns=300)
+        view = load_sound_view(
+            Path(media["path"]),
+            media["sha256"],
+            store.cache_dir / "clips",
+            start_s=max(0.0, citation.start - pad_s),
+            end_s=end + pad_s,
+            width=800,
+            max_columns=300,
+        )
     except Exception:
         log.exception("could not decode the sound of %s at %s", video_name, citation)
         st.warning("The sound of this segment could not be shown; the details are in the log.")
         return
-    st.plotly_chart(sound_figure(view, citation.start, end), config={"displayModeBar": False},
-                    key=f"sound:{video_name}:{citation.start}:{citation.end}")
+    st.plotly_chart(
+        sound_figure(view, citation.start, end),
+        config={"displayModeBar": False},
+        key=f"sound:{video_name}:{citation.start}:{citation.end}",
+    )

@@ -1,5 +1,6 @@
 """Fixtures shared by the judge tests: a generated clip, a two-response project on it
 (tests/judge_server.py's RESPONSES) and a scripted OpenAI/Gemini-compatible server on 127.0.0.1."""
+
 from __future__ import annotations
 
 import pytest

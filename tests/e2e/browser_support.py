@@ -1,5 +1,6 @@
 """Shared plumbing of the real-browser tests: start `streamlit run app.py` on 127.0.0.1 against a
 project, and drive Debian's Chromium with playwright (no browser download)."""
+
 from __future__ import annotations
 
 import contextlib
@@ -17,11 +18,20 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--no-first-run", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--no-first-run",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
-needs_chromium = [pytest.mark.e2e,
-                  pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")]
+needs_chromium = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium"),
+]
 
 
 def free_port() -> int:
@@ -55,9 +65,23 @@ def streamlit_server(project_dir: Path, log_path: Path, extra_args: tuple[str, .
     with log_path.open("w") as log:
         env = {**os.environ, "MURGAT_PROJECT": str(project_dir), "PYTHONUNBUFFERED": "1"}
         process = subprocess.Popen(
-            [str(Path(sys.executable).parent / "streamlit"), "run", "app.py", "--server.headless", "true",
-             "--server.address", "127.0.0.1", "--server.port", str(port), *extra_args],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+            [
+                str(Path(sys.executable).parent / "streamlit"),
+                "run",
+                "app.py",
+                "--server.headless",
+                "true",
+                "--server.address",
+                "127.0.0.1",
+                "--server.port",
+                str(port),
+                *extra_args,
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         url = f"http://127.0.0.1:{port}"
         try:
             wait_until_healthy(url, process)
@@ -74,6 +98,7 @@ def streamlit_server(project_dir: Path, log_path: Path, extra_args: tuple[str, .
 def chromium_page(viewport_height: int = 1000, **page_options):
     """A playwright page in Debian's Chromium (launched with the flags this machine needs)."""
     from playwright.sync_api import sync_playwright
+
     SHOTS.mkdir(exist_ok=True)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

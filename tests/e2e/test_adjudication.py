@@ -2,6 +2,7 @@
 test_browser.py) and Debian's Chromium driven by playwright. The demo adjudicator ada opens the
 disputes page, rules the first dispute (a fact list) with a reason, downloads the gold records
 and finds her ruling in them with its provenance. Screenshots go to tests/e2e/screenshots/."""
+
 from __future__ import annotations
 
 import json
@@ -83,8 +84,12 @@ def test_adjudicator_rules_a_dispute_and_finds_it_in_the_gold_download(demo, ser
         page.get_by_role("button", name="Gold values (CSV)").click()
     download.value.save_as(tmp_path / "gold.csv")
     rows = read_gold_csv(tmp_path / "gold.csv")
-    ruled = next(r for r in rows if (r["response_id"], r["sentence"], r["question"])
-                 == (first.response_id, str(first.sentence), "facts"))
+    ruled = next(
+        r
+        for r in rows
+        if (r["response_id"], r["sentence"], r["question"])
+        == (first.response_id, str(first.sentence), "facts")
+    )
     assert ruled["provenance"] == f"adjudicated:{WHO}:{REASON}"
 
 

@@ -2,6 +2,7 @@
 playwright. A demo annotator labels one response through all three stages, plays a cited clip
 (its <video> lasts span + padding), reloads, and every label is still there. Screenshots of each
 stage go to tests/e2e/screenshots/."""
+
 from __future__ import annotations
 
 import re
@@ -66,7 +67,7 @@ def act(page, button_name: re.Pattern) -> None:
         page.wait_for_function(f"prev => ({STATE_JS})() !== prev && ({STATE_JS})().length > 0", arg=before)
         wait_until_drawn(page)
     except Exception:
-        page.screenshot(path=SHOTS / "failed_act.png", full_page=True)   # what the person would see
+        page.screenshot(path=SHOTS / "failed_act.png", full_page=True)  # what the person would see
         raise
 
 
@@ -130,8 +131,9 @@ def test_annotator_labels_a_response_through_three_stages_and_a_reload_loses_not
     record = record_from_labels(response_id, f"human:{WHO}", demo.response_sentences(response_id), labels)
     assert labels[("response", "done")] is True
     assert all(s.verifiable is True for s in record.sentences)
-    assert all(f.entailment is not None and f.entailment.all is True
-               for s in record.sentences for f in s.facts)
+    assert all(
+        f.entailment is not None and f.entailment.all is True for s in record.sentences for f in s.facts
+    )
 
     page.reload()
     sign_in(page, server)

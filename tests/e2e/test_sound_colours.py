@@ -3,6 +3,7 @@
 Streamlit's chart drew Magma's first colour ("#000004") pink, so −80 dB looked like a loud band;
 only a real browser shows that. The demo's first video is mostly silence or a pure tone, so most
 spectrogram cells are at the −80 dB floor and the heatmap's commonest colour must be near black."""
+
 from __future__ import annotations
 
 import base64
@@ -35,6 +36,6 @@ def test_timeline_spectrogram_draws_silence_near_black(server):
         page.screenshot(path=str(SHOTS / "timeline-sound.png"), full_page=True)
         [data_url] = page.evaluate(HEATMAP_IMAGE_JS)
     image = Image.open(io.BytesIO(base64.b64decode(data_url.split(",", 1)[1]))).convert("RGB")
-    (colour, count), = Counter(image.getdata()).most_common(1)
+    ((colour, count),) = Counter(image.getdata()).most_common(1)
     assert count > 0.5 * image.width * image.height
     assert sum(colour) < 40, f"silence drawn as {colour}"

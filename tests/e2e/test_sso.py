@@ -2,6 +2,7 @@
 points at a real OpenID Connect provider (tests/oidc_provider.py) on 127.0.0.1, and Debian's
 Chromium clicking "Sign in with single sign-on" through the whole authorization-code round trip.
 The secrets file lives in a temporary directory and reaches Streamlit via `--secrets.files`."""
+
 from __future__ import annotations
 
 import secrets
@@ -55,8 +56,9 @@ def sign_in_with_sso(page, url: str, provider: OidcProvider, identity: dict) -> 
 def test_sso_identity_signs_in_the_account_with_that_email(server, provider):
     with chromium_page() as page:
         sign_in_with_sso(page, server, provider, DANA)
-        expect(page.get_by_test_id("stSidebar")).to_contain_text("signed in as dana (annotator)",
-                                                                 timeout=WAIT_MS)
+        expect(page.get_by_test_id("stSidebar")).to_contain_text(
+            "signed in as dana (annotator)", timeout=WAIT_MS
+        )
     # The app really went through the provider: authorization, then the code exchanged for tokens.
     assert {"/authorize", "/token", "/jwks"} <= set(provider.requests)
 

@@ -1,4 +1,5 @@
 """The admin page: people and roles, queue and campaign settings, progress."""
+
 import pytest
 from app_support import open_page_as, press, tiny_project
 
@@ -47,7 +48,10 @@ def test_changing_only_a_password_keeps_the_role(admin, project):
     assert admin.selectbox(key="edit_role:bob").value == "adjudicator"
     admin.text_input(key="edit_password").input("new-secret")
     press(admin, "Save")
-    assert authenticate(ProjectStore.open(project), "bob", "new-secret") == {"name": "bob", "role": "adjudicator"}
+    assert authenticate(ProjectStore.open(project), "bob", "new-secret") == {
+        "name": "bob",
+        "role": "adjudicator",
+    }
 
 
 def test_last_admin_cannot_be_demoted(admin, project):
@@ -65,7 +69,12 @@ def test_queue_settings_are_saved(admin, project):
     admin.number_input(key="pad_input").set_value(0.5)
     press(admin, "Save queue settings")
     store = ProjectStore.open(project)
-    assert [store.get_setting(k) for k in ("overlap", "pool", "campaign_mode", "pad_s")] == [1, ["ann"], "staged", 0.5]
+    assert [store.get_setting(k) for k in ("overlap", "pool", "campaign_mode", "pad_s")] == [
+        1,
+        ["ann"],
+        "staged",
+        0.5,
+    ]
 
 
 def test_progress_shows_done_of_assigned(monkeypatch, project):

@@ -1,5 +1,6 @@
 """The agreement page through streamlit's AppTest: on the demo project (three annotators with
 complete labels) and on tiny projects whose labels are written in code."""
+
 import json
 
 import pytest
@@ -12,8 +13,13 @@ from calibration.sweep.ceiling import human_ceilings
 
 PAGE = "pages/agreement.py"
 SHOWN = ("verifiable", "decomposition", "entailment_all", "entailment_alone", "entailment_without")
-STAGE_NAMES = ["Stage 1 · verifiable", "Stage 2 · atomic facts", "Stage 3 · all", "Stage 3 · alone",
-               "Stage 3 · without"]  # in SHOWN order
+STAGE_NAMES = [
+    "Stage 1 · verifiable",
+    "Stage 2 · atomic facts",
+    "Stage 3 · all",
+    "Stage 3 · alone",
+    "Stage 3 · without",
+]  # in SHOWN order
 
 
 @pytest.fixture(scope="module")
@@ -26,8 +32,12 @@ def tiny(tmp_path):
     """ann and bob on r1: s0 true/false, s1 true/true, s2 false/false; ada rules s0 true."""
     store = tiny_project(tmp_path / "p")
     for sentence, ann, bob in ((0, True, False), (1, True, True), (2, False, False)):
-        store.events.append("ann", "r1", f"s{sentence}", "verifiable", ann, spent_ms=(1000, 3000, 2000)[sentence])
-        store.events.append("bob", "r1", f"s{sentence}", "verifiable", bob, spent_ms=(4000, 6000, 5000)[sentence])
+        store.events.append(
+            "ann", "r1", f"s{sentence}", "verifiable", ann, spent_ms=(1000, 3000, 2000)[sentence]
+        )
+        store.events.append(
+            "bob", "r1", f"s{sentence}", "verifiable", bob, spent_ms=(4000, 6000, 5000)[sentence]
+        )
     store.events.append("ada", "r1", "s0", "gold.verifiable", {"value": True, "reason": None})
     return tmp_path / "p"
 
@@ -81,7 +91,11 @@ def test_alpha_bars_carry_the_bootstrap_ci_as_error_bars(demo, demo_page):
 
 def test_demo_shows_one_confusion_matrix_per_annotator_pair(demo_page):
     charts = [c.proto.id for c in demo_page.get("plotly_chart") if "confusion:" in c.proto.id]
-    assert [c.split("confusion:verifiable:", 1)[1] for c in charts] == ["alice:bob", "alice:carol", "bob:carol"]
+    assert [c.split("confusion:verifiable:", 1)[1] for c in charts] == [
+        "alice:bob",
+        "alice:carol",
+        "bob:carol",
+    ]
 
 
 def test_human_ceiling_is_shown_per_precision_mode_on_the_demo(demo, demo_page):
@@ -89,7 +103,9 @@ def test_human_ceiling_is_shown_per_precision_mode_on_the_demo(demo, demo_page):
     ceiling = table(demo_page, "precision mode")
     assert list(ceiling["precision mode"]) == ["individual", "necessity", "alce"]
     alice = next(a.pearson for a in expected.per_annotator if a.annotator == "alice")
-    assert ceiling["alice"][0] == f"{alice:.3f}" and ceiling["ceiling (mean r)"][0] == f"{expected.ceiling:.3f}"
+    assert (
+        ceiling["alice"][0] == f"{alice:.3f}" and ceiling["ceiling (mean r)"][0] == f"{expected.ceiling:.3f}"
+    )
 
 
 def test_undefined_stage_says_why(monkeypatch, tiny):
@@ -97,7 +113,9 @@ def test_undefined_stage_says_why(monkeypatch, tiny):
     notes = dict(zip(alphas["stage"], alphas["note"], strict=True))
     assert set(alphas["stage"]) == set(STAGE_NAMES) and len(alphas) == 5
     assert notes["Stage 3 · all"] == "undefined: fewer than two annotators (0)"
-    assert list(alphas["alpha"])[0] == "0.444"  # hand: 3 units, D_o = 2/6, D_e = 18/30 → 1 − (1/3)/(3/5) = 4/9
+    assert (
+        list(alphas["alpha"])[0] == "0.444"
+    )  # hand: 3 units, D_o = 2/6, D_e = 18/30 → 1 − (1/3)/(3/5) = 4/9
 
 
 def test_confusion_matrix_counts_the_units_per_pair_of_values(monkeypatch, tiny):
@@ -108,15 +126,24 @@ def test_confusion_matrix_counts_the_units_per_pair_of_values(monkeypatch, tiny)
 
 def test_annotator_table_gives_agreement_with_gold_and_median_time(monkeypatch, tiny):
     rows = table(agreement_page(monkeypatch, tiny), "annotator").to_dict("records")
-    assert [(r["annotator"], r["agrees with gold"], r["agrees on adjudicated"], r["median time per decision"],
-             r["decisions under 2 s"]) for r in rows] == [
-        ("ann", "100.0%", "1 of 1", "2.0 s", "33%"), ("bob", "66.7%", "0 of 1", "5.0 s", "0%")]
+    assert [
+        (
+            r["annotator"],
+            r["agrees with gold"],
+            r["agrees on adjudicated"],
+            r["median time per decision"],
+            r["decisions under 2 s"],
+        )
+        for r in rows
+    ] == [("ann", "100.0%", "1 of 1", "2.0 s", "33%"), ("bob", "66.7%", "0 of 1", "5.0 s", "0%")]
 
 
 def test_stage_button_opens_the_disputes_of_that_stage(monkeypatch, demo):
     app = agreement_page(monkeypatch, demo.directory)
     app.button(key="to_disputes:entailment_all").click().run()
-    assert [t.value for t in app.title] == ["Disputes"] and app.selectbox(key="stage").value == "entailment_all"
+    assert [t.value for t in app.title] == ["Disputes"] and app.selectbox(
+        key="stage"
+    ).value == "entailment_all"
     assert all(" · all · " in option for option in app.selectbox(key="dispute_choice").options)
 
 

@@ -1,4 +1,5 @@
 """The annotate page, driven through streamlit's AppTest on tiny projects built in code."""
+
 import pytest
 from app_support import FIRST_TEXT, click, highlighted, open_app, shown_text, sign_in, tiny_project
 
@@ -16,6 +17,7 @@ def project(tmp_path):
 @pytest.fixture
 def store(project):
     from annotation.store.project_store import ProjectStore
+
     return ProjectStore.open(project)
 
 
@@ -71,12 +73,14 @@ def test_fact_list_editing_on_the_second_sentence(monkeypatch, project, store):
     app.text_input(key="draft:r1:s1:text:0").input("A man says hello.").run()
     click(app, "draft:r1:s1:add")
     app.text_input(key="draft:r1:s1:text:1").input("A man waves.").run()
-    app.checkbox(key="draft:r1:s1:cite:0:1").uncheck().run()   # hello: audio only
-    app.checkbox(key="draft:r1:s1:cite:1:0").uncheck().run()   # waves: visual only
+    app.checkbox(key="draft:r1:s1:cite:0:1").uncheck().run()  # hello: audio only
+    app.checkbox(key="draft:r1:s1:cite:1:0").uncheck().run()  # waves: visual only
     click(app, "draft:r1:s1:up:1")
     click(app, "draft:r1:s1:confirm")
-    assert labels(store)[("s1", "facts")] == [{"text": "A man waves.", "citations": [1]},
-                                              {"text": "A man says hello.", "citations": [0]}]
+    assert labels(store)[("s1", "facts")] == [
+        {"text": "A man waves.", "citations": [1]},
+        {"text": "A man says hello.", "citations": [0]},
+    ]
 
 
 def test_deleted_fact_is_not_saved(monkeypatch, project, store):
@@ -186,10 +190,15 @@ def test_response_text_is_shown_as_text_not_html(monkeypatch, tmp_path):
 
 
 def gold_for_first(facts):
-    return EvaluationRecord("r1", "gold", [
-        Sentence("The man points at the screen (visual, 0:02).", True, facts=facts),
-        Sentence("He says hello and waves (audio, 0:01-0:03; visual, 0:03).", False),
-        Sentence("So B is right.", False)])
+    return EvaluationRecord(
+        "r1",
+        "gold",
+        [
+            Sentence("The man points at the screen (visual, 0:02).", True, facts=facts),
+            Sentence("He says hello and waves (audio, 0:01-0:03; visual, 0:03).", False),
+            Sentence("So B is right.", False),
+        ],
+    )
 
 
 def test_staged_campaign_waits_for_gold_after_stage_one(monkeypatch, tmp_path):

@@ -5,6 +5,7 @@ real file for judges that a judges TOML configures).
 The demo holds 24 gold responses, three annotators' labels in the event log, and four
 simulated judge configurations built to rank strong > … > random (annotation/demo.py).
 """
+
 import json
 
 import pytest
@@ -15,8 +16,12 @@ from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sent
 from annotation.store.project_store import ProjectStore
 from pages.widgets import opened_response
 
-DEMO_SOURCES = {"judge:sim-strong+sim-strong+sim-strong", "judge:sim-weak+sim-good+sim-good",
-                "judge:sim-good+sim-good+sim-weak", "judge:sim-random+sim-random+sim-random"}
+DEMO_SOURCES = {
+    "judge:sim-strong+sim-strong+sim-strong",
+    "judge:sim-weak+sim-good+sim-good",
+    "judge:sim-good+sim-good+sim-weak",
+    "judge:sim-random+sim-random+sim-random",
+}
 BEST = "judge:sim-strong+sim-strong+sim-strong"
 
 
@@ -45,7 +50,8 @@ def test_sweep_table_holds_every_demo_judge_source_in_each_of_the_three_modes(pa
     table = sweep_table(page)
     assert set(table["source"]) == DEMO_SOURCES
     assert sorted(zip(table["source"], table["mode"], strict=True)) == sorted(
-        (s, m) for s in DEMO_SOURCES for m in ("individual", "necessity", "alce"))
+        (s, m) for s in DEMO_SOURCES for m in ("individual", "necessity", "alce")
+    )
     assert set(table["n"]) == {24}
 
 
@@ -98,13 +104,17 @@ def test_scatter_shows_one_point_per_gold_response_with_its_id(page):
 def test_heatmap_has_a_panel_per_decomposer_and_mode(page):
     heatmap = json.loads(page.get("plotly_chart")[1].proto.spec)
     titles = {a["text"] for a in heatmap["layout"]["annotations"] if "decomposer" in a["text"]}
-    assert titles == {f"{m} · decomposer {d}" for m in ("individual", "necessity", "alce")
-                      for d in ("sim-good", "sim-random", "sim-strong")}
+    assert titles == {
+        f"{m} · decomposer {d}"
+        for m in ("individual", "necessity", "alce")
+        for d in ("sim-good", "sim-random", "sim-strong")
+    }
 
 
 def test_clicking_a_point_on_the_scatter_opens_that_response(page):
-    page.session_state["calibrate_scatter"] = {"selection": {"points": [{"customdata": ["demo-c-05"]}],
-                                                             "point_indices": [0], "box": [], "lasso": []}}
+    page.session_state["calibrate_scatter"] = {
+        "selection": {"points": [{"customdata": ["demo-c-05"]}], "point_indices": [0], "box": [], "lasso": []}
+    }
     app = page.run()
     assert "Response demo-c-05" in [s.value for s in app.subheader]
     assert app.selectbox(key=opened_response.OPEN_KEY).value == "demo-c-05"
@@ -153,26 +163,42 @@ def test_project_without_gold_says_what_is_missing(monkeypatch, tmp_path):
 
 # -- a project whose judge `j` is configured in a judges TOML ------------------------------------
 ENTAILED = {  # response → per sentence: does its one fact hold (gold, judge)?
-    "r1": ((1, 1, 1), (1, 1, 1)), "r2": ((1, 1, 0), (1, 1, 1)), "r3": ((1, 0, 0), (1, 0, 0)),
-    "r4": ((0, 0, 0), (0, 1, 0)), "r5": ((1, 1, 0), (1, 1, 0)), "r6": ((1, 0, 0), (0, 0, 0))}
+    "r1": ((1, 1, 1), (1, 1, 1)),
+    "r2": ((1, 1, 0), (1, 1, 1)),
+    "r3": ((1, 0, 0), (1, 0, 0)),
+    "r4": ((0, 0, 0), (0, 1, 0)),
+    "r5": ((1, 1, 0), (1, 1, 0)),
+    "r6": ((1, 0, 0), (0, 0, 0)),
+}
 TEXT = "A cat sits (visual, 0:01). A dog barks (audio, 0:02). A bird flies (visual, 0:03).\nAnswer: A"
-JUDGES_TOML = ('[judges.j]\nadapter = "openai"\nmodel = "test-model"\nbase_url = "http://127.0.0.1:9/v1"\n'
-               "price_in_per_1k = 0.5\nprice_out_per_1k = 1.5\n")
+JUDGES_TOML = (
+    '[judges.j]\nadapter = "openai"\nmodel = "test-model"\nbase_url = "http://127.0.0.1:9/v1"\n'
+    "price_in_per_1k = 0.5\nprice_out_per_1k = 1.5\n"
+)
 
 
 def record(store, response_id: str, source: str, entailed) -> EvaluationRecord:
-    sentences = [Sentence(s.text, True, s.citations, [Fact(s.text.split(" (")[0] + ".", [0],
-                                                           Entailment(bool(e), [bool(e)], [False]))],
-                          s.start, s.end)
-                 for s, e in zip(store.response_sentences(response_id), entailed, strict=True)]
+    sentences = [
+        Sentence(
+            s.text,
+            True,
+            s.citations,
+            [Fact(s.text.split(" (")[0] + ".", [0], Entailment(bool(e), [bool(e)], [False]))],
+            s.start,
+            s.end,
+        )
+        for s, e in zip(store.response_sentences(response_id), entailed, strict=True)
+    ]
     return EvaluationRecord(response_id, source, sentences)
 
 
 @pytest.fixture
 def configured(tmp_path):
     store = tiny_project(tmp_path / "p", texts=(TEXT,) * len(ENTAILED))
-    store.add_records([record(store, rid, "gold", gold) for rid, (gold, _) in ENTAILED.items()]
-                      + [record(store, rid, "judge:j+j+j", judged) for rid, (_, judged) in ENTAILED.items()])
+    store.add_records(
+        [record(store, rid, "gold", gold) for rid, (gold, _) in ENTAILED.items()]
+        + [record(store, rid, "judge:j+j+j", judged) for rid, (_, judged) in ENTAILED.items()]
+    )
     (tmp_path / "p" / "judges.toml").write_text(JUDGES_TOML)
     return tmp_path / "p"
 
@@ -204,8 +230,12 @@ def test_cheapest_rule_needs_a_judges_file(page):
     assert "needs the judges' prices from the judges file" in app.info[0].value
 
 
-def test_sources_not_of_the_form_verifier_decomposer_entailer_are_listed_beside_the_heatmap(monkeypatch, configured):
+def test_sources_not_of_the_form_verifier_decomposer_entailer_are_listed_beside_the_heatmap(
+    monkeypatch, configured
+):
     store = ProjectStore.open(configured)
-    store.add_records([record(store, rid, "judge:reference-metric", judged) for rid, (_, judged) in ENTAILED.items()])
+    store.add_records(
+        [record(store, rid, "judge:reference-metric", judged) for rid, (_, judged) in ENTAILED.items()]
+    )
     app = sign_in(open_app(monkeypatch, configured), "boss").switch_page("pages/calibrate.py").run()
     assert "(so not in the heatmap): judge:reference-metric" in unescaped(shown_text(app))

@@ -1,6 +1,7 @@
 """The disputes page, driven through streamlit's AppTest on a tiny project whose labels are
 written in code: ann and bob disagree on r1's first sentence (stage 1) and on whether r2's one
 fact is supported (stage 3); ada adjudicates, boss is the admin."""
+
 import pytest
 from app_support import click, open_app, sign_in, tiny_project
 
@@ -38,8 +39,11 @@ def disputes_page(monkeypatch, project, name="ada"):
 
 
 def gold_value(project, response_id, sentence, question):
-    return next(v for v in gold_from_store(store_of(project)).values
-                if (v.response_id, v.sentence, v.question) == (response_id, sentence, question))
+    return next(
+        v
+        for v in gold_from_store(store_of(project)).values
+        if (v.response_id, v.sentence, v.question) == (response_id, sentence, question)
+    )
 
 
 def test_annotator_cannot_open_the_disputes_page(monkeypatch, project):
@@ -60,7 +64,9 @@ def test_adjudicator_opens_the_disputes_page_on_the_first_dispute(monkeypatch, p
     app = disputes_page(monkeypatch, project)
     assert [t.value for t in app.title] == ["Disputes"]
     assert app.selectbox(key="dispute_choice").options == [
-        "r1 · sentence 1 · verifiable · 50% agree · ⚡ ann", "r2 · sentence 1 · all · 50% agree"]
+        "r1 · sentence 1 · verifiable · 50% agree · ⚡ ann",
+        "r2 · sentence 1 · all · 50% agree",
+    ]
 
 
 def test_disputes_come_lowest_agreement_first(monkeypatch, project):
@@ -74,7 +80,12 @@ def test_disputes_come_lowest_agreement_first(monkeypatch, project):
 def test_each_annotators_value_is_shown_with_their_time_on_the_item(monkeypatch, project):
     app = disputes_page(monkeypatch, project)
     boxes = [m.value for m in app.markdown]
-    assert boxes.index("**ann**") < boxes.index("Verifiable") < boxes.index("**bob**") < boxes.index("Not verifiable")
+    assert (
+        boxes.index("**ann**")
+        < boxes.index("Verifiable")
+        < boxes.index("**bob**")
+        < boxes.index("Not verifiable")
+    )
     captions = [c.value for c in app.caption]
     assert "1.5 s on this item · ⚡ under 2 s" in captions and "5.0 s on this item" in captions
 
@@ -142,7 +153,10 @@ def test_ruled_disputes_come_back_when_asked_for(monkeypatch, project):
     app = disputes_page(monkeypatch, project)
     click(app, "rule:True")
     app.toggle(key="show_ruled").set_value(True).run()
-    assert "r1 · sentence 1 · verifiable · 50% agree · ⚡ ann · ruled" in app.selectbox(key="dispute_choice").options
+    assert (
+        "r1 · sentence 1 · verifiable · 50% agree · ⚡ ann · ruled"
+        in app.selectbox(key="dispute_choice").options
+    )
 
 
 def test_stage_filter_keeps_only_that_stages_disputes(monkeypatch, project):
@@ -172,7 +186,9 @@ def test_fact_list_ruling_takes_the_chosen_annotators_facts(monkeypatch, project
     store, app = decomposition_dispute(monkeypatch, project)
     click(app, "rule_facts:bob")
     record = next(r for r in gold_from_store(store).records if r.response_id == "r1")
-    assert [(f.text, f.citations) for f in record.sentences[1].facts] == [("A man points at the screen.", [0])]
+    assert [(f.text, f.citations) for f in record.sentences[1].facts] == [
+        ("A man points at the screen.", [0])
+    ]
     assert record.sentences[1].provenance["facts"] == "adjudicated:ada"
 
 

@@ -6,6 +6,7 @@ The project holds judge_server.RESPONSES (two responses, six sentences) on a gen
 with one judge `j` the run `j+j+j` over all responses makes 19 calls and stores one record
 per response (see tests/test_judges_run.py for the hand count).
 """
+
 import html
 
 import pytest
@@ -32,9 +33,18 @@ def server():
 
 
 def judges_toml(base_url: str, **extra) -> str:
-    lines = ["[judges.j]", 'adapter = "openai"', 'model = "test-model"', f'base_urls = ["{base_url}"]',
-             f'api_key_env = "{KEY_VARIABLE}"', "max_concurrency = 2", "price_in_per_1k = 0.5",
-             "price_out_per_1k = 1.5", "backoff_base_s = 0.001", "timeout_s = 5.0"]
+    lines = [
+        "[judges.j]",
+        'adapter = "openai"',
+        'model = "test-model"',
+        f'base_urls = ["{base_url}"]',
+        f'api_key_env = "{KEY_VARIABLE}"',
+        "max_concurrency = 2",
+        "price_in_per_1k = 0.5",
+        "price_out_per_1k = 1.5",
+        "backoff_base_s = 0.001",
+        "timeout_s = 5.0",
+    ]
     return "\n".join(lines + [f"{k} = {v}" for k, v in extra.items()]) + "\n"
 
 
@@ -56,8 +66,12 @@ def page(monkeypatch, project):
 
 def everything_on(app) -> str:
     """Every element's full content (tables included), to look for what must not be there."""
-    return "\n".join(str(node.proto) for block in (app.main, app.sidebar) for node in block
-                     if getattr(node, "proto", None) is not None)
+    return "\n".join(
+        str(node.proto)
+        for block in (app.main, app.sidebar)
+        for node in block
+        if getattr(node, "proto", None) is not None
+    )
 
 
 def plan_all_responses(app):
@@ -105,7 +119,10 @@ def test_start_needs_a_plan_of_the_current_choice(page):
 def test_run_started_on_the_page_stores_one_record_per_response(page, project, server):
     plan_all_responses(page).button(key="start_run").click().run()
     app = finished_run(page, project)
-    assert [r.response_id for r in ProjectStore.open(project).list_records(source="judge:j+j+j")] == ["r1", "r2"]
+    assert [r.response_id for r in ProjectStore.open(project).list_records(source="judge:j+j+j")] == [
+        "r1",
+        "r2",
+    ]
     assert app.dataframe[-1].value.to_dict("records") == [{"source": "judge:j+j+j", "records": 2}]
     assert "2 response record(s) complete, 2 new or changed stored · 19 call(s) made" in app.success[0].value
 
@@ -141,8 +158,9 @@ def test_stop_ends_the_run_early_and_says_so(monkeypatch, tmp_path, video):
 
 
 def test_broken_judges_file_shows_every_problem_with_its_line(monkeypatch, project):
-    (project / "judges.toml").write_text('[judges.j]\nadapter = "openai"\nmodel = "m"\n'
-                                         'base_url = "http://127.0.0.1:9/v1"\nspeed = 3\n')
+    (project / "judges.toml").write_text(
+        '[judges.j]\nadapter = "openai"\nmodel = "m"\nbase_url = "http://127.0.0.1:9/v1"\nspeed = 3\n'
+    )
     app = sign_in(open_app(monkeypatch, project), "boss").switch_page("pages/judges.py").run()
     assert "cannot be used" in app.error[0].value
     assert "line 5, field 'judges.j.speed': unknown key" in html.unescape(shown_text(app))

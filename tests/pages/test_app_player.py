@@ -1,4 +1,5 @@
 """Citation-bound playback on the annotate page, with real clips cut by the bundled ffmpeg."""
+
 import json
 
 import pytest
@@ -7,8 +8,10 @@ from app_support import click, open_app, sign_in, tiny_project
 from annotation.media.files import probe_media
 from annotation.store.project_store import ProjectStore
 
-TEXT = ("A square moves (visual, 0:02-0:03). A tone sounds and the picture stays "
-        "(audio, 0:01-0:03; visual, 0:04). It looks nice (visual, 0:75).\nAnswer: A")
+TEXT = (
+    "A square moves (visual, 0:02-0:03). A tone sounds and the picture stays "
+    "(audio, 0:01-0:03; visual, 0:04). It looks nice (visual, 0:75).\nAnswer: A"
+)
 
 
 @pytest.fixture
@@ -36,7 +39,8 @@ def test_visual_span_plays_a_muted_clip_of_span_plus_padding(app, project):
 
 def test_player_marks_where_the_cited_span_sits(app):
     assert "cited 0:02–0:03; this clip is 0:01–0:04, the cited part at 1.0–2.0 s" in [
-        c.value for c in app.caption]
+        c.value for c in app.caption
+    ]
     assert app.get("video")[0].proto.subtitles[0].url  # the "▶ cited" caption track
 
 

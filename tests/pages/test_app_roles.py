@@ -1,4 +1,5 @@
 """Sign-in, roles and what each role may open (app.py, pages/widgets/signin.py, context.py)."""
+
 import pytest
 from app_support import open_app, shown_text, sign_in, tiny_project
 

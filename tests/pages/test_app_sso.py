@@ -1,5 +1,6 @@
 """Single sign-on on the sign-in page and the admin page (AppTest seeds `st.secrets` and `st.user`;
 the real provider round trip is tests/e2e/test_sso.py)."""
+
 import pytest
 from app_support import APP, open_app, open_page_as, press, sign_in, tiny_project
 from streamlit.testing.v1 import AppTest
@@ -8,9 +9,15 @@ from annotation.store.accounts import set_email
 from annotation.store.project_store import ProjectStore
 from pages.widgets.context import sso_provider
 
-AUTH = {"auth": {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "x" * 32,
-                 "client_id": "murgat", "client_secret": "s3cret",
-                 "server_metadata_url": "http://127.0.0.1:9/.well-known/openid-configuration"}}
+AUTH = {
+    "auth": {
+        "redirect_uri": "http://localhost:8501/oauth2callback",
+        "cookie_secret": "x" * 32,
+        "client_id": "murgat",
+        "client_secret": "s3cret",
+        "server_metadata_url": "http://127.0.0.1:9/.well-known/openid-configuration",
+    }
+}
 SSO_BUTTON = "Sign in with single sign-on"
 
 
@@ -126,7 +133,11 @@ def test_a_duplicate_email_is_refused_with_a_message_and_nothing_changes(admin, 
     app = press(admin, "Save")
     assert "already belongs to 'ann'" in app.error[0].value
     assert ProjectStore.open(project).user("bob") | {"password_hash": None} == {
-        "name": "bob", "role": "annotator", "password_hash": None, "email": None}
+        "name": "bob",
+        "role": "annotator",
+        "password_hash": None,
+        "email": None,
+    }
 
 
 def test_adding_a_person_with_an_invalid_email_is_refused(admin, project):
@@ -142,9 +153,15 @@ def test_the_plain_auth_form_logs_in_with_the_default_provider():
 
 
 def test_a_named_provider_section_is_the_one_logged_in_with():
-    settings = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "x" * 32,
-                "keycloak": {"client_id": "murgat", "client_secret": "s",
-                             "server_metadata_url": "https://idp.example.org/.well-known/openid-configuration"}}
+    settings = {
+        "redirect_uri": "http://localhost:8501/oauth2callback",
+        "cookie_secret": "x" * 32,
+        "keycloak": {
+            "client_id": "murgat",
+            "client_secret": "s",
+            "server_metadata_url": "https://idp.example.org/.well-known/openid-configuration",
+        },
+    }
     assert sso_provider(settings) == "keycloak"
 
 

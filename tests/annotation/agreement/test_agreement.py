@@ -1,5 +1,6 @@
 """Agreement per stage (annotation/agreement.py): α against the krippendorff package on
 matrices built here from the records, the unit rules, degenerate cases, fact-set P/R/F1."""
+
 from __future__ import annotations
 
 import math
@@ -51,12 +52,16 @@ def alpha_of(rows, level="nominal"):
 
 # -- α equals the package's on the same units -------------------------------------------------
 def test_verifiable_alpha_equals_krippendorff_nominal_on_a_matrix_built_from_the_records():
-    labels = {"alice": {"r1": [True, False, True], "r2": [True, True]},
-              "bob": {"r1": [True, True, True], "r2": [False, True]},
-              "carol": {"r1": [True, False, None], "r2": [True, True]}}
+    labels = {
+        "alice": {"r1": [True, False, True], "r2": [True, True]},
+        "bob": {"r1": [True, True, True], "r2": [False, True]},
+        "carol": {"r1": [True, False, None], "r2": [True, True]},
+    }
     records = [record(n, rid, labelled(v)) for n, by in labels.items() for rid, v in by.items()]
-    matrix = [[NAN if v is None else float(v) for rid in ("r1", "r2") for v in labels[n][rid]]
-              for n in ("alice", "bob", "carol")]
+    matrix = [
+        [NAN if v is None else float(v) for rid in ("r1", "r2") for v in labels[n][rid]]
+        for n in ("alice", "bob", "carol")
+    ]
     result = measure_agreement(records, n_resamples=10)["verifiable"]
     assert result.alpha == pytest.approx(alpha_of(matrix), abs=1e-9)
     assert (result.n_units, result.n_annotators) == (5, 3)
@@ -68,7 +73,9 @@ def test_entailment_all_alpha_equals_krippendorff_on_the_facts_two_annotators_sh
     records = [
         record("alice", "r1", one_sentence([fact("A man points.", [0], True), fact("He talks.", [1], True)])),
         record("bob", "r1", one_sentence([fact("a man points", [0], False), fact("He talks.", [1], True)])),
-        record("carol", "r1", one_sentence([fact("A woman points.", [0], True), fact("He talks", [1], False)])),
+        record(
+            "carol", "r1", one_sentence([fact("A woman points.", [0], True), fact("He talks", [1], False)])
+        ),
         record("alice", "r2", one_sentence([fact("A dog barks.", [1], True)])),
         record("bob", "r2", one_sentence([fact("A dog barks.", [1], False)])),
     ]
@@ -79,7 +86,9 @@ def test_entailment_all_alpha_equals_krippendorff_on_the_facts_two_annotators_sh
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.lists(st.sampled_from([True, False, None]), min_size=3, max_size=3), min_size=2, max_size=12))
+@given(
+    st.lists(st.lists(st.sampled_from([True, False, None]), min_size=3, max_size=3), min_size=2, max_size=12)
+)
 def test_verifiable_alpha_matches_krippendorff_on_random_labels(columns):
     names = ("alice", "bob", "carol")
     records = [record(n, "r1", labelled([column[row] for column in columns])) for row, n in enumerate(names)]
@@ -98,8 +107,10 @@ def test_verifiable_alpha_matches_krippendorff_on_random_labels(columns):
 
 # -- which units --------------------------------------------------------------------------------
 def test_a_one_citation_facts_alone_unit_takes_the_value_of_all():
-    records = [record("alice", "r1", one_sentence([fact("A man points.", [0], True)])),
-               record("bob", "r1", one_sentence([fact("A man points.", [0], False)]))]
+    records = [
+        record("alice", "r1", one_sentence([fact("A man points.", [0], True)])),
+        record("bob", "r1", one_sentence([fact("A man points.", [0], False)])),
+    ]
     alone = stage_units(records)["entailment_alone"]
     assert list(alone.values()) == [{"alice": 1.0, "bob": 0.0}]
 
@@ -113,6 +124,7 @@ def test_values_the_protocol_fixes_are_not_units():
 
     def fact_and_segment(stage):
         return sorted((identity[0], segment) for _, _, identity, segment in units[stage])
+
     # alone: man's (= all) and light's valid citation; not light's invalid one
     assert fact_and_segment("entailment_alone") == [("a light flashes", 0), ("a man points", 0)]
     # without: both of light's (= alone of the other, = all); not man's
@@ -120,21 +132,28 @@ def test_values_the_protocol_fixes_are_not_units():
 
 
 def test_alone_units_follow_the_cited_segment_not_the_position_in_the_fact():
-    records = [record("alice", "r1", one_sentence([fact("He talks.", [0, 1], True, [True, False])])),
-               record("bob", "r1", one_sentence([fact("He talks.", [1, 0], True, [False, True])]))]
+    records = [
+        record("alice", "r1", one_sentence([fact("He talks.", [0, 1], True, [True, False])])),
+        record("bob", "r1", one_sentence([fact("He talks.", [1, 0], True, [False, True])])),
+    ]
     alone = stage_units(records)["entailment_alone"]
     assert sorted(alone.values(), key=repr) == [{"alice": 0.0, "bob": 0.0}, {"alice": 1.0, "bob": 1.0}]
 
 
 def test_a_record_without_any_label_is_not_an_annotator():
-    records = [record("alice", "r1", labelled([True, False])), record("bob", "r1", labelled([True, True])),
-               record("ada", "r1", labelled([None, None]))]
+    records = [
+        record("alice", "r1", labelled([True, False])),
+        record("bob", "r1", labelled([True, True])),
+        record("ada", "r1", labelled([None, None])),
+    ]
     assert measure_agreement(records, n_resamples=5)["verifiable"].n_annotators == 2
 
 
 def test_judge_records_are_ignored():
-    records = [record("alice", "r1", labelled([True, False])),
-               record("x", "r1", labelled([False, True]), source="judge:x")]
+    records = [
+        record("alice", "r1", labelled([True, False])),
+        record("x", "r1", labelled([False, True]), source="judge:x"),
+    ]
     assert measure_agreement(records, n_resamples=5)["verifiable"].reason == "fewer than two annotators (1)"
 
 
@@ -159,8 +178,10 @@ def test_no_records_give_every_stage_undefined_without_crashing():
 
 def test_units_nobody_shares_say_so():
     records = [record("alice", "r1", labelled([True])), record("bob", "r2", labelled([False]))]
-    assert measure_agreement(records, n_resamples=5)["verifiable"].reason == \
-        "no unit was labelled by two or more annotators"
+    assert (
+        measure_agreement(records, n_resamples=5)["verifiable"].reason
+        == "no unit was labelled by two or more annotators"
+    )
 
 
 # -- bootstrap ----------------------------------------------------------------------------------
@@ -173,8 +194,10 @@ def test_degenerate_resamples_are_skipped_and_counted():
 
 
 def test_bootstrap_ci_is_reproducible_with_the_same_seed():
-    records = [record("alice", "r1", labelled([True, False, True, True, False])),
-               record("bob", "r1", labelled([True, False, False, True, False]))]
+    records = [
+        record("alice", "r1", labelled([True, False, True, True, False])),
+        record("bob", "r1", labelled([True, False, False, True, False])),
+    ]
     first = measure_agreement(records, n_resamples=200, seed=7)["verifiable"]
     again = measure_agreement(records, n_resamples=200, seed=7)["verifiable"]
     assert (first.ci_low, first.ci_high) == (again.ci_low, again.ci_high)
@@ -188,17 +211,22 @@ def decomposed(texts):
 
 def test_decomposition_alpha_is_interval_alpha_on_fact_counts():
     counts = {"alice": [2, 1, 3], "bob": [1, 1, 3], "carol": [2, 2, 0]}  # 0: not decomposed
-    records = [record(n, f"r{k}", decomposed([f"Fact {m}." for m in range(c)]))
-               for n, by in counts.items() for k, c in enumerate(by)]
+    records = [
+        record(n, f"r{k}", decomposed([f"Fact {m}." for m in range(c)]))
+        for n, by in counts.items()
+        for k, c in enumerate(by)
+    ]
     matrix = [[v or NAN for v in counts[n]] for n in ("alice", "bob", "carol")]
     result = measure_agreement(records, n_resamples=10)["decomposition"]
     assert result.alpha == pytest.approx(alpha_of(matrix, "interval"), abs=1e-9)
 
 
 def test_fact_set_prf_averages_over_annotator_pairs():
-    records = [record("alice", "r1", decomposed(["A man points.", "A dog barks."])),
-               record("bob", "r1", decomposed(["A man points."])),
-               record("carol", "r1", decomposed(["A man points.", "A dog barks.", "A cat sits."]))]
+    records = [
+        record("alice", "r1", decomposed(["A man points.", "A dog barks."])),
+        record("bob", "r1", decomposed(["A man points."])),
+        record("carol", "r1", decomposed(["A man points.", "A dog barks.", "A cat sits."])),
+    ]
     # pairs: alice-bob P 1/2 R 1 F 2/3; alice-carol P 1 R 2/3 F 4/5; bob-carol P 1 R 1/3 F 1/2
     precision, recall, f1, pairs = decomposition_prf(records)
     assert pairs == 3
@@ -213,7 +241,10 @@ def test_fact_set_prf_is_none_when_no_pair_shares_a_sentence():
 
 # -- outputs ------------------------------------------------------------------------------------
 def test_json_form_has_the_five_stages_and_fact_set_figures_for_decomposition():
-    records = [record("alice", "r1", decomposed(["A man points."])), record("bob", "r1", decomposed(["A man points."]))]
+    records = [
+        record("alice", "r1", decomposed(["A man points."])),
+        record("bob", "r1", decomposed(["A man points."])),
+    ]
     out = agreement_json(measure_agreement(records, n_resamples=5))
     assert list(out) == list(STAGES)
     assert set(out["verifiable"]) == {"alpha", "ci_low", "ci_high", "n_units", "n_annotators", "reason"}
@@ -221,6 +252,9 @@ def test_json_form_has_the_five_stages_and_fact_set_figures_for_decomposition():
 
 
 def test_pair_confusion_counts_the_units_both_labelled():
-    units = {("r1", 0): {"alice": 1.0, "bob": 1.0}, ("r1", 1): {"alice": 1.0, "bob": 0.0},
-             ("r1", 2): {"alice": 0.0, "carol": 0.0}}
+    units = {
+        ("r1", 0): {"alice": 1.0, "bob": 1.0},
+        ("r1", 1): {"alice": 1.0, "bob": 0.0},
+        ("r1", 2): {"alice": 0.0, "carol": 0.0},
+    }
     assert pair_confusion(units, "alice", "bob") == {(1.0, 1.0): 1, (1.0, 0.0): 1}

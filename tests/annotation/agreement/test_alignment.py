@@ -1,12 +1,15 @@
 """annotation.agreement.alignment: normalising, comparing and aligning atomic-fact lists."""
+
 import pytest
 
 from annotation.agreement.alignment import align_facts, fact_set_prf, fact_similarity, normalise_fact_text
 
 
 def test_normalising_drops_citations_punctuation_and_case():
-    assert normalise_fact_text("The Man points, at the SCREEN (visual, 0:12; audio, 0:12-0:14).") == \
-        "the man points at the screen"
+    assert (
+        normalise_fact_text("The Man points, at the SCREEN (visual, 0:12; audio, 0:12-0:14).")
+        == "the man points at the screen"
+    )
 
 
 def test_similarity_is_token_f1():
@@ -39,8 +42,9 @@ def test_alignment_rejects_a_zero_threshold():
 
 def test_fact_set_prf_counts_matches_against_each_side():
     # "man holds red" matches "man holds red cup" (6/7); "dog barks" finds nothing
-    assert fact_set_prf(["man holds red"], ["man holds red cup", "dog barks"]) == \
-        pytest.approx((1.0, 0.5, 2 / 3))
+    assert fact_set_prf(["man holds red"], ["man holds red cup", "dog barks"]) == pytest.approx(
+        (1.0, 0.5, 2 / 3)
+    )
 
 
 def test_two_empty_decompositions_agree_perfectly():

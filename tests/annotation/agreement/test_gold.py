@@ -1,4 +1,5 @@
 """Gold with provenance (annotation/gold.py): rules, rulings, disputes, export and CSV."""
+
 from __future__ import annotations
 
 import json
@@ -42,7 +43,9 @@ def fact(text, cites=(0,), all=None, alone=()):
 
 
 def value_of(gold, question, sentence=0, rid="r1"):
-    (found,) = [v for v in gold.values if (v.response_id, v.sentence, v.question) == (rid, sentence, question)]
+    (found,) = [
+        v for v in gold.values if (v.response_id, v.sentence, v.question) == (rid, sentence, question)
+    ]
     return found
 
 
@@ -94,9 +97,11 @@ def test_an_unknown_rule_is_refused():
 
 # -- facts and entailment -----------------------------------------------------------------------
 def test_under_majority_a_disputed_fact_list_keeps_the_facts_most_decomposers_gave():
-    records = [record("alice", True, [fact("A man points."), fact("He talks.", [1])]),
-               record("bob", True, [fact("a man points"), fact("He shouts.", [1])]),
-               record("carol", True, [fact("A man points."), fact("He whispers.", [1])])]
+    records = [
+        record("alice", True, [fact("A man points."), fact("He talks.", [1])]),
+        record("bob", True, [fact("a man points"), fact("He shouts.", [1])]),
+        record("carol", True, [fact("A man points."), fact("He whispers.", [1])]),
+    ]
     gold = derive_gold(records)
     facts = gold.records[0].sentences[0].facts
     assert [(f.text, f.provenance["text"]) for f in facts] == [("A man points.", "unanimous 3/3")]
@@ -111,18 +116,26 @@ def test_under_unanimity_a_disputed_fact_list_gives_no_facts():
 
 
 def test_entailment_is_voted_on_the_asked_questions_and_the_rest_is_derived():
-    records = [record("alice", True, [fact("A man points.", [0], True)]),
-               record("bob", True, [fact("A man points.", [0], True)]),
-               record("carol", True, [fact("A man points.", [0], False)])]
+    records = [
+        record("alice", True, [fact("A man points.", [0], True)]),
+        record("bob", True, [fact("A man points.", [0], True)]),
+        record("carol", True, [fact("A man points.", [0], False)]),
+    ]
     (gold_fact,) = derive_gold(records).records[0].sentences[0].facts
     assert gold_fact.entailment.to_dict() == {"all": True, "alone": [True], "without": [False]}
-    assert gold_fact.provenance == {"text": "unanimous 3/3", "all": "majority 2/3",
-                                    "alone[0]": DERIVED, "without[0]": DERIVED}
+    assert gold_fact.provenance == {
+        "text": "unanimous 3/3",
+        "all": "majority 2/3",
+        "alone[0]": DERIVED,
+        "without[0]": DERIVED,
+    }
 
 
 def test_alone_answers_are_matched_by_cited_segment_whatever_the_fact_order():
-    records = [record("alice", True, [fact("He talks.", [0, 1], True, [True, False])]),
-               record("bob", True, [fact("He talks.", [1, 0], True, [False, True])])]
+    records = [
+        record("alice", True, [fact("He talks.", [0, 1], True, [True, False])]),
+        record("bob", True, [fact("He talks.", [1, 0], True, [False, True])]),
+    ]
     (gold_fact,) = derive_gold(records).records[0].sentences[0].facts
     assert gold_fact.citations == [0, 1]
     assert gold_fact.entailment.alone == [True, False]
@@ -130,24 +143,32 @@ def test_alone_answers_are_matched_by_cited_segment_whatever_the_fact_order():
 
 
 def test_gold_records_with_provenance_pass_the_record_validator():
-    records = [record("alice", True, [fact("A man points.", [0], True)]),
-               record("bob", False, [])]
+    records = [record("alice", True, [fact("A man points.", [0], True)]), record("bob", False, [])]
     for gold_record in derive_gold(records).records:
         assert validate_record(gold_record.to_dict()) == []
 
 
 # -- disputes -----------------------------------------------------------------------------------
 def test_disputes_list_lowest_agreement_first_and_leaves_unanimous_units_out():
-    records = [EvaluationRecord("r1", f"human:{n}", [Sentence(f"S{i}.", v) for i, v in enumerate(labels)])
-               for n, labels in (("alice", [True, True, True]), ("bob", [True, False, False]),
-                                 ("carol", [True, False, True]), ("dana", [True, True, False]))]
+    records = [
+        EvaluationRecord("r1", f"human:{n}", [Sentence(f"S{i}.", v) for i, v in enumerate(labels)])
+        for n, labels in (
+            ("alice", [True, True, True]),
+            ("bob", [True, False, False]),
+            ("carol", [True, False, True]),
+            ("dana", [True, True, False]),
+        )
+    ]
     # r1: s0 unanimous (not a dispute), s1 and s2 split 2/4; r2: s0 split 2/3
     records.append(EvaluationRecord("r2", "human:alice", [Sentence("T.", True)]))
     records.append(EvaluationRecord("r2", "human:bob", [Sentence("T.", True)]))
     records.append(EvaluationRecord("r2", "human:carol", [Sentence("T.", False)]))
     disputes = derive_gold(records).disputes()
-    assert [(d.response_id, d.sentence, d.agreement) for d in disputes] == \
-        [("r1", 1, 0.5), ("r1", 2, 0.5), ("r2", 0, pytest.approx(2 / 3))]
+    assert [(d.response_id, d.sentence, d.agreement) for d in disputes] == [
+        ("r1", 1, 0.5),
+        ("r1", 2, 0.5),
+        ("r2", 0, pytest.approx(2 / 3)),
+    ]
 
 
 def test_disputes_show_each_annotators_time_and_flag_decisions_under_two_seconds():
@@ -167,8 +188,10 @@ def test_open_disputes_leave_out_the_ruled_ones():
 
 # -- CSV ----------------------------------------------------------------------------------------
 def test_csv_round_trip_keeps_every_row(tmp_path):
-    records = [record("alice", True, [fact("A man points, \"slowly\".", [0], True)]),
-               record("bob", True, [fact("A man points, \"slowly\".", [0], False)])]
+    records = [
+        record("alice", True, [fact('A man points, "slowly".', [0], True)]),
+        record("bob", True, [fact('A man points, "slowly".', [0], False)]),
+    ]
     gold = derive_gold(records)
     write_gold_csv(gold.values, tmp_path / "gold.csv")
     assert read_gold_csv(tmp_path / "gold.csv") == gold_csv_rows(gold.values)
@@ -177,8 +200,16 @@ def test_csv_round_trip_keeps_every_row(tmp_path):
 def test_csv_row_holds_value_provenance_and_each_annotators_value():
     gold = derive_gold([record("alice", True), record("bob", True)])
     row = gold_csv_rows(gold.values)[0]
-    assert row == {"response_id": "r1", "sentence": "0", "fact": "", "question": "verifiable",
-                   "value": "true", "provenance": "unanimous 2/2", "alice": "true", "bob": "true"}
+    assert row == {
+        "response_id": "r1",
+        "sentence": "0",
+        "fact": "",
+        "question": "verifiable",
+        "value": "true",
+        "provenance": "unanimous 2/2",
+        "alice": "true",
+        "bob": "true",
+    }
 
 
 # -- the store: adjudication as events ----------------------------------------------------------
@@ -270,8 +301,12 @@ def test_a_ruling_is_in_the_projects_gold_records_at_once_and_nothing_is_stored(
 
 def test_imported_gold_counts_only_for_responses_nobody_labelled_in_the_project(store):
     store.add_responses([(Response("r9", "Unlabelled."), [])])
-    store.add_records([EvaluationRecord("r9", "gold", [Sentence("Unlabelled.", False)]),
-                       EvaluationRecord("r1", "gold", [Sentence("Imported, outvoted.", False)])])
+    store.add_records(
+        [
+            EvaluationRecord("r9", "gold", [Sentence("Unlabelled.", False)]),
+            EvaluationRecord("r1", "gold", [Sentence("Imported, outvoted.", False)]),
+        ]
+    )
     adjudicate(store, "ada", "r1", "s0", "verifiable", True)
     by_response = {r.response_id: r for r in gold_records(store)}
     assert by_response["r9"].sentences[0].text == "Unlabelled."
@@ -279,7 +314,9 @@ def test_imported_gold_counts_only_for_responses_nobody_labelled_in_the_project(
 
 
 def test_gold_csv_values_are_json():
-    gold = derive_gold([record("alice", True, [fact("A man points.")]), record("bob", True, [fact("A man points.")])])
+    gold = derive_gold(
+        [record("alice", True, [fact("A man points.")]), record("bob", True, [fact("A man points.")])]
+    )
     rows = gold_csv_rows(gold.values)
     facts_row = next(r for r in rows if r["question"] == "facts")
     assert json.loads(facts_row["value"]) == [{"text": "A man points.", "citations": [0]}]

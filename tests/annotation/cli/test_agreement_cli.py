@@ -1,4 +1,5 @@
 """`agreement` and `gold` commands (annotation/agreement_cli.py), on files and on the demo."""
+
 from __future__ import annotations
 
 import argparse
@@ -27,15 +28,18 @@ def run(argv: list[str]) -> int:
 
 
 def records_file(path, sources_and_labels):
-    records = [EvaluationRecord("r1", source, [Sentence(f"S{i}.", v, [VISUAL]) for i, v in enumerate(labels)])
-               for source, labels in sources_and_labels]
+    records = [
+        EvaluationRecord("r1", source, [Sentence(f"S{i}.", v, [VISUAL]) for i, v in enumerate(labels)])
+        for source, labels in sources_and_labels
+    ]
     write_records_jsonl(records, path)
     return path
 
 
 def test_json_prints_one_object_with_every_stage(tmp_path, capsys):
-    path = records_file(tmp_path / "r.jsonl", [("human:alice", [True, False, True]),
-                                               ("human:bob", [True, True, True])])
+    path = records_file(
+        tmp_path / "r.jsonl", [("human:alice", [True, False, True]), ("human:bob", [True, True, True])]
+    )
     assert run(["agreement", str(path), "--json", "--resamples", "20"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert list(out) == STAGE_KEYS
@@ -44,8 +48,10 @@ def test_json_prints_one_object_with_every_stage(tmp_path, capsys):
 
 
 def test_the_file_form_uses_only_human_sources(tmp_path, capsys):
-    path = records_file(tmp_path / "r.jsonl", [("human:alice", [True, False]), ("human:bob", [True, True]),
-                                               ("judge:x", [False, False])])
+    path = records_file(
+        tmp_path / "r.jsonl",
+        [("human:alice", [True, False]), ("human:bob", [True, True]), ("judge:x", [False, False])],
+    )
     run(["agreement", str(path), "--json", "--resamples", "5"])
     assert json.loads(capsys.readouterr().out)["verifiable"]["n_annotators"] == 2
 

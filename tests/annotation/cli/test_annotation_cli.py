@@ -1,4 +1,5 @@
 """`python -m annotation import / export` and the issue's end-to-end chain, in real subprocesses."""
+
 import json
 import subprocess
 import sys
@@ -13,8 +14,9 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
 
 
 @pytest.fixture(scope="module")
@@ -25,8 +27,14 @@ def media_root(tmp_path_factory):
 
 
 def row(rid, video="clip", text="A test pattern moves (visual, 0:02). So A. Answer: A"):
-    return {"id": rid, "video": video, "question": "What moves?", "options": ["A. a pattern", "B. a cat"],
-            "answer": "A", "model_generation": text}
+    return {
+        "id": rid,
+        "video": video,
+        "question": "What moves?",
+        "options": ["A. a pattern", "B. a cat"],
+        "answer": "A",
+        "model_generation": text,
+    }
 
 
 def write_jsonl(path: Path, rows) -> Path:
@@ -35,9 +43,19 @@ def write_jsonl(path: Path, rows) -> Path:
 
 
 def test_import_stores_responses_media_and_split_sentences(tmp_path, media_root):
-    gen = write_jsonl(tmp_path / "gen.jsonl", [row("r1"), row("r2", text="It beeps (audio, 0:09). Answer: B")])
-    result = run("annotation", "import", "--project", str(tmp_path / "p"), str(gen),
-                 "--media-root", str(media_root), "--no-prepare")
+    gen = write_jsonl(
+        tmp_path / "gen.jsonl", [row("r1"), row("r2", text="It beeps (audio, 0:09). Answer: B")]
+    )
+    result = run(
+        "annotation",
+        "import",
+        "--project",
+        str(tmp_path / "p"),
+        str(gen),
+        "--media-root",
+        str(media_root),
+        "--no-prepare",
+    )
     assert result.returncode == 0, result.stderr
     store = ProjectStore.open(tmp_path / "p")
     assert store.response_ids() == ["r1", "r2"]
@@ -50,8 +68,16 @@ def test_import_stores_responses_media_and_split_sentences(tmp_path, media_root)
 
 def test_import_with_an_invalid_row_imports_nothing_and_names_line_and_field(tmp_path, media_root):
     gen = write_jsonl(tmp_path / "gen.jsonl", [row("r1"), {**row("r2"), "model_generation": 7}])
-    result = run("annotation", "import", "--project", str(tmp_path / "p"), str(gen),
-                 "--media-root", str(media_root), "--no-prepare")
+    result = run(
+        "annotation",
+        "import",
+        "--project",
+        str(tmp_path / "p"),
+        str(gen),
+        "--media-root",
+        str(media_root),
+        "--no-prepare",
+    )
     assert result.returncode == 2
     assert result.stdout == ""
     assert "line 2" in result.stderr and "model_generation" in result.stderr
@@ -60,8 +86,17 @@ def test_import_with_an_invalid_row_imports_nothing_and_names_line_and_field(tmp
 
 def test_skip_invalid_imports_the_good_rows_and_lists_the_skipped(tmp_path, media_root):
     gen = write_jsonl(tmp_path / "gen.jsonl", [row("r1"), row("r2", video="missing")])
-    result = run("annotation", "import", "--project", str(tmp_path / "p"), str(gen),
-                 "--media-root", str(media_root), "--no-prepare", "--skip-invalid")
+    result = run(
+        "annotation",
+        "import",
+        "--project",
+        str(tmp_path / "p"),
+        str(gen),
+        "--media-root",
+        str(media_root),
+        "--no-prepare",
+        "--skip-invalid",
+    )
     assert result.returncode == 0, result.stderr
     assert "line 2" in result.stderr and "video" in result.stderr
     assert ProjectStore.open(tmp_path / "p").response_ids() == ["r1"]
@@ -70,8 +105,16 @@ def test_skip_invalid_imports_the_good_rows_and_lists_the_skipped(tmp_path, medi
 @pytest.mark.parametrize("video", ["../clip", "/etc/passwd"])
 def test_a_video_outside_the_media_root_is_refused(tmp_path, media_root, video):
     gen = write_jsonl(tmp_path / "gen.jsonl", [row("r1", video=video)])
-    result = run("annotation", "import", "--project", str(tmp_path / "p"), str(gen),
-                 "--media-root", str(media_root), "--no-prepare")
+    result = run(
+        "annotation",
+        "import",
+        "--project",
+        str(tmp_path / "p"),
+        str(gen),
+        "--media-root",
+        str(media_root),
+        "--no-prepare",
+    )
     assert result.returncode == 2 and result.stdout == ""
     assert "line 1" in result.stderr and "'video'" in result.stderr
 
@@ -85,8 +128,9 @@ def test_records_for_an_unknown_response_are_refused(tmp_path, media_root):
 
 def test_import_prepares_the_annotation_proxy_unless_told_not_to(tmp_path, media_root):
     gen = write_jsonl(tmp_path / "gen.jsonl", [row("r1")])
-    result = run("annotation", "import", "--project", str(tmp_path / "p"), str(gen),
-                 "--media-root", str(media_root))
+    result = run(
+        "annotation", "import", "--project", str(tmp_path / "p"), str(gen), "--media-root", str(media_root)
+    )
     assert result.returncode == 0, result.stderr
     proxy = ProjectStore.open(tmp_path / "p").media("clip")["proxy_path"]
     assert proxy and Path(proxy).exists()
@@ -100,8 +144,9 @@ def test_missing_input_file_is_exit_2(tmp_path):
 def test_demo_export_score_yields_gold_three_humans_and_four_judges(tmp_path):
     assert run("annotation", "demo", "--project", str(tmp_path / "demo")).returncode == 0
     out = tmp_path / "all.jsonl"
-    exported = run("annotation", "export", "--project", str(tmp_path / "demo"), "--out", str(out),
-                   "--source", "all")
+    exported = run(
+        "annotation", "export", "--project", str(tmp_path / "demo"), "--out", str(out), "--source", "all"
+    )
     assert exported.returncode == 0, exported.stderr
     scored = run("calibration", "score", str(out), "--json", "--precision", "individual")
     assert scored.returncode == 0, scored.stderr

@@ -1,4 +1,5 @@
 """The demo project: real media (ffmpeg), a real SQLite store, records that score as constructed."""
+
 import json
 
 import numpy as np
@@ -22,8 +23,7 @@ ANNOTATOR_NAMES = ("alice", "bob", "carol")
 def demo(tmp_path_factory):
     directory = tmp_path_factory.mktemp("demo") / "project"
     store = build_demo(directory, seed=0)
-    return {"store": store, "directory": directory,
-            "truth": json.loads((directory / TRUTH_FILE).read_text())}
+    return {"store": store, "directory": directory, "truth": json.loads((directory / TRUTH_FILE).read_text())}
 
 
 def _all_citations(store):
@@ -35,8 +35,14 @@ def _gold_scores(store, mode="individual"):
 
 
 def test_demo_accounts_sign_in_with_their_name_as_password(demo):
-    expected = {"admin": "admin", "ada": "adjudicator", "alice": "annotator", "bob": "annotator",
-                "carol": "annotator", "dana": "annotator"}
+    expected = {
+        "admin": "admin",
+        "ada": "adjudicator",
+        "alice": "annotator",
+        "bob": "annotator",
+        "carol": "annotator",
+        "dana": "annotator",
+    }
     for name, role in expected.items():
         assert authenticate(demo["store"], name, name) == {"name": name, "role": role}
 
@@ -76,8 +82,12 @@ def test_soundtrack_plays_each_ground_truth_tone_at_its_pitch(demo):
     pitches = {"low": 220.0, "middle": 440.0, "high": 880.0}
     for video in demo["truth"]["videos"]:
         for sound in (s for s in video["audio"] if s["kind"] == "tone"):
-            samples = decode_audio(demo["store"].media_root / video["name"], sound["start_s"] + 0.2,
-                                   sound["end_s"] - 0.2, sample_rate=8000)
+            samples = decode_audio(
+                demo["store"].media_root / video["name"],
+                sound["start_s"] + 0.2,
+                sound["end_s"] - 0.2,
+                sample_rate=8000,
+            )
             spectrum = np.abs(np.fft.rfft(samples))
             peak_hz = np.fft.rfftfreq(len(samples), 1 / 8000)[spectrum.argmax()]
             assert peak_hz == pytest.approx(pitches[sound["pitch"]], abs=5)
@@ -88,8 +98,14 @@ def test_silence_is_silent_and_noise_is_loud_where_the_ground_truth_says(demo):
     path = demo["store"].media_root / video["name"]
     for sound in video["audio"]:
         if sound["kind"] in ("silence", "noise"):
-            rms = float(np.sqrt(np.mean(decode_audio(path, sound["start_s"] + 0.2, sound["end_s"] - 0.2,
-                                                     sample_rate=8000) ** 2)))
+            rms = float(
+                np.sqrt(
+                    np.mean(
+                        decode_audio(path, sound["start_s"] + 0.2, sound["end_s"] - 0.2, sample_rate=8000)
+                        ** 2
+                    )
+                )
+            )
             assert rms < 0.01 if sound["kind"] == "silence" else rms > 0.05
 
 
@@ -119,7 +135,11 @@ def test_records_come_from_gold_three_annotators_and_four_judges(demo):
 def test_every_annotator_finished_every_response(demo):
     store = demo["store"]
     for name in ANNOTATOR_NAMES:
-        done = {e.response_id for e in store.events.current_labels(who=name) if e.task == "done" and e.value is True}
+        done = {
+            e.response_id
+            for e in store.events.current_labels(who=name)
+            if e.task == "done" and e.value is True
+        }
         assert done == set(store.response_ids())
 
 
@@ -145,6 +165,7 @@ def test_careless_annotator_often_decides_in_under_two_seconds(demo):
     def quick_share(name):
         spent = [e.spent_ms for e in demo["store"].events.log(who=name) if e.spent_ms is not None]
         return sum(ms < 2000 for ms in spent) / len(spent)
+
     assert quick_share("carol") > 0.4
     assert quick_share("alice") < 0.2
 
@@ -166,7 +187,9 @@ def test_judges_rank_by_correlation_with_gold_as_constructed(demo):
     store, gold = demo["store"], _gold_scores(demo["store"])
     correlations = []
     for config in JUDGE_CONFIGS:
-        judged = [s.murgat_s for s in score_records(store.list_records(source=judge_source(config)), ["individual"])]
+        judged = [
+            s.murgat_s for s in score_records(store.list_records(source=judge_source(config)), ["individual"])
+        ]
         correlations.append(pearsonr(gold, judged)[0])
     assert correlations == sorted(correlations, reverse=True)
     assert correlations[0] > 0.75  # 0.82 for seed 0; 0.82 on average over seeds 0–11
@@ -185,8 +208,11 @@ def test_citations_mix_points_spans_visual_audio_and_group_sizes(demo):
     valid = [c for c in _all_citations(demo["store"]) if c.valid]
     assert {c.modality for c in valid} == {"visual", "audio"}
     assert any(c.start == c.end for c in valid) and any(c.start < c.end for c in valid)
-    sizes = {len(s.citations) for rid in demo["store"].response_ids()
-             for s in demo["store"].response_sentences(rid)}
+    sizes = {
+        len(s.citations)
+        for rid in demo["store"].response_ids()
+        for s in demo["store"].response_sentences(rid)
+    }
     assert {0, 1, 2, 3} <= sizes
 
 
@@ -195,10 +221,12 @@ def test_building_twice_with_the_same_seed_gives_identical_records(demo, tmp_pat
     first = demo["store"]
     assert [r.to_dict() for r in again.list_records()] == [r.to_dict() for r in first.list_records()]
     assert [r.to_dict() for r in human_records(again)] == [r.to_dict() for r in human_records(first)]
-    assert [again.response(r).to_dict() for r in again.response_ids()] == \
-        [first.response(r).to_dict() for r in first.response_ids()]
-    assert [again.media(n)["sha256"] for n in again.media_names()] == \
-        [first.media(n)["sha256"] for n in first.media_names()]
+    assert [again.response(r).to_dict() for r in again.response_ids()] == [
+        first.response(r).to_dict() for r in first.response_ids()
+    ]
+    assert [again.media(n)["sha256"] for n in again.media_names()] == [
+        first.media(n)["sha256"] for n in first.media_names()
+    ]
 
 
 def test_building_over_an_existing_demo_with_its_seed_returns_it_unchanged(demo):

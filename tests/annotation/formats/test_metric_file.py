@@ -1,4 +1,5 @@
 """Metric files (the reference judge output): conversion to records, located errors."""
+
 from __future__ import annotations
 
 from reader_support import (
@@ -18,18 +19,29 @@ from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sent
 
 # --- metric files ---------------------------------------------------------------------------------
 
+
 def test_metric_entry_converts_to_the_expected_record():
     [entry] = read_metric_file(DATA / "metric_small.json").items
     assert isinstance(entry, MetricEntry)
-    assert entry.record == EvaluationRecord("ws-0001", "judge:metric_small", [
-        Sentence("The man speaks (audio, 0:01-0:03).", True,
-                 [Citation("audio", 1.0, 3.0, True, "audio, 0:01-0:03")],
-                 [Fact("A man speaks.", [0], Entailment(True, [True], [None]))]),
-        Sentence("The man then waves (visual, 0:04).", True,
-                 [Citation("visual", 4.0, 4.0, True, "visual, 0:04")],
-                 [Fact("The man waves.", [0], Entailment(False, [False], [None]))]),
-        Sentence("So B.", False, [], []),
-    ])
+    assert entry.record == EvaluationRecord(
+        "ws-0001",
+        "judge:metric_small",
+        [
+            Sentence(
+                "The man speaks (audio, 0:01-0:03).",
+                True,
+                [Citation("audio", 1.0, 3.0, True, "audio, 0:01-0:03")],
+                [Fact("A man speaks.", [0], Entailment(True, [True], [None]))],
+            ),
+            Sentence(
+                "The man then waves (visual, 0:04).",
+                True,
+                [Citation("visual", 4.0, 4.0, True, "visual, 0:04")],
+                [Fact("The man waves.", [0], Entailment(False, [False], [None]))],
+            ),
+            Sentence("So B.", False, [], []),
+        ],
+    )
 
 
 def test_metric_entry_keeps_the_raw_row_and_its_response_score():
@@ -41,9 +53,12 @@ def test_metric_entry_keeps_the_raw_row_and_its_response_score():
 
 def test_metric_judgements_align_with_each_fact_citation_in_order(tmp_path):
     sentence = "He talks and waves (visual, 0:03; audio, 0:03-0:05; audio, 0:09)."
-    fact = judged_fact("- He talks (audio, 0:09; visual, 0:03; audio, 0:03-0:05).",
-                       {"(visual, 0:03)": False, "(audio, 0:03-0:05)": True, "(audio, 0:09)": None},
-                       precision=0.5, recall=0.0)
+    fact = judged_fact(
+        "- He talks (audio, 0:09; visual, 0:03; audio, 0:03-0:05).",
+        {"(visual, 0:03)": False, "(audio, 0:03-0:05)": True, "(audio, 0:09)": None},
+        precision=0.5,
+        recall=0.0,
+    )
     path = write_jsonl(tmp_path, "m.jsonl", [metric_row({sentence: worthy(True, [fact])})])
     [converted] = read_metric_file(path).items[0].record.sentences[0].facts
     assert converted.citations == [2, 0, 1]
@@ -92,7 +107,9 @@ def test_metric_null_recall_leaves_all_undetermined(tmp_path):
 def test_metric_fact_with_citations_but_no_judgements_is_left_undetermined(tmp_path):
     # the reference parser does not read H:MM:SS, so it scored the fact 0/0 with no judgements
     fact = judged_fact("- He waves (visual, 1:00:03).", {}, precision=0.0, recall=0.0)
-    path = write_jsonl(tmp_path, "m.jsonl", [metric_row({"He waves (visual, 1:00:03).": worthy(True, [fact])})])
+    path = write_jsonl(
+        tmp_path, "m.jsonl", [metric_row({"He waves (visual, 1:00:03).": worthy(True, [fact])})]
+    )
     [converted] = read_metric_file(path).items[0].record.sentences[0].facts
     assert converted.entailment == Entailment(None, [None], [None])
 
@@ -105,8 +122,11 @@ def test_metric_fact_without_citations_is_not_entailed(tmp_path):
 
 
 def test_metric_fact_without_scores_has_no_entailment(tmp_path):
-    path = write_jsonl(tmp_path, "m.jsonl", [metric_row({"He waves (visual, 0:03).":
-                                                         worthy(True, [{"fact": "- He waves (visual, 0:03)."}])})])
+    path = write_jsonl(
+        tmp_path,
+        "m.jsonl",
+        [metric_row({"He waves (visual, 0:03).": worthy(True, [{"fact": "- He waves (visual, 0:03)."}])})],
+    )
     [converted] = read_metric_file(path).items[0].record.sentences[0].facts
     assert (converted.citations, converted.entailment) == ([0], None)
 
@@ -127,7 +147,9 @@ def test_metric_source_can_be_named_by_the_caller(tmp_path):
 
 
 def test_metric_text_may_come_from_original_full_generation(tmp_path):
-    path = write_jsonl(tmp_path, "m.jsonl", [metric_row({}, model_generation=..., original_full_generation="Hi.")])
+    path = write_jsonl(
+        tmp_path, "m.jsonl", [metric_row({}, model_generation=..., original_full_generation="Hi.")]
+    )
     assert read_metric_file(path).items[0].response.text == "Hi."
 
 
@@ -169,7 +191,9 @@ def test_metric_scores_without_citation_judgments_is_a_problem(tmp_path):
     path = write_jsonl(tmp_path, "m.jsonl", [metric_row({"He waves.": worthy(True, [fact])})])
     [problem] = problems_raised(read_metric_file, path)
     assert (problem.field, problem.message) == (
-        'evaluations["He waves."].atomic_facts[0].scores.citation_judgments', "missing")
+        'evaluations["He waves."].atomic_facts[0].scores.citation_judgments',
+        "missing",
+    )
 
 
 def test_metric_judgement_key_that_is_not_a_citation_is_a_problem(tmp_path):
@@ -182,14 +206,19 @@ def test_metric_judgement_key_that_is_not_a_citation_is_a_problem(tmp_path):
 def test_metric_fact_without_text_is_a_problem(tmp_path):
     path = write_jsonl(tmp_path, "m.jsonl", [metric_row({"He waves.": worthy(True, [{"scores": None}])})])
     problems = problems_raised(read_metric_file, path)
-    assert ('evaluations["He waves."].atomic_facts[0].fact', "missing") in [(p.field, p.message) for p in problems]
+    assert ('evaluations["He waves."].atomic_facts[0].fact', "missing") in [
+        (p.field, p.message) for p in problems
+    ]
 
 
 def test_metric_long_sentence_key_is_shortened_in_the_field_path(tmp_path):
     key = "The man in the blue jacket walks slowly towards the red door."
     path = write_jsonl(tmp_path, "m.jsonl", [metric_row({key: worthy(1)})])
     [problem] = problems_raised(read_metric_file, path)
-    assert problem.field == 'evaluations["The man in the blue jacket walks slowly…"].verification_worthy.prediction'
+    assert (
+        problem.field
+        == 'evaluations["The man in the blue jacket walks slowly…"].verification_worthy.prediction'
+    )
 
 
 def test_metric_response_score_of_a_wrong_type_is_a_problem(tmp_path):
@@ -197,7 +226,10 @@ def test_metric_response_score_of_a_wrong_type_is_a_problem(tmp_path):
     row["response_score"] = {"final_score": "high"}
     path = write_jsonl(tmp_path, "m.jsonl", [row])
     [problem] = problems_raised(read_metric_file, path)
-    assert (problem.field, problem.message) == ("response_score.final_score", "must be a number, got a string")
+    assert (problem.field, problem.message) == (
+        "response_score.final_score",
+        "must be a number, got a string",
+    )
 
 
 def test_metric_duplicate_id_is_a_problem(tmp_path):

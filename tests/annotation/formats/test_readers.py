@@ -1,4 +1,5 @@
 """Readers: rows and format detection, generation files, read_any; located errors."""
+
 from __future__ import annotations
 
 import json
@@ -22,6 +23,7 @@ from annotation.formats.readers import (
 )
 
 # --- rows and format detection ---------------------------------------------------------------
+
 
 def test_json_list_rows_are_numbered_by_entry_index(tmp_path):
     path = write_json(tmp_path, "g.json", [{"a": 1}, {"a": 2}])
@@ -97,9 +99,14 @@ def test_line_separator_inside_a_jsonl_string_does_not_split_the_row(tmp_path):
     assert load_rows(path) == [(1, False, {"a": "x\u2028y"}), (2, False, {"a": 2})]
 
 
-@pytest.mark.parametrize("name, expected", [("generation_small.json", "generation"),
-                                            ("metric_small.json", "metric"),
-                                            ("records_small.jsonl", "records")])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("generation_small.json", "generation"),
+        ("metric_small.json", "metric"),
+        ("records_small.jsonl", "records"),
+    ],
+)
 def test_detect_format_tells_the_three_formats_apart_by_their_fields(name, expected):
     assert detect_format(DATA / name) == expected
 
@@ -116,6 +123,7 @@ def test_detect_format_of_rows_with_no_telling_field_is_an_input_error(tmp_path)
 
 
 # --- generation files ----------------------------------------------------------------------------
+
 
 def test_generation_row_becomes_a_response_with_unknown_fields_in_extra():
     [first, _] = read_generation_file(DATA / "generation_small.json").items
@@ -172,8 +180,9 @@ def test_generation_id_of_a_wrong_type_is_a_problem(tmp_path):
 
 
 def test_generation_duplicate_id_names_both_places(tmp_path):
-    path = write_jsonl(tmp_path, "g.jsonl", [generation_row(id="r1"), generation_row(id="r2"),
-                                             generation_row(id="r1")])
+    path = write_jsonl(
+        tmp_path, "g.jsonl", [generation_row(id="r1"), generation_row(id="r2"), generation_row(id="r1")]
+    )
     [problem] = problems_raised(read_generation_file, path)
     assert (problem.line, problem.field) == (3, "id")
     assert problem.message == "duplicate id 'r1' (first at line 1)"
@@ -191,15 +200,21 @@ def test_generation_row_that_is_not_an_object_is_a_problem(tmp_path):
 
 
 def test_reader_reports_every_problem_of_the_file_at_once(tmp_path):
-    path = write_jsonl(tmp_path, "g.jsonl", [generation_row(video=...), generation_row(id="r2"),
-                                             generation_row(id="r3", question=3, answer=1)])
+    path = write_jsonl(
+        tmp_path,
+        "g.jsonl",
+        [generation_row(video=...), generation_row(id="r2"), generation_row(id="r3", question=3, answer=1)],
+    )
     problems = problems_raised(read_generation_file, path)
     assert [(p.line, p.field) for p in problems] == [(1, "video"), (3, "question"), (3, "answer")]
 
 
 def test_skip_invalid_returns_the_valid_rows_and_one_problem_per_skipped_row(tmp_path):
-    path = write_jsonl(tmp_path, "g.jsonl", [generation_row(video=...), generation_row(id="r2"),
-                                             generation_row(id="r3", question=3, answer=1)])
+    path = write_jsonl(
+        tmp_path,
+        "g.jsonl",
+        [generation_row(video=...), generation_row(id="r2"), generation_row(id="r3", question=3, answer=1)],
+    )
     result = read_generation_file(path, skip_invalid=True)
     assert [r.response_id for r in result.items] == ["r2"]
     assert [(p.line, p.field) for p in result.skipped] == [(1, "video"), (3, None)]
@@ -208,8 +223,11 @@ def test_skip_invalid_returns_the_valid_rows_and_one_problem_per_skipped_row(tmp
 
 
 def test_each_item_carries_the_line_it_came_from(tmp_path):
-    path = write_text(tmp_path, "g.jsonl", json.dumps(generation_row(video=...)) + "\n\n"
-                      + json.dumps(generation_row(id="r2")) + "\n")
+    path = write_text(
+        tmp_path,
+        "g.jsonl",
+        json.dumps(generation_row(video=...)) + "\n\n" + json.dumps(generation_row(id="r2")) + "\n",
+    )
     assert read_generation_file(path, skip_invalid=True).locations == [(3, False)]
 
 
@@ -220,13 +238,16 @@ def test_skip_invalid_skips_a_line_that_is_not_json(tmp_path):
 
 
 def test_skip_invalid_keeps_the_first_of_two_rows_with_the_same_id(tmp_path):
-    path = write_jsonl(tmp_path, "g.jsonl", [generation_row(question="first"), generation_row(question="second")])
+    path = write_jsonl(
+        tmp_path, "g.jsonl", [generation_row(question="first"), generation_row(question="second")]
+    )
     result = read_generation_file(path, skip_invalid=True)
     assert [r.question for r in result.items] == ["first"]
     assert result.skipped[0].message == "duplicate id 'r1' (first at line 1)"
 
 
 # --- read_any ---------------------------------------------------------------------------------------
+
 
 def test_read_any_detects_the_format_and_reads_with_its_reader():
     fmt, result = read_any(DATA / "metric_small.json", source="judge:x")

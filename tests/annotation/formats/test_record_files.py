@@ -1,4 +1,5 @@
 """Evaluation-record files: validation with located errors, and a written file reads back."""
+
 from __future__ import annotations
 
 import io
@@ -18,6 +19,7 @@ from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sent
 
 # --- evaluation records ----------------------------------------------------------------------------
 
+
 def test_protocol_example_record_has_no_problems():
     assert validate_record(record_dict()) == []
 
@@ -25,16 +27,22 @@ def test_protocol_example_record_has_no_problems():
 def test_record_fact_citation_index_out_of_range_is_named_by_its_path():
     record = record_dict()
     record["sentences"][0]["facts"][0]["citations"] = [0, 2]
-    record["sentences"][0]["facts"][0]["entailment"] = {"all": True, "alone": [True, None], "without": [None, None]}
-    assert validate_record(record) == [("sentences[0].facts[0].citations[1]",
-                                        "index 2 is out of range: the sentence has 2 citations")]
+    record["sentences"][0]["facts"][0]["entailment"] = {
+        "all": True,
+        "alone": [True, None],
+        "without": [None, None],
+    }
+    assert validate_record(record) == [
+        ("sentences[0].facts[0].citations[1]", "index 2 is out of range: the sentence has 2 citations")
+    ]
 
 
 def test_record_alone_length_must_match_the_fact_citations():
     record = record_dict()
     record["sentences"][0]["facts"][0]["entailment"]["alone"] = [True]
-    assert validate_record(record) == [("sentences[0].facts[0].entailment.alone",
-                                        "has 1 values but the fact has 2 citations")]
+    assert validate_record(record) == [
+        ("sentences[0].facts[0].entailment.alone", "has 1 values but the fact has 2 citations")
+    ]
 
 
 def test_record_entailment_without_a_without_list_is_a_problem():
@@ -47,8 +55,9 @@ def test_record_entailment_without_a_without_list_is_a_problem():
 def test_record_valid_citation_with_an_unknown_modality_is_a_problem():
     record = record_dict()
     record["sentences"][0]["citations"][1]["modality"] = "speech"
-    assert validate_record(record) == [("sentences[0].citations[1].modality",
-                                        "unknown modality 'speech' (expected 'visual' or 'audio')")]
+    assert validate_record(record) == [
+        ("sentences[0].citations[1].modality", "unknown modality 'speech' (expected 'visual' or 'audio')")
+    ]
 
 
 def test_record_citation_starting_after_it_ends_is_a_problem():
@@ -60,8 +69,9 @@ def test_record_citation_starting_after_it_ends_is_a_problem():
 def test_record_citation_time_written_as_text_is_a_problem():
     record = record_dict()
     record["sentences"][0]["citations"][0]["start"] = "0:12"
-    assert validate_record(record) == [("sentences[0].citations[0].start",
-                                        "must be a number of seconds >= 0, got '0:12'")]
+    assert validate_record(record) == [
+        ("sentences[0].citations[0].start", "must be a number of seconds >= 0, got '0:12'")
+    ]
 
 
 def test_record_invalid_citation_may_have_no_times_and_any_modality():
@@ -70,7 +80,8 @@ def test_record_invalid_citation_may_have_no_times_and_any_modality():
 
 def test_record_source_must_be_gold_human_or_judge():
     assert validate_record(record_dict(source="alice")) == [
-        ("source", "'alice' is not 'gold', 'human:<name>' or 'judge:<name>'")]
+        ("source", "'alice' is not 'gold', 'human:<name>' or 'judge:<name>'")
+    ]
 
 
 def test_record_without_response_id_is_a_problem():
@@ -88,12 +99,17 @@ def test_record_fact_listing_a_citation_twice_is_a_problem():
 def test_record_verifiable_must_be_a_boolean_or_null():
     record = record_dict()
     record["sentences"][0]["verifiable"] = "yes"
-    assert validate_record(record) == [("sentences[0].verifiable", "must be true, false or null, got a string")]
+    assert validate_record(record) == [
+        ("sentences[0].verifiable", "must be true, false or null, got a string")
+    ]
 
 
 def test_records_file_reads_into_evaluation_records():
     records = read_records_file(DATA / "records_small.jsonl").items
-    assert [(r.response_id, r.source) for r in records] == [("ws-0042", "human:alice"), ("ws-0042", "judge:gemini")]
+    assert [(r.response_id, r.source) for r in records] == [
+        ("ws-0042", "human:alice"),
+        ("ws-0042", "judge:gemini"),
+    ]
     assert records[0].sentences[0].facts[1].entailment == Entailment(True, [False, True], [True, False])
 
 
@@ -127,6 +143,8 @@ def test_write_records_to_an_open_file_writes_one_line_per_record():
 
 def test_write_records_refuses_an_invalid_record_before_writing_anything(tmp_path):
     bad = EvaluationRecord("r2", "gold", [Sentence("S.", True, [], [Fact("F.", [3])])])
-    with pytest.raises(ValueError, match=r"record 1 \(r2, gold\): sentences\[0\]\.facts\[0\]\.citations\[0\]"):
+    with pytest.raises(
+        ValueError, match=r"record 1 \(r2, gold\): sentences\[0\]\.facts\[0\]\.citations\[0\]"
+    ):
         write_records_jsonl([EvaluationRecord("r1", "gold", []), bad], tmp_path / "out.jsonl")
     assert not (tmp_path / "out.jsonl").exists()

@@ -1,5 +1,6 @@
 """Fixtures shared by the media tests: tiny generated videos whose frames carry their own index
 (tests/media_fixtures.py), made once per session."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,4 +1,5 @@
 """annotation.media.clips against real ffmpeg on tiny generated media (see media_fixtures.py)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -24,19 +25,55 @@ from annotation.media.files import MediaError, MediaInfo, ffmpeg_exe, file_sha25
 
 
 def _keyframe_times(path: Path) -> list[float]:
-    out = subprocess.run([ffmpeg_exe(), "-hide_banner", "-nostdin", "-skip_frame", "nokey", "-i", str(path),
-                          "-vf", "showinfo", "-an", "-f", "null", "-"], capture_output=True, text=True).stderr
+    out = subprocess.run(
+        [
+            ffmpeg_exe(),
+            "-hide_banner",
+            "-nostdin",
+            "-skip_frame",
+            "nokey",
+            "-i",
+            str(path),
+            "-vf",
+            "showinfo",
+            "-an",
+            "-f",
+            "null",
+            "-",
+        ],
+        capture_output=True,
+        text=True,
+    ).stderr
     return [float(part.split()[0]) for part in out.split("pts_time:")[1:]]
 
 
 def _packet_hashes(path: Path) -> set[str]:
     """MD5 of every compressed video packet: equal packets mean a copy, not a re-encode."""
-    out = subprocess.run([ffmpeg_exe(), "-v", "error", "-nostdin", "-i", str(path), "-map", "0:v:0",
-                          "-c", "copy", "-f", "framemd5", "-"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [
+            ffmpeg_exe(),
+            "-v",
+            "error",
+            "-nostdin",
+            "-i",
+            str(path),
+            "-map",
+            "0:v:0",
+            "-c",
+            "copy",
+            "-f",
+            "framemd5",
+            "-",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return {line.rsplit(",", 1)[1].strip() for line in out.stdout.splitlines() if not line.startswith("#")}
 
 
 # ---------------------------------------------------------------------------- resolve_media
+
 
 def test_resolve_adds_mp4_when_name_has_no_suffix(tmp_path):
     (tmp_path / "clip7.mp4").write_bytes(b"x")
@@ -89,6 +126,7 @@ def test_resolve_of_a_missing_file_raises_file_not_found(tmp_path):
 
 # ---------------------------------------------------------------------------- hashing, probing
 
+
 def test_file_sha256_equals_hash_of_whole_content_across_chunks(tmp_path):
     data = np.random.default_rng(7).integers(0, 256, (5 << 19) + 123, dtype=np.uint8).tobytes()
     (tmp_path / "blob").write_bytes(data)
@@ -126,6 +164,7 @@ def test_media_info_round_trips_through_a_dict():
 
 # ---------------------------------------------------------------------------- proxies
 
+
 def test_proxy_of_a_small_video_keeps_its_size_and_sound(indexed_proxy):
     info = probe_media(indexed_proxy)
     assert (info.width, info.height, info.has_audio) == (WIDTH, HEIGHT, True)
@@ -133,8 +172,22 @@ def test_proxy_of_a_small_video_keeps_its_size_and_sound(indexed_proxy):
 
 def test_proxy_of_a_large_video_is_480_lines_with_the_same_aspect(tmp_path):
     big = tmp_path / "big.mp4"
-    subprocess.run([ffmpeg_exe(), "-v", "error", "-nostdin", "-f", "lavfi", "-i",
-                    "testsrc2=size=960x540:rate=10:duration=1", "-pix_fmt", "yuv420p", str(big)], check=True)
+    subprocess.run(
+        [
+            ffmpeg_exe(),
+            "-v",
+            "error",
+            "-nostdin",
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=960x540:rate=10:duration=1",
+            "-pix_fmt",
+            "yuv420p",
+            str(big),
+        ],
+        check=True,
+    )
     info = probe_media(make_proxy(big, tmp_path / "proxy.mp4"))
     assert info.height == 480 and info.width % 2 == 0
     assert info.width / info.height == pytest.approx(960 / 540, abs=0.01)
@@ -154,7 +207,10 @@ def test_failed_proxy_leaves_no_file_behind(tmp_path):
 
 # ---------------------------------------------------------------------------- clips
 
-def test_visual_clip_is_muted_and_spans_the_citation_plus_padding(indexed_video, indexed_video_hash, tmp_path):
+
+def test_visual_clip_is_muted_and_spans_the_citation_plus_padding(
+    indexed_video, indexed_video_hash, tmp_path
+):
     clip = cut_clip(indexed_video, indexed_video_hash, "visual", 2.0, 3.0, 0.5, tmp_path)
     info = probe_media(clip.path)
     assert (clip.kind, clip.source_start_s, clip.source_end_s) == ("video", 1.5, 3.5)
@@ -179,8 +235,9 @@ def test_cited_offsets_place_the_marker_inside_the_clip(indexed_video, indexed_v
     assert clip.cited_offsets_s == (0.5, 1.5)
 
 
-def test_audio_clip_has_no_picture_and_spans_the_citation_plus_padding(indexed_video, indexed_video_hash,
-                                                                       tmp_path):
+def test_audio_clip_has_no_picture_and_spans_the_citation_plus_padding(
+    indexed_video, indexed_video_hash, tmp_path
+):
     clip = cut_clip(indexed_video, indexed_video_hash, "audio", 2.0, 4.0, 0.5, tmp_path)
     info = probe_media(clip.path)
     assert (clip.kind, clip.path.suffix, info.has_video, info.has_audio) == ("audio", ".wav", False, True)
@@ -225,10 +282,19 @@ def test_other_padding_makes_another_clip(indexed_video, indexed_video_hash, tmp
 
 
 @pytest.mark.parametrize("cited_s", [0.0, 1.48, 2.0, 3.36, 4.92])
-def test_proxy_clip_starts_at_the_cited_frame(indexed_video, indexed_video_hash, indexed_proxy, tmp_path,
-                                              cited_s):
-    clip = cut_clip(indexed_video, indexed_video_hash, "visual", cited_s, cited_s + 0.8, 0.0, tmp_path,
-                    proxy=indexed_proxy)
+def test_proxy_clip_starts_at_the_cited_frame(
+    indexed_video, indexed_video_hash, indexed_proxy, tmp_path, cited_s
+):
+    clip = cut_clip(
+        indexed_video,
+        indexed_video_hash,
+        "visual",
+        cited_s,
+        cited_s + 0.8,
+        0.0,
+        tmp_path,
+        proxy=indexed_proxy,
+    )
     assert abs(frame_index_of(clip.path) - cited_s * FPS) <= 1
 
 
@@ -244,8 +310,17 @@ def test_proxy_clip_is_cut_without_re_encoding(indexed_video, indexed_video_hash
 
 
 def test_max_height_scales_the_clip_down(indexed_video, indexed_video_hash, indexed_proxy, tmp_path):
-    clip = cut_clip(indexed_video, indexed_video_hash, "visual", 1.0, 2.0, 0.0, tmp_path,
-                    proxy=indexed_proxy, max_height=120)
+    clip = cut_clip(
+        indexed_video,
+        indexed_video_hash,
+        "visual",
+        1.0,
+        2.0,
+        0.0,
+        tmp_path,
+        proxy=indexed_proxy,
+        max_height=120,
+    )
     assert (probe_media(clip.path).width, probe_media(clip.path).height) == (160, 120)
 
 
@@ -270,13 +345,16 @@ def test_clip_starting_after_the_end_of_the_media_is_refused(indexed_video, inde
         cut_clip(indexed_video, indexed_video_hash, "visual", 7.0, 8.0, 0.0, tmp_path)
 
 
-@pytest.mark.parametrize("modality, start_s, end_s, pad_s, media_hash", [
-    ("visual", 3.0, 2.0, 0.0, "abc"),           # end before start
-    ("smell", 1.0, 2.0, 0.0, "abc"),            # unknown modality
-    ("visual", -1.0, 2.0, 0.0, "abc"),          # negative start
-    ("visual", 1.0, 2.0, float("nan"), "abc"),  # padding not a number
-    ("visual", 1.0, 2.0, 0.0, "../abc"),        # hash that would leave the cache folder
-])
+@pytest.mark.parametrize(
+    "modality, start_s, end_s, pad_s, media_hash",
+    [
+        ("visual", 3.0, 2.0, 0.0, "abc"),  # end before start
+        ("smell", 1.0, 2.0, 0.0, "abc"),  # unknown modality
+        ("visual", -1.0, 2.0, 0.0, "abc"),  # negative start
+        ("visual", 1.0, 2.0, float("nan"), "abc"),  # padding not a number
+        ("visual", 1.0, 2.0, 0.0, "../abc"),  # hash that would leave the cache folder
+    ],
+)
 def test_bad_clip_arguments_are_refused(indexed_video, tmp_path, modality, start_s, end_s, pad_s, media_hash):
     with pytest.raises(ValueError):
         cut_clip(indexed_video, media_hash, modality, start_s, end_s, pad_s, tmp_path)
@@ -300,6 +378,7 @@ def test_concurrent_cuts_of_one_clip_leave_one_complete_file(indexed_video, inde
 
 # ---------------------------------------------------------------------------- decode_audio
 
+
 def test_decoded_sine_peaks_at_its_frequency(indexed_video):
     samples = decode_audio(indexed_video, 1.0, 3.0)
     spectrum = np.abs(np.fft.rfft(samples))
@@ -310,31 +389,59 @@ def test_decoded_sine_peaks_at_its_frequency(indexed_video):
 def test_decoded_sample_i_lies_at_start_plus_i_over_rate(tmp_path):
     # AAC priming delays the first decoded sample; without compensation the audio comes early.
     tone = tmp_path / "tone.m4a"
-    subprocess.run([ffmpeg_exe(), "-v", "error", "-nostdin", "-f", "lavfi", "-i",
-                    "sine=frequency=300:sample_rate=16000:duration=3", "-c:a", "aac", str(tone)], check=True)
+    subprocess.run(
+        [
+            ffmpeg_exe(),
+            "-v",
+            "error",
+            "-nostdin",
+            "-f",
+            "lavfi",
+            "-i",
+            "sine=frequency=300:sample_rate=16000:duration=3",
+            "-c:a",
+            "aac",
+            str(tone),
+        ],
+        check=True,
+    )
     samples = decode_audio(tone, 1.0, 1.5)
     t = 1.0 + np.arange(samples.size) / 16000
-    assert np.abs(samples - np.sin(2 * np.pi * 300 * t) / 8).max() < 0.01   # lavfi sine: amplitude 1/8
+    assert np.abs(samples - np.sin(2 * np.pi * 300 * t) / 8).max() < 0.01  # lavfi sine: amplitude 1/8
 
 
 @pytest.mark.parametrize("start_s", [0.0, 0.2])
 def test_audio_from_the_first_half_second_keeps_its_first_frame(tmp_path, start_s):
     # A seek, even to 0, makes ffmpeg's AAC decoder drop its first frame (23 ms of silence).
     tone = tmp_path / "tone.m4a"
-    subprocess.run([ffmpeg_exe(), "-v", "error", "-nostdin", "-f", "lavfi", "-i",
-                    "sine=frequency=300:sample_rate=16000:duration=3", "-c:a", "aac", str(tone)], check=True)
+    subprocess.run(
+        [
+            ffmpeg_exe(),
+            "-v",
+            "error",
+            "-nostdin",
+            "-f",
+            "lavfi",
+            "-i",
+            "sine=frequency=300:sample_rate=16000:duration=3",
+            "-c:a",
+            "aac",
+            str(tone),
+        ],
+        check=True,
+    )
     samples = decode_audio(tone, start_s, start_s + 0.2)
     t = start_s + np.arange(samples.size) / 16000
-    expected = np.sin(2 * np.pi * 300 * t) / 8                       # lavfi sine: amplitude 1/8
+    expected = np.sin(2 * np.pi * 300 * t) / 8  # lavfi sine: amplitude 1/8
     first_frame_rms = np.sqrt(np.mean(samples[:1024] ** 2))
     assert first_frame_rms == pytest.approx(np.sqrt(np.mean(expected[:1024] ** 2)), rel=0.2)
-    assert np.abs(samples - expected)[1024:].max() < 0.05        # the encoder settles within frames
+    assert np.abs(samples - expected)[1024:].max() < 0.05  # the encoder settles within frames
 
 
 def test_decoded_audio_is_mono_float32_of_the_span_length(indexed_video):
     samples = decode_audio(indexed_video, 1.0, 2.5, sample_rate=8000)
     assert samples.dtype == np.float32 and samples.ndim == 1
-    assert samples.size == 12000          # 1.5 s at 8 kHz
+    assert samples.size == 12000  # 1.5 s at 8 kHz
 
 
 def test_decoding_a_video_without_sound_raises_media_error_naming_it(silent_video):
@@ -351,10 +458,12 @@ def test_decoding_a_non_media_file_raises_media_error(tmp_path):
 
 # ---------------------------------------------------------------------------- prefetching
 
+
 def test_prefetched_clip_is_reused_by_the_foreground_call(indexed_video, indexed_video_hash, tmp_path):
     with ClipPrefetcher() as prefetcher:
-        background = prefetcher.submit(cut_clip, indexed_video, indexed_video_hash, "audio", 1.0, 2.0, 0.0,
-                                       tmp_path).result()
+        background = prefetcher.submit(
+            cut_clip, indexed_video, indexed_video_hash, "audio", 1.0, 2.0, 0.0, tmp_path
+        ).result()
     before = background.path.stat().st_mtime_ns
     foreground = cut_clip(indexed_video, indexed_video_hash, "audio", 1.0, 2.0, 0.0, tmp_path)
     assert foreground.path == background.path and foreground.path.stat().st_mtime_ns == before
@@ -362,15 +471,20 @@ def test_prefetched_clip_is_reused_by_the_foreground_call(indexed_video, indexed
 
 def test_prefetch_failure_stays_in_its_future(silent_video, tmp_path):
     with ClipPrefetcher() as prefetcher:
-        future = prefetcher.submit(cut_clip, silent_video, file_sha256(silent_video), "audio", 1.0, 2.0, 0.0,
-                                   tmp_path)
+        future = prefetcher.submit(
+            cut_clip, silent_video, file_sha256(silent_video), "audio", 1.0, 2.0, 0.0, tmp_path
+        )
         assert isinstance(future.exception(), MediaError)
 
 
 # ---------------------------------------------------------------------------- in a real browser
 
+
 @pytest.mark.e2e
-def test_chromium_shows_the_cited_frame_first_in_a_proxy_clip(indexed_video, indexed_video_hash,
-                                                               indexed_proxy, tmp_path):
-    clip = cut_clip(indexed_video, indexed_video_hash, "visual", 3.36, 4.2, 0.0, tmp_path, proxy=indexed_proxy)
+def test_chromium_shows_the_cited_frame_first_in_a_proxy_clip(
+    indexed_video, indexed_video_hash, indexed_proxy, tmp_path
+):
+    clip = cut_clip(
+        indexed_video, indexed_video_hash, "visual", 3.36, 4.2, 0.0, tmp_path, proxy=indexed_proxy
+    )
     assert abs(first_frame_indices_in_chromium([clip.path])[0] - 3.36 * FPS) <= 1

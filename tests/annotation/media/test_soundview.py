@@ -1,5 +1,6 @@
 """annotation.media.soundview (envelope, mel spectrogram, the overview of a long span) and
 annotation.media.sound_cache (the on-disk sound view, overview first)."""
+
 from __future__ import annotations
 
 import subprocess
@@ -25,8 +26,11 @@ def _sine(hz: float, seconds: float, sample_rate: int = 16000, amplitude: float 
 
 # ---------------------------------------------------------------------------- envelope
 
+
 def test_envelope_gives_each_column_its_lowest_and_highest_sample():
-    times, mins, maxs = waveform_envelope(np.array([0, 5, -1, 2, 3, -4, 7, 1, 0, -2], np.float32), 10, width=5)
+    times, mins, maxs = waveform_envelope(
+        np.array([0, 5, -1, 2, 3, -4, 7, 1, 0, -2], np.float32), 10, width=5
+    )
     assert mins.tolist() == [0, -1, -4, 1, -2]
     assert maxs.tolist() == [5, 2, 3, 7, 0]
     assert times.tolist() == pytest.approx([0.1, 0.3, 0.5, 0.7, 0.9])
@@ -34,8 +38,11 @@ def test_envelope_gives_each_column_its_lowest_and_highest_sample():
 
 def test_envelope_of_fewer_samples_than_width_has_a_column_per_sample():
     times, mins, maxs = waveform_envelope(np.array([0.5, -0.5, 0.25], np.float32), 2, width=1200)
-    assert (mins.tolist(), maxs.tolist(), times.tolist()) == ([0.5, -0.5, 0.25], [0.5, -0.5, 0.25],
-                                                              [0.25, 0.75, 1.25])
+    assert (mins.tolist(), maxs.tolist(), times.tolist()) == (
+        [0.5, -0.5, 0.25],
+        [0.5, -0.5, 0.25],
+        [0.25, 0.75, 1.25],
+    )
 
 
 def test_envelope_of_no_samples_is_empty():
@@ -43,7 +50,7 @@ def test_envelope_of_no_samples_is_empty():
 
 
 def test_envelope_of_an_hour_has_exactly_width_columns():
-    hour = np.zeros(3600 * 100, np.float32)     # an hour at 100 Hz keeps the test small
+    hour = np.zeros(3600 * 100, np.float32)  # an hour at 100 Hz keeps the test small
     assert waveform_envelope(hour, 100, width=1200)[0].size == 1200
 
 
@@ -64,20 +71,23 @@ def test_downmix_averages_channels_last_layout():
 
 # ---------------------------------------------------------------------------- spectrogram
 
+
 def test_spectrogram_matches_librosa_for_a_short_clip():
     librosa = pytest.importorskip("librosa")
     samples = np.random.default_rng(3).standard_normal(16384).astype(np.float32)
     _, _, db = mel_spectrogram_db(samples, 16000)
     # 16384 samples, 1024-sample windows every 256 samples (a quarter window): 61 frames.
-    reference = librosa.feature.melspectrogram(y=samples, sr=16000, n_fft=1024, hop_length=256,
-                                               center=False, n_mels=64)
+    reference = librosa.feature.melspectrogram(
+        y=samples, sr=16000, n_fft=1024, hop_length=256, center=False, n_mels=64
+    )
     assert db.shape == (64, 61)
     assert np.abs(db - librosa.power_to_db(reference, ref=np.max, top_db=80)).max() < 1e-3
 
 
 def test_spectrogram_of_long_audio_is_pooled_to_max_columns():
-    times, _, db = mel_spectrogram_db(np.random.default_rng(1).standard_normal(16000 * 60).astype(np.float32),
-                                      16000, max_columns=10)
+    times, _, db = mel_spectrogram_db(
+        np.random.default_rng(1).standard_normal(16000 * 60).astype(np.float32), 16000, max_columns=10
+    )
     assert db.shape == (64, 10)
     assert times.tolist() == pytest.approx([3 + 6 * k for k in range(10)], abs=0.05)
 
@@ -85,7 +95,7 @@ def test_spectrogram_of_long_audio_is_pooled_to_max_columns():
 def test_spectrogram_is_brightest_in_the_band_of_a_tone():
     _, mel_freqs, db = mel_spectrogram_db(_sine(1000, 2.0), 16000)
     loudest_band_hz = mel_freqs[np.argmax(db.mean(axis=1))]
-    assert loudest_band_hz == pytest.approx(1000, abs=60)    # bands are ~80 Hz apart near 1 kHz
+    assert loudest_band_hz == pytest.approx(1000, abs=60)  # bands are ~80 Hz apart near 1 kHz
 
 
 def test_spectrogram_spans_0_to_minus_80_db():
@@ -115,6 +125,7 @@ def test_compact_db_rounds_to_whole_decibels_in_one_byte():
 
 # ---------------------------------------------------------------------------- cached sound view
 
+
 def test_sound_view_of_a_video_shows_its_tone(indexed_video, indexed_video_hash, tmp_path):
     view = load_sound_view(indexed_video, indexed_video_hash, tmp_path)
     assert view.mel_freqs_hz[np.argmax(view.spectrogram_db.mean(axis=1))] == pytest.approx(SINE_HZ, abs=40)
@@ -142,10 +153,23 @@ def test_sound_view_of_a_span_has_times_in_the_media(indexed_video, indexed_vide
 def test_sound_view_of_long_audio_decoded_in_two_parts_equals_one_decode(tmp_path):
     from annotation.media.clips import decode_audio
 
-    long_audio = tmp_path / "long.m4a"    # long enough for the two-process decode
-    subprocess.run([ffmpeg_exe(), "-v", "error", "-nostdin", "-f", "lavfi", "-i",
-                    "sine=frequency=300:sample_rate=16000:duration=130", "-c:a", "aac", str(long_audio)],
-                   check=True)
+    long_audio = tmp_path / "long.m4a"  # long enough for the two-process decode
+    subprocess.run(
+        [
+            ffmpeg_exe(),
+            "-v",
+            "error",
+            "-nostdin",
+            "-f",
+            "lavfi",
+            "-i",
+            "sine=frequency=300:sample_rate=16000:duration=130",
+            "-c:a",
+            "aac",
+            str(long_audio),
+        ],
+        check=True,
+    )
     view = load_sound_view(long_audio, file_sha256(long_audio), tmp_path)
     _, mins, maxs = waveform_envelope(decode_audio(long_audio), 16000)
     assert view.duration_s == pytest.approx(130.0, abs=0.05)
@@ -159,7 +183,7 @@ def test_sound_view_refuses_a_hash_that_leaves_the_cache(indexed_video, tmp_path
 
 # ---------------------------------------------------------------------------- overview of a long span
 
-STEP_S, STEP_HZ = 30, (400, 800, 1600, 3200)     # the tone steps through these every 30 s
+STEP_S, STEP_HZ = 30, (400, 800, 1600, 3200)  # the tone steps through these every 30 s
 
 
 @pytest.fixture(scope="module")
@@ -168,8 +192,23 @@ def long_m4a(media_dir):
     out = media_dir / "long_steps.m4a"
     freq = f"({'+'.join(f'{hz}*eq(mod(floor(t/{STEP_S}),4),{k})' for k, hz in enumerate(STEP_HZ))})"
     tone = f"0.5*sin(2*PI*{freq}*t)*(0.1+0.9*gte(mod(t,60),5))"
-    subprocess.run([ffmpeg_exe(), "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
-                    f"aevalsrc='{tone}|{tone}':s=48000:d=330", "-c:a", "aac", str(out)], check=True)
+    subprocess.run(
+        [
+            ffmpeg_exe(),
+            "-v",
+            "error",
+            "-nostdin",
+            "-y",
+            "-f",
+            "lavfi",
+            "-i",
+            f"aevalsrc='{tone}|{tone}':s=48000:d=330",
+            "-c:a",
+            "aac",
+            str(out),
+        ],
+        check=True,
+    )
     return out
 
 
@@ -191,7 +230,9 @@ def test_overview_of_a_long_span_decodes_little_and_agrees_with_the_exact_view(l
     expected = np.array(STEP_HZ)[(times // STEP_S).astype(int) % 4]
     assert np.all(np.abs(loudest[steady] / expected[steady] - 1) < 0.1)
     loud, quiet = (overview.envelope_times_s % 60) > 6, (overview.envelope_times_s % 60) < 4
-    assert np.all(np.abs(overview.envelope_maxs[loud] / exact.envelope_maxs[loud] - 1) < 0.1)   # fewer samples, lower peaks
+    assert np.all(
+        np.abs(overview.envelope_maxs[loud] / exact.envelope_maxs[loud] - 1) < 0.1
+    )  # fewer samples, lower peaks
     assert np.all(overview.envelope_maxs[quiet] < 0.15 * exact.envelope_maxs.max())
 
 
@@ -209,8 +250,10 @@ def test_first_look_at_a_long_span_is_an_overview_and_then_the_exact_view(long_m
 
 def test_short_spans_and_files_without_an_aac_index_are_computed_exactly_at_once(long_m4a, tmp_path):
     wav = tmp_path / "long.wav"
-    subprocess.run([ffmpeg_exe(), "-v", "error", "-nostdin", "-i", str(long_m4a), "-ac", "1", "-ar", "8000",
-                    str(wav)], check=True)
+    subprocess.run(
+        [ffmpeg_exe(), "-v", "error", "-nostdin", "-i", str(long_m4a), "-ac", "1", "-ar", "8000", str(wav)],
+        check=True,
+    )
     assert load_sound_view(wav, "wav", tmp_path, width=200, max_columns=100, overview_first=True).exact
     short = load_sound_view(long_m4a, "m4a", tmp_path, start_s=10, end_s=70, overview_first=True)
     assert short.exact

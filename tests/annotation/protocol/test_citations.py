@@ -1,4 +1,5 @@
 """Spec tests for annotation/citations.py (PROTOCOL §1)."""
+
 from __future__ import annotations
 
 import pytest
@@ -175,9 +176,11 @@ def test_group_is_found_with_its_offsets():
     text = "He waves (visual, 0:12; audio, 0:12-0:14)."
     [group] = find_citation_groups(text)
     assert (group.start, group.end) == (9, 41)
-    assert text[group.start:group.end] == "(visual, 0:12; audio, 0:12-0:14)"
-    assert [(c.modality, c.start, c.end) for c in group.citations] == [("visual", 12.0, 12.0),
-                                                                       ("audio", 12.0, 14.0)]
+    assert text[group.start : group.end] == "(visual, 0:12; audio, 0:12-0:14)"
+    assert [(c.modality, c.start, c.end) for c in group.citations] == [
+        ("visual", 12.0, 12.0),
+        ("audio", 12.0, 14.0),
+    ]
 
 
 def test_adjacent_groups_are_found_separately():

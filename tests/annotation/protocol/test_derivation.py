@@ -1,4 +1,5 @@
 """PROTOCOL §2: which entailment values follow from others, as the scorer derives them."""
+
 from __future__ import annotations
 
 import pytest
@@ -15,6 +16,7 @@ from annotation.protocol.derivation import derive_entailment
 from annotation.protocol.records import Entailment, Fact
 
 # ---------------------------------------------------------------- derivations (§2)
+
 
 def test_single_citation_alone_copies_all_and_without_is_false():
     fact = judged([0], all=True)

@@ -23,8 +23,11 @@ tasks = st.one_of(
     st.sampled_from(["verifiable", "facts", "all", "done", "skip", "flag"]).map(Task),
     st.builds(Task, st.sampled_from(["alone", "without"]), st.integers(0, 50)),
 ).flatmap(lambda task: st.sampled_from([task, task.as_ruling]))
-units = st.one_of(st.just(Unit.response()), st.integers(0, 500).map(Unit.of_sentence),
-                  st.builds(Unit.of_fact, st.integers(0, 500), st.text(), st.lists(st.integers(0, 9))))
+units = st.one_of(
+    st.just(Unit.response()),
+    st.integers(0, 500).map(Unit.of_sentence),
+    st.builds(Unit.of_fact, st.integers(0, 500), st.text(), st.lists(st.integers(0, 9))),
+)
 
 
 @given(units)
@@ -65,7 +68,9 @@ def test_anything_else_is_not_a_unit(text):
         Unit.parse(text)
 
 
-@pytest.mark.parametrize("text", ["", "gold.", "alone", "alone.x", "alone.01", "all.1", "verifiable.0", "maybe"])
+@pytest.mark.parametrize(
+    "text", ["", "gold.", "alone", "alone.x", "alone.01", "all.1", "verifiable.0", "maybe"]
+)
 def test_anything_else_is_not_a_task(text):
     with pytest.raises(ValueError, match="not a"):
         Task.parse(text)
@@ -73,7 +78,13 @@ def test_anything_else_is_not_a_task(text):
 
 def test_source_kinds_and_judge_configurations():
     assert [source_kind(s) for s in ("gold", "human:a", "judge:b", "judge:", "robot:x", "golden")] == [
-        "gold", "human", "judge", "other", "other", "other"]
+        "gold",
+        "human",
+        "judge",
+        "other",
+        "other",
+        "other",
+    ]
     assert annotator_name("human:alice") == "alice" and annotator_name("judge:alice") is None
     assert configuration_of("judge:a+gold+b") == ("a", "gold", "b")
     assert configuration_of("judge: a + b + c ") == ("a", "b", "c")

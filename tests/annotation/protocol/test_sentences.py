@@ -1,5 +1,6 @@
 """Spec tests for annotation/sentences.py (PROTOCOL §2, stage 1). The stage-2 proposal has its own
 tests in test_fact_proposals.py; the last property test here runs it through the re-export."""
+
 from __future__ import annotations
 
 import pytest
@@ -28,7 +29,9 @@ def test_citation_before_period_belongs_to_its_sentence():
 
 def test_adjacent_groups_after_period_all_belong_to_its_sentence():
     assert texts("He waves. (visual, 0:03) (audio, 0:04) Then he sits.") == [
-        "He waves. (visual, 0:03) (audio, 0:04)", "Then he sits."]
+        "He waves. (visual, 0:03) (audio, 0:04)",
+        "Then he sits.",
+    ]
 
 
 def test_citation_group_alone_on_the_next_line_joins_the_sentence_before():
@@ -36,7 +39,9 @@ def test_citation_group_alone_on_the_next_line_joins_the_sentence_before():
 
 
 def test_sentence_carries_the_citations_inside_it_in_order():
-    [first, second] = split_response("He waves (visual, 0:03; audio, 0:04). He sits (visual, 0:09).").sentences
+    [first, second] = split_response(
+        "He waves (visual, 0:03; audio, 0:04). He sits (visual, 0:09)."
+    ).sentences
     assert [c.start for c in first.citations] == [3.0, 4.0]
     assert [c.start for c in second.citations] == [9.0]
 
@@ -47,7 +52,9 @@ def test_question_and_exclamation_marks_end_sentences():
 
 def test_ellipsis_does_not_end_a_sentence():
     assert texts("He waits... Then he sits. She waits\u2026 Then she sits.") == [
-        "He waits... Then he sits.", "She waits\u2026 Then she sits."]
+        "He waits... Then he sits.",
+        "She waits\u2026 Then she sits.",
+    ]
 
 
 def test_decimal_number_does_not_end_a_sentence():
@@ -56,13 +63,27 @@ def test_decimal_number_does_not_end_a_sentence():
 
 def test_time_inside_text_does_not_end_a_sentence():
     assert texts("At 0:12 the man waves. He sits at 1:05:30.") == [
-        "At 0:12 the man waves.", "He sits at 1:05:30."]
+        "At 0:12 the man waves.",
+        "He sits at 1:05:30.",
+    ]
 
 
-@pytest.mark.parametrize("sentence", [
-    "Dr. Smith waves.", "Mr. Lee waves.", "Mrs. Day waves.", "Ms. Roe waves.", "Red vs. Blue play.",
-    "Pets, e.g. Cats, sleep.", "Pets, i.e. Cats, sleep.", "He buys pears, etc. and leaves.",
-    "It lasts approx. 5 minutes.", "See Fig. 2 for it.", "He lives on St. James Road."])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Dr. Smith waves.",
+        "Mr. Lee waves.",
+        "Mrs. Day waves.",
+        "Ms. Roe waves.",
+        "Red vs. Blue play.",
+        "Pets, e.g. Cats, sleep.",
+        "Pets, i.e. Cats, sleep.",
+        "He buys pears, etc. and leaves.",
+        "It lasts approx. 5 minutes.",
+        "See Fig. 2 for it.",
+        "He lives on St. James Road.",
+    ],
+)
 def test_abbreviations_do_not_end_a_sentence(sentence):
     assert texts(f"{sentence} He leaves.") == [sentence, "He leaves."]
 
@@ -77,7 +98,9 @@ def test_the_word_no_at_the_end_of_a_sentence_ends_it():
 
 def test_initials_do_not_end_a_sentence():
     assert texts("J. K. Rowling speaks. George W. Bush waves.") == [
-        "J. K. Rowling speaks.", "George W. Bush waves."]
+        "J. K. Rowling speaks.",
+        "George W. Bush waves.",
+    ]
 
 
 def test_option_letter_at_the_end_of_a_sentence_ends_it():
@@ -93,7 +116,7 @@ def test_quoted_speech_does_not_split_its_sentence():
 
 
 def test_quote_ending_with_a_period_ends_the_sentence_before_a_capital():
-    assert texts('She says \u201cGo.\u201d Then she runs.') == ['She says \u201cGo.\u201d', "Then she runs."]
+    assert texts("She says \u201cGo.\u201d Then she runs.") == ["She says \u201cGo.\u201d", "Then she runs."]
 
 
 def test_newline_splits_even_without_punctuation():
@@ -102,7 +125,10 @@ def test_newline_splits_even_without_punctuation():
 
 def test_bullet_items_are_separate_sentences_without_their_markers():
     assert texts("- The man waves.\n* The woman smiles.\n\u2022 A dog barks.") == [
-        "The man waves.", "The woman smiles.", "A dog barks."]
+        "The man waves.",
+        "The woman smiles.",
+        "A dog barks.",
+    ]
 
 
 def test_numbered_steps_are_separate_sentences_without_their_numbers():
@@ -111,7 +137,9 @@ def test_numbered_steps_are_separate_sentences_without_their_numbers():
 
 def test_step_marker_is_not_a_sentence_by_itself():
     assert texts("Step 1: The man waves.\n**Step 2:** The woman smiles.\nStep 3:") == [
-        "The man waves.", "The woman smiles."]
+        "The man waves.",
+        "The woman smiles.",
+    ]
 
 
 def test_numbered_step_after_a_sentence_on_the_same_line_loses_its_number():
@@ -120,7 +148,10 @@ def test_numbered_step_after_a_sentence_on_the_same_line_loses_its_number():
 
 def test_markdown_bold_is_kept_in_the_text():
     assert texts("**Visual:** The man waves. **He sits.** Then he stands.") == [
-        "**Visual:** The man waves.", "**He sits.**", "Then he stands."]
+        "**Visual:** The man waves.",
+        "**He sits.**",
+        "Then he stands.",
+    ]
 
 
 def test_line_without_words_is_not_a_sentence():
@@ -158,7 +189,7 @@ def test_answer_text_and_its_offset_are_extracted():
     response = "<think>x</think>The man waves.\n**Answer:** (B) The man\n"
     split = split_response(response)
     assert split.answer == "(B) The man"
-    assert response[split.answer_start:].startswith("(B) The man")
+    assert response[split.answer_start :].startswith("(B) The man")
 
 
 def test_answer_after_the_last_sentence_on_the_same_line_is_found():
@@ -173,10 +204,12 @@ def test_response_without_answer_has_no_answer():
 
 def test_offsets_point_into_the_original_text_before_think_blocks_are_stripped():
     # 31 chars of thinking, a newline, 'Reasoning: ' (11) and '1. ' (3): the first sentence starts at 46
-    response = "<think>Hmm. Let me see.</think>\nReasoning: 1. He waves (visual, 0:01).\n- She sits.\nAnswer: A"
+    response = (
+        "<think>Hmm. Let me see.</think>\nReasoning: 1. He waves (visual, 0:01).\n- She sits.\nAnswer: A"
+    )
     sentences = split_response(response).sentences
     assert [(s.start, s.end) for s in sentences] == [(46, 70), (73, 82)]
-    assert all(response[s.start:s.end] == s.text for s in sentences)
+    assert all(response[s.start : s.end] == s.text for s in sentences)
 
 
 # --- answer letters ----------------------------------------------------------------
@@ -219,9 +252,13 @@ def test_answer_letter_without_a_marker_is_none():
 
 def test_sentences_for_response_gives_records_with_offsets_and_no_labels():
     [sentence] = sentences_for_response("He waves (visual, 0:03).")
-    assert sentence.to_dict() == {"text": "He waves (visual, 0:03).", "verifiable": None,
-                                  "citations": [{"modality": "visual", "start": 3.0, "end": 3.0}],
-                                  "facts": [], "offsets": [0, 24]}
+    assert sentence.to_dict() == {
+        "text": "He waves (visual, 0:03).",
+        "verifiable": None,
+        "citations": [{"modality": "visual", "start": 3.0, "end": 3.0}],
+        "facts": [],
+        "offsets": [0, 24],
+    }
 
 
 def test_sentences_for_response_marks_citations_past_the_duration_invalid():
@@ -232,8 +269,9 @@ def test_sentences_for_response_marks_citations_past_the_duration_invalid():
 # --- properties -------------------------------------------------------------------------
 
 _response_alphabet = st.sampled_from(
-    list("abAB .!?,;:\"'()-*\n\u2026\u201c\u201d01235") + ["<think>", "</think>", "Answer:", "Reasoning:",
-                                                       "(visual, 0:03)", "e.g.", "Dr.", "1. ", "No."])
+    list("abAB .!?,;:\"'()-*\n\u2026\u201c\u201d01235")
+    + ["<think>", "</think>", "Answer:", "Reasoning:", "(visual, 0:03)", "e.g.", "Dr.", "1. ", "No."]
+)
 
 
 @given(st.lists(_response_alphabet, max_size=60).map("".join))
@@ -242,10 +280,10 @@ def test_splitting_keeps_offsets_inside_the_text_and_increasing(response):
     previous_end = 0
     for sentence in split.sentences:
         assert previous_end <= sentence.start < sentence.end <= len(response)
-        assert response[sentence.start:sentence.end] == sentence.text
+        assert response[sentence.start : sentence.end] == sentence.text
         previous_end = sentence.end
     if split.answer is not None:
-        assert response[split.answer_start:].startswith(split.answer)
+        assert response[split.answer_start :].startswith(split.answer)
 
 
 @given(st.text(max_size=200))

@@ -1,4 +1,5 @@
 """Account emails: how a single sign-on identity finds its account (annotation/accounts.py, store)."""
+
 import sqlite3
 
 import pytest
@@ -19,8 +20,9 @@ def test_email_is_stored_stripped_and_lower_cased():
     assert normalise_email("  Dana@Example.ORG ") == "dana@example.org"
 
 
-@pytest.mark.parametrize("bad", ["dana", "dana@", "@example.org", "dana@example", "da na@example.org",
-                                 "a@b@example.org", ""])
+@pytest.mark.parametrize(
+    "bad", ["dana", "dana@", "@example.org", "dana@example", "da na@example.org", "a@b@example.org", ""]
+)
 def test_a_string_that_is_not_an_email_address_is_refused_by_name(bad):
     with pytest.raises(ValueError, match="is not an email address"):
         normalise_email(bad)
@@ -93,7 +95,9 @@ def test_a_project_from_before_emails_gains_the_column_keeping_its_accounts(tmp_
     old.database.connection.execute("DROP INDEX users_by_email")
     old.database.connection.execute("ALTER TABLE users DROP COLUMN email")
     old.database.connection.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
-    old.database.connection.execute("INSERT INTO users(name, role, created_at) VALUES ('ann', 'annotator', 'then')")
+    old.database.connection.execute(
+        "INSERT INTO users(name, role, created_at) VALUES ('ann', 'annotator', 'then')"
+    )
     old.close()
     store = ProjectStore.open(directory)
     assert store.user("ann") == {"name": "ann", "role": "annotator", "password_hash": None, "email": None}

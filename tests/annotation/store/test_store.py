@@ -1,4 +1,5 @@
 """The project store: a real SQLite file, the append-only event log, migrations, threads."""
+
 import sqlite3
 import threading
 
@@ -11,8 +12,9 @@ from annotation.store.project_store import SCHEMA_VERSION, ProjectStore
 @pytest.fixture
 def store(tmp_path):
     store = ProjectStore.open(tmp_path / "p", create=True)
-    store.add_responses([(Response("r1", "The cat sits."), [Sentence("The cat sits.")]),
-                         (Response("r2", "A dog runs."), [])])
+    store.add_responses(
+        [(Response("r1", "The cat sits."), [Sentence("The cat sits.")]), (Response("r2", "A dog runs."), [])]
+    )
     return store
 
 
@@ -89,8 +91,13 @@ def test_records_are_append_only_and_latest_wins(store):
 
 
 def test_record_kind_filter_takes_whole_source_kinds_only(store):
-    store.add_records([EvaluationRecord("r1", "judge:a_b", []), EvaluationRecord("r1", "human:judge", []),
-                       EvaluationRecord("r1", "gold", [])])
+    store.add_records(
+        [
+            EvaluationRecord("r1", "judge:a_b", []),
+            EvaluationRecord("r1", "human:judge", []),
+            EvaluationRecord("r1", "gold", []),
+        ]
+    )
     assert [r.source for r in store.list_records("judge")] == ["judge:a_b"]
     assert [r.source for r in store.list_records("human")] == ["human:judge"]
     assert [r.source for r in store.list_records("gold")] == ["gold"]
@@ -169,8 +176,15 @@ def test_store_created_in_one_thread_works_in_another(store):
 
 
 def test_records_can_be_filtered_by_exact_source_and_by_response(store):
-    store.add_records([EvaluationRecord("r1", "gold", []), EvaluationRecord("r2", "gold", []),
-                       EvaluationRecord("r1", "judge:a", [])])
-    assert [(r.response_id, r.source) for r in store.list_records(source="gold")] == [("r1", "gold"),
-                                                                                     ("r2", "gold")]
+    store.add_records(
+        [
+            EvaluationRecord("r1", "gold", []),
+            EvaluationRecord("r2", "gold", []),
+            EvaluationRecord("r1", "judge:a", []),
+        ]
+    )
+    assert [(r.response_id, r.source) for r in store.list_records(source="gold")] == [
+        ("r1", "gold"),
+        ("r2", "gold"),
+    ]
     assert [r.source for r in store.list_records(response_id="r1")] == ["gold", "judge:a"]

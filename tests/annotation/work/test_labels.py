@@ -1,4 +1,5 @@
 """From label events to a person's evaluation record (annotation/labels.py)."""
+
 import pytest
 
 from annotation.protocol.citations import Citation
@@ -13,8 +14,10 @@ CITES = [Citation("visual", 12.0, 12.0), Citation("audio", 12.0, 14.0)]
 @pytest.fixture
 def store(tmp_path):
     store = ProjectStore.open(tmp_path / "p", create=True)
-    sentences = [Sentence("The man points (visual, 0:12; audio, 0:12-0:14).", citations=CITES),
-                 Sentence("So B is right.")]
+    sentences = [
+        Sentence("The man points (visual, 0:12; audio, 0:12-0:14).", citations=CITES),
+        Sentence("So B is right."),
+    ]
     store.add_responses([(Response("r1", "…"), sentences)])
     return store
 
@@ -46,15 +49,21 @@ def test_partial_stage3_answers_leave_the_rest_null():
     fact = {"text": "The man speaks.", "citations": [0, 1]}
     unit = fact_unit(0, fact["text"], fact["citations"])
     labels = {("s0", "facts"): [fact], (unit, "all"): True, (unit, "alone.1"): True}
-    entailment = record_from_labels("r1", "human:a", [Sentence("x", True, CITES)], labels) \
-        .sentences[0].facts[0].entailment
+    entailment = (
+        record_from_labels("r1", "human:a", [Sentence("x", True, CITES)], labels)
+        .sentences[0]
+        .facts[0]
+        .entailment
+    )
     assert entailment.to_dict() == {"all": True, "alone": [None, True], "without": [None, None]}
 
 
 def test_answers_given_to_an_edited_fact_do_not_carry_over():
     old_unit = fact_unit(0, "A man points.", [0])
-    labels = {("s0", "facts"): [{"text": "A man points at a screen.", "citations": [0]}],
-              (old_unit, "all"): True}
+    labels = {
+        ("s0", "facts"): [{"text": "A man points at a screen.", "citations": [0]}],
+        (old_unit, "all"): True,
+    }
     record = record_from_labels("r1", "human:a", [Sentence("x", True, CITES)], labels)
     assert record.sentences[0].facts[0].entailment is None
 
@@ -83,10 +92,14 @@ def test_undone_label_disappears_from_the_human_record(store):
 
 def test_staged_answers_about_gold_facts_keep_the_gold_facts(store):
     from annotation.protocol.records import EvaluationRecord, Fact
+
     gold_fact = Fact("A man points.", [0])
     sentences = store.response_sentences("r1")
-    gold = EvaluationRecord("r1", "gold", [Sentence(sentences[0].text, True, CITES, [gold_fact]),
-                                           Sentence(sentences[1].text, False)])
+    gold = EvaluationRecord(
+        "r1",
+        "gold",
+        [Sentence(sentences[0].text, True, CITES, [gold_fact]), Sentence(sentences[1].text, False)],
+    )
     store.events.append("alice", "r1", "s0", "verifiable", True)
     store.events.append("alice", "r1", "s0", "facts", [{"text": "Someone points.", "citations": [0]}])
     store.events.append("alice", "r1", fact_unit(0, gold_fact.text, [0]), "all", False)

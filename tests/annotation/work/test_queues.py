@@ -1,4 +1,5 @@
 """Assignment with overlap, progress and resume (annotation/queues.py)."""
+
 import pytest
 
 from annotation.protocol.records import Response, Sentence
@@ -95,8 +96,13 @@ def test_queue_is_empty_when_everything_is_done(store):
 def test_progress_counts_done_and_skipped_of_assigned(store):
     mark_done(store, "ann", "r0")
     skip_response(store, "ann", "r1", "no audio")
-    assert progress(store, "ann").to_dict() == {"who": "ann", "assigned": 3, "done": 1, "skipped": 1,
-                                                "remaining": 1}
+    assert progress(store, "ann").to_dict() == {
+        "who": "ann",
+        "assigned": 3,
+        "done": 1,
+        "skipped": 1,
+        "remaining": 1,
+    }
 
 
 def test_team_progress_sums_over_the_pool(store):

@@ -1,4 +1,5 @@
 """What the app asks next on a response (annotation/session.py)."""
+
 import itertools
 
 import pytest
@@ -30,8 +31,10 @@ BROKEN = Citation("visual", None, None, valid=False, raw="visual, 0:75", reason=
 
 
 def two_sentences():
-    return [Sentence("The man points (visual, 0:12; audio, 0:12-0:14).", citations=[VISUAL, AUDIO]),
-            Sentence("So B is right.")]
+    return [
+        Sentence("The man points (visual, 0:12; audio, 0:12-0:14).", citations=[VISUAL, AUDIO]),
+        Sentence("So B is right."),
+    ]
 
 
 def answer_all(sentences, labels, mode="end_to_end", gold=None, value=True, facts=None):
@@ -82,8 +85,9 @@ def test_out_of_range_citation_index_is_refused():
         entailment_questions(Fact("x", [5]), two_sentences()[0])
 
 
-@pytest.mark.parametrize("validity", [v for k in range(1, 5)
-                                      for v in itertools.product([True, False], repeat=k)])
+@pytest.mark.parametrize(
+    "validity", [v for k in range(1, 5) for v in itertools.product([True, False], repeat=k)]
+)
 def test_answers_asked_plus_protocol_derivations_leave_nothing_undetermined(validity):
     citations = [VISUAL if valid else BROKEN for valid in validity]
     sentence = Sentence("x", citations=citations)
@@ -92,8 +96,11 @@ def test_answers_asked_plus_protocol_derivations_leave_nothing_undetermined(vali
     for task, _, _ in entailment_questions(fact, sentence):
         answers[task] = True
     k = len(citations)
-    fact.entailment = Entailment(answers["all"], [answers.get(f"alone.{j}") for j in range(k)],
-                                 [answers.get(f"without.{j}") for j in range(k)])
+    fact.entailment = Entailment(
+        answers["all"],
+        [answers.get(f"alone.{j}") for j in range(k)],
+        [answers.get(f"without.{j}") for j in range(k)],
+    )
     derived = derive_entailment(fact, sentence)
     assert None not in derived.alone and None not in derived.without
 
@@ -116,8 +123,11 @@ def test_facts_are_asked_only_for_verifiable_cited_sentences():
 
 
 def test_entailment_question_is_keyed_to_the_fact_content():
-    labels = {("s0", "verifiable"): True, ("s1", "verifiable"): False,
-              ("s0", "facts"): [{"text": "A man points.", "citations": [0]}]}
+    labels = {
+        ("s0", "verifiable"): True,
+        ("s1", "verifiable"): False,
+        ("s0", "facts"): [{"text": "A man points.", "citations": [0]}],
+    }
     question = next_question(two_sentences(), labels)
     assert question.unit == fact_unit(0, "A man points.", [0]) and question.segments == (0,)
 
@@ -152,8 +162,11 @@ def test_staged_mode_waits_for_gold_verifiability_after_own_stage_one():
 
 
 def test_staged_mode_splits_gold_verifiable_sentences_not_own():
-    gold = EvaluationRecord("r1", "gold", [Sentence(s.text, verifiable=v) for s, v
-                                           in zip(two_sentences(), [True, False], strict=True)])
+    gold = EvaluationRecord(
+        "r1",
+        "gold",
+        [Sentence(s.text, verifiable=v) for s, v in zip(two_sentences(), [True, False], strict=True)],
+    )
     labels = {("s0", "verifiable"): False, ("s1", "verifiable"): False}
     question = next_question(two_sentences(), labels, "staged", gold)
     assert (question.kind, question.sentence_index) == ("facts", 0)
@@ -161,25 +174,37 @@ def test_staged_mode_splits_gold_verifiable_sentences_not_own():
 
 def test_staged_mode_judges_the_gold_facts():
     gold_facts = [Fact("The man speaks.", [1])]
-    gold = EvaluationRecord("r1", "gold", [Sentence(two_sentences()[0].text, True, facts=gold_facts),
-                                           Sentence("So B is right.", False)])
-    labels = {("s0", "verifiable"): True, ("s1", "verifiable"): False,
-              ("s0", "facts"): [{"text": "Something else.", "citations": [0]}]}
+    gold = EvaluationRecord(
+        "r1",
+        "gold",
+        [Sentence(two_sentences()[0].text, True, facts=gold_facts), Sentence("So B is right.", False)],
+    )
+    labels = {
+        ("s0", "verifiable"): True,
+        ("s1", "verifiable"): False,
+        ("s0", "facts"): [{"text": "Something else.", "citations": [0]}],
+    }
     question = next_question(two_sentences(), labels, "staged", gold)
     assert question.unit == fact_unit(0, "The man speaks.", [1])
 
 
 def test_staged_mode_waits_for_gold_facts_after_own_facts():
-    gold = EvaluationRecord("r1", "gold", [Sentence(two_sentences()[0].text, True),
-                                           Sentence("So B is right.", False)])
-    labels = {("s0", "verifiable"): True, ("s1", "verifiable"): False,
-              ("s0", "facts"): [{"text": "A man points.", "citations": [0]}]}
+    gold = EvaluationRecord(
+        "r1", "gold", [Sentence(two_sentences()[0].text, True), Sentence("So B is right.", False)]
+    )
+    labels = {
+        ("s0", "verifiable"): True,
+        ("s1", "verifiable"): False,
+        ("s0", "facts"): [{"text": "A man points.", "citations": [0]}],
+    }
     result = next_question(two_sentences(), labels, "staged", gold)
     assert isinstance(result, Waiting) and result.stage == 3
 
 
 def test_gold_of_another_sentence_text_is_not_used():
-    gold = EvaluationRecord("r1", "gold", [Sentence("Different text.", True), Sentence("So B is right.", False)])
+    gold = EvaluationRecord(
+        "r1", "gold", [Sentence("Different text.", True), Sentence("So B is right.", False)]
+    )
     labels = {("s0", "verifiable"): True, ("s1", "verifiable"): False}
     assert isinstance(next_question(two_sentences(), labels, "staged", gold), Waiting)
 
@@ -225,7 +250,8 @@ def current(store, who="ana"):
 def test_answers_written_by_the_session_make_the_persons_record(store):
     while isinstance(question := next_question(two_sentences(), current(store)), Question):
         value = {"verifiable": question.sentence_index == 0, "all": True}.get(
-            question.kind, [{"text": "A man points.", "citations": [0]}])
+            question.kind, [{"text": "A man points.", "citations": [0]}]
+        )
         record_answer(store, "ana", "r1", question, value, spent_ms=5)
     record = record_from_labels("r1", "human:ana", two_sentences(), current(store))
     assert record.sentences[0].facts[0].entailment == Entailment(True, [None], [None])

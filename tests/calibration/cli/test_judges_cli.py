@@ -1,4 +1,5 @@
 """`python -m calibration judge …` through its real parser, against the test server on 127.0.0.1."""
+
 # The project and server fixtures are imported from test_judges_run and used as parameters
 # (ruff reads them as unused imports redefined): shared pytest fixtures without a conftest.
 from __future__ import annotations
@@ -12,8 +13,10 @@ SECRET = "sk-test-7f3a9c"
 
 def judges_file(tmp_path, judge_endpoint, extra: str = "") -> str:
     path = tmp_path / "judges.toml"
-    path.write_text(f'[judges.j]\nadapter = "openai"\nmodel = "test-model"\nbase_urls = ["{judge_endpoint.base_url}"]\n'
-                    f'api_key_env = "TEST_JUDGE_KEY"\nbackoff_base_s = 0.001\nprice_in_per_1k = 0.01\n{extra}')
+    path.write_text(
+        f'[judges.j]\nadapter = "openai"\nmodel = "test-model"\nbase_urls = ["{judge_endpoint.base_url}"]\n'
+        f'api_key_env = "TEST_JUDGE_KEY"\nbackoff_base_s = 0.001\nprice_in_per_1k = 0.01\n{extra}'
+    )
     return str(path)
 
 
@@ -24,19 +27,44 @@ def cli(*argv: str) -> int:
     return args.func(args)
 
 
-def test_dry_run_prints_the_calls_needed_and_spends_nothing(judge_project, judge_endpoint, tmp_path, capsys, monkeypatch):
+def test_dry_run_prints_the_calls_needed_and_spends_nothing(
+    judge_project, judge_endpoint, tmp_path, capsys, monkeypatch
+):
     monkeypatch.setenv("TEST_JUDGE_KEY", SECRET)
-    code = cli("judge", "run", "--project", str(judge_project.directory), "--judges", judges_file(tmp_path, judge_endpoint),
-               "--config", "j+j+j", "--responses", "all", "--dry-run")
+    code = cli(
+        "judge",
+        "run",
+        "--project",
+        str(judge_project.directory),
+        "--judges",
+        judges_file(tmp_path, judge_endpoint),
+        "--config",
+        "j+j+j",
+        "--responses",
+        "all",
+        "--dry-run",
+    )
     out = capsys.readouterr().out
     assert code == 0 and judge_endpoint.log == []
     assert "verifiability: 6 call(s) needed, 0 cached" in out and "decompose: 4 call(s) needed" in out
 
 
-def test_run_sends_the_key_but_never_prints_or_stores_it(judge_project, judge_endpoint, tmp_path, capsys, monkeypatch):
+def test_run_sends_the_key_but_never_prints_or_stores_it(
+    judge_project, judge_endpoint, tmp_path, capsys, monkeypatch
+):
     monkeypatch.setenv("TEST_JUDGE_KEY", SECRET)
-    code = cli("judge", "run", "--project", str(judge_project.directory), "--judges", judges_file(tmp_path, judge_endpoint),
-               "--config", "j+j+j", "--responses", "all")
+    code = cli(
+        "judge",
+        "run",
+        "--project",
+        str(judge_project.directory),
+        "--judges",
+        judges_file(tmp_path, judge_endpoint),
+        "--config",
+        "j+j+j",
+        "--responses",
+        "all",
+    )
     captured = capsys.readouterr()
     assert code == 0 and "records: 2 complete" in captured.out
     assert {r.authorization for r in judge_endpoint.log} == {f"Bearer {SECRET}"}
@@ -45,10 +73,23 @@ def test_run_sends_the_key_but_never_prints_or_stores_it(judge_project, judge_en
     assert SECRET.encode() not in stored
 
 
-def test_unset_key_variable_is_bad_input_before_any_call(judge_project, judge_endpoint, tmp_path, capsys, monkeypatch):
+def test_unset_key_variable_is_bad_input_before_any_call(
+    judge_project, judge_endpoint, tmp_path, capsys, monkeypatch
+):
     monkeypatch.delenv("TEST_JUDGE_KEY", raising=False)
-    code = cli("judge", "run", "--project", str(judge_project.directory), "--judges", judges_file(tmp_path, judge_endpoint),
-               "--config", "j+j+j", "--responses", "all", "--no-progress")
+    code = cli(
+        "judge",
+        "run",
+        "--project",
+        str(judge_project.directory),
+        "--judges",
+        judges_file(tmp_path, judge_endpoint),
+        "--config",
+        "j+j+j",
+        "--responses",
+        "all",
+        "--no-progress",
+    )
     assert code == 2 and judge_endpoint.log == []
     assert "TEST_JUDGE_KEY is not set" in capsys.readouterr().err
 
@@ -60,10 +101,25 @@ def test_judges_file_problems_are_located_and_exit_2(judge_project, judge_endpoi
     assert code == 2 and f"{path}, line 8, field 'judges.j.max_concurency': unknown key" in err
 
 
-def test_budget_stop_exits_1_and_says_what_was_left(judge_project, judge_endpoint, tmp_path, capsys, monkeypatch):
+def test_budget_stop_exits_1_and_says_what_was_left(
+    judge_project, judge_endpoint, tmp_path, capsys, monkeypatch
+):
     monkeypatch.setenv("TEST_JUDGE_KEY", SECRET)
-    code = cli("judge", "run", "--project", str(judge_project.directory), "--judges", judges_file(tmp_path, judge_endpoint),
-               "--config", "j+j+j", "--responses", "all", "--max-calls", "3", "--no-progress")
+    code = cli(
+        "judge",
+        "run",
+        "--project",
+        str(judge_project.directory),
+        "--judges",
+        judges_file(tmp_path, judge_endpoint),
+        "--config",
+        "j+j+j",
+        "--responses",
+        "all",
+        "--max-calls",
+        "3",
+        "--no-progress",
+    )
     out = capsys.readouterr().out
     assert code == 1 and len(judge_endpoint.log) == 3
     assert "stopped early: budget: --max-calls 3 reached" in out and "left without a record (2)" in out

@@ -1,4 +1,5 @@
 """`python -m calibration score`, run as a real subprocess on files written in the test."""
+
 from __future__ import annotations
 
 import json
@@ -12,8 +13,13 @@ REPO = Path(__file__).resolve().parents[3]
 
 
 def run_cli(*args: str | Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "calibration", *map(str, args)], cwd=REPO,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "calibration", *map(str, args)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def json_lines(stdout: str) -> list[dict]:
@@ -31,43 +37,89 @@ def alice_record() -> dict:
     R = 1. P: individual (1 + 1)/2 = 1; necessity (1 + 0)/2 = 1/2; alce (1 + 1)/2 = 1.
     MURGAT-S: individual 1/2, necessity 1/2 · (2/3) = 1/3, alce 1/2.
     """
-    return {"response_id": "ws-1", "source": "human:alice", "sentences": [
-        {"text": "The man speaks while waving (audio, 0:01; visual, 0:01).", "verifiable": True,
-         "citations": [{"modality": "audio", "start": 1.0, "end": 1.0},
-                       {"modality": "visual", "start": 1.0, "end": 1.0}],
-         "facts": [{"text": "A man speaks.", "citations": [0],
-                    "entailment": {"all": True, "alone": [True], "without": [False]}},
-                   {"text": "A man waves.", "citations": [0, 1],
-                    "entailment": {"all": True, "alone": [True, True], "without": [True, True]}}]},
-        {"text": "A bell rings.", "verifiable": True, "citations": [], "facts": []},
-        {"text": "So the answer is B.", "verifiable": False, "citations": [], "facts": []}]}
+    return {
+        "response_id": "ws-1",
+        "source": "human:alice",
+        "sentences": [
+            {
+                "text": "The man speaks while waving (audio, 0:01; visual, 0:01).",
+                "verifiable": True,
+                "citations": [
+                    {"modality": "audio", "start": 1.0, "end": 1.0},
+                    {"modality": "visual", "start": 1.0, "end": 1.0},
+                ],
+                "facts": [
+                    {
+                        "text": "A man speaks.",
+                        "citations": [0],
+                        "entailment": {"all": True, "alone": [True], "without": [False]},
+                    },
+                    {
+                        "text": "A man waves.",
+                        "citations": [0, 1],
+                        "entailment": {"all": True, "alone": [True, True], "without": [True, True]},
+                    },
+                ],
+            },
+            {"text": "A bell rings.", "verifiable": True, "citations": [], "facts": []},
+            {"text": "So the answer is B.", "verifiable": False, "citations": [], "facts": []},
+        ],
+    }
 
 
 def metric_row(evaluations: dict, **extra) -> dict:
-    row = {"video": "clip.mp4", "question": "What happens?", "options": ["A. x", "B. y"], "answer": "B",
-           "model_generation": "Reasoning.\nAnswer: B", "evaluations": evaluations}
+    row = {
+        "video": "clip.mp4",
+        "question": "What happens?",
+        "options": ["A. x", "B. y"],
+        "answer": "B",
+        "model_generation": "Reasoning.\nAnswer: B",
+        "evaluations": evaluations,
+    }
     row.update(extra)
     return row
 
 
 def verifiable_sentence(fact: str, citation: str, precision, recall, judgment) -> dict:
-    return {"verification_worthy": {"prediction": True, "prediction_raw": "yes"},
-            "atomic_facts": [{"fact": f"- {fact} {citation}.",
-                              "scores": {"precision": precision, "recall": recall,
-                                         "citation_judgments": {citation: judgment}}}]}
+    return {
+        "verification_worthy": {"prediction": True, "prediction_raw": "yes"},
+        "atomic_facts": [
+            {
+                "fact": f"- {fact} {citation}.",
+                "scores": {
+                    "precision": precision,
+                    "recall": recall,
+                    "citation_judgments": {citation: judgment},
+                },
+            }
+        ],
+    }
 
 
 def metric_file(path: Path) -> Path:
     """Entry 0 (id ws-1): P = R = 1/2, coverage 1 → 0.5. Entry 1 (no id): 1.0, stored as 0.9."""
-    first = metric_row({
-        "The man speaks (audio, 0:01-0:03).": verifiable_sentence("A man speaks", "(audio, 0:01-0:03)",
-                                                                  1.0, 1.0, True),
-        "The man waves (visual, 0:04).": verifiable_sentence("A man waves", "(visual, 0:04)", 0.0, 0.0, False),
-        "So B.": {"verification_worthy": {"prediction": False, "prediction_raw": "no"}}}, id="ws-1")
+    first = metric_row(
+        {
+            "The man speaks (audio, 0:01-0:03).": verifiable_sentence(
+                "A man speaks", "(audio, 0:01-0:03)", 1.0, 1.0, True
+            ),
+            "The man waves (visual, 0:04).": verifiable_sentence(
+                "A man waves", "(visual, 0:04)", 0.0, 0.0, False
+            ),
+            "So B.": {"verification_worthy": {"prediction": False, "prediction_raw": "no"}},
+        },
+        id="ws-1",
+    )
     second = metric_row(
         {"A dog barks (audio, 0:02).": verifiable_sentence("A dog barks", "(audio, 0:02)", 1.0, 1.0, True)},
-        response_score={"coverage": 1.0, "attribution_precision": 1.0, "attribution_recall": 1.0,
-                        "citation_f1": 1.0, "final_score": 0.9})
+        response_score={
+            "coverage": 1.0,
+            "attribution_precision": 1.0,
+            "attribution_recall": 1.0,
+            "citation_f1": 1.0,
+            "final_score": 0.9,
+        },
+    )
     path.write_text(json.dumps([first, second]), encoding="utf-8")
     return path
 
@@ -79,8 +131,9 @@ def test_records_file_gives_one_json_line_per_response_and_mode(tmp_path):
 
 
 def test_precision_option_keeps_one_mode(tmp_path):
-    result = run_cli("score", "--json", "--precision", "necessity",
-                     write_jsonl(tmp_path / "alice.jsonl", [alice_record()]))
+    result = run_cli(
+        "score", "--json", "--precision", "necessity", write_jsonl(tmp_path / "alice.jsonl", [alice_record()])
+    )
     assert [row["precision_mode"] for row in json_lines(result.stdout)] == ["necessity"]
 
 
@@ -88,8 +141,10 @@ def test_table_shows_mean_murgat_s_per_source_and_mode(tmp_path):
     result = run_cli("score", write_jsonl(tmp_path / "alice.jsonl", [alice_record()]))
     rows = [line.split() for line in result.stdout.splitlines()[1:]]
     assert [(row[0], row[1], row[3]) for row in rows] == [
-        ("human:alice", "individual", "0.5000"), ("human:alice", "necessity", "0.3333"),
-        ("human:alice", "alce", "0.5000")]
+        ("human:alice", "individual", "0.5000"),
+        ("human:alice", "necessity", "0.3333"),
+        ("human:alice", "alce", "0.5000"),
+    ]
 
 
 def test_metric_file_is_scored_per_entry_with_id_or_index(tmp_path):
@@ -112,8 +167,12 @@ def test_metric_file_scored_in_all_modes_says_it_has_only_individual_judgements(
 def test_stored_response_score_that_disagrees_is_warned_about_by_entry(tmp_path):
     result = run_cli("score", metric_file(tmp_path / "run.json"))
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
-    assert (result.returncode, len(warnings), "entry 1 (id 1)" in warnings[0],
-            "final_score: stored 0.9, computed 1" in warnings[0]) == (0, 1, True, True)
+    assert (
+        result.returncode,
+        len(warnings),
+        "entry 1 (id 1)" in warnings[0],
+        "final_score: stored 0.9, computed 1" in warnings[0],
+    ) == (0, 1, True, True)
 
 
 def test_bad_record_exits_2_naming_file_line_and_field_with_nothing_on_stdout(tmp_path):
@@ -129,13 +188,29 @@ def test_problems_of_every_file_are_reported(tmp_path):
     first = tmp_path / "first.jsonl"
     first.write_text("{not json\n", encoding="utf-8")
     result = run_cli("score", first, tmp_path / "missing.jsonl")
-    assert (result.returncode, "first.jsonl" in result.stderr, "missing.jsonl" in result.stderr) == (2, True, True)
+    assert (result.returncode, "first.jsonl" in result.stderr, "missing.jsonl" in result.stderr) == (
+        2,
+        True,
+        True,
+    )
 
 
 def test_generation_file_cannot_be_scored(tmp_path):
     path = tmp_path / "gen.json"
-    path.write_text(json.dumps([{"id": "a", "video": "v.mp4", "question": "q", "options": [],
-                                 "answer": "A", "model_generation": "It rains.\nAnswer: A"}]))
+    path.write_text(
+        json.dumps(
+            [
+                {
+                    "id": "a",
+                    "video": "v.mp4",
+                    "question": "q",
+                    "options": [],
+                    "answer": "A",
+                    "model_generation": "It rains.\nAnswer: A",
+                }
+            ]
+        )
+    )
     result = run_cli("score", path)
     assert (result.returncode, "carries no judgements" in result.stderr) == (2, True)
 

@@ -5,6 +5,7 @@ By the server's rules (see test_judges_run.py) r1's two facts are each entailed 
 citation → MURGAT-S 1; r2's three facts each have one of two citations supporting them alone
 (individual P = 1/2, R = 1) → F1 = 2/3, coverage 1 → MURGAT-S 2/3.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,8 +20,17 @@ from calibration.judges.judges_file import load_judges, parse_configuration
 from calibration.judges.runner import run_configurations
 from calibration.scoring.murgat_s import score_records
 
-EVIDENCE = {"pearson": 0.9, "pearson_ci": [0.8, 0.95], "heldout_pearson": 0.85, "n": 40, "human_ceiling": None,
-            "runner_up": None, "gold": {"sha256": "0" * 64}, "date": "2026-01-01", "tool_version": "0.1.0"}
+EVIDENCE = {
+    "pearson": 0.9,
+    "pearson_ci": [0.8, 0.95],
+    "heldout_pearson": 0.85,
+    "n": 40,
+    "human_ceiling": None,
+    "runner_up": None,
+    "gold": {"sha256": "0" * 64},
+    "date": "2026-01-01",
+    "tool_version": "0.1.0",
+}
 
 
 @pytest.fixture(scope="module")
@@ -40,28 +50,63 @@ def server():
 def files(tmp_path, media, server):
     """(generation file, judges file, calibrated file) for judge j at the server, individual mode."""
     generation = tmp_path / "generation.json"
-    generation.write_text(json.dumps([
-        {"id": rid, "video": "clip.mp4", "question": "What happens?", "options": ["A. x", "B. y", "C. z"],
-         "answer": "B", "model_generation": text} for rid, text in RESPONSES.items()]))
+    generation.write_text(
+        json.dumps(
+            [
+                {
+                    "id": rid,
+                    "video": "clip.mp4",
+                    "question": "What happens?",
+                    "options": ["A. x", "B. y", "C. z"],
+                    "answer": "B",
+                    "model_generation": text,
+                }
+                for rid, text in RESPONSES.items()
+            ]
+        )
+    )
     judges = write_judges(tmp_path / "judges.toml", server.base_url)
     judge = load_judges(judges)["j"]
     calibrated = tmp_path / "calibrated.json"
-    write_calibrated_config(CalibratedConfig(SCHEMA_VERSION, "j+j+j", "individual",
-                                             *(StageJudge.from_judge(s, judge) for s in STAGES),
-                                             evidence=EVIDENCE, created_at="2026-01-01T00:00:00+00:00",
-                                             tool_version="0.1.0"), calibrated)
+    write_calibrated_config(
+        CalibratedConfig(
+            SCHEMA_VERSION,
+            "j+j+j",
+            "individual",
+            *(StageJudge.from_judge(s, judge) for s in STAGES),
+            evidence=EVIDENCE,
+            created_at="2026-01-01T00:00:00+00:00",
+            tool_version="0.1.0",
+        ),
+        calibrated,
+    )
     return generation, judges, calibrated
 
 
 def write_judges(path, base_url, model="test-model", extra=""):
-    path.write_text(f'[judges.j]\nadapter = "openai"\nmodel = "{model}"\nbase_urls = ["{base_url}"]\n'
-                    f"backoff_base_s = 0.001\n{extra}")
+    path.write_text(
+        f'[judges.j]\nadapter = "openai"\nmodel = "{model}"\nbase_urls = ["{base_url}"]\n'
+        f"backoff_base_s = 0.001\n{extra}"
+    )
     return path
 
 
 def score_cli(tmp_path, media, generation, judges, calibrated, capsys, *extra):
-    code = main(["score", "--config", str(calibrated), "--project", str(tmp_path / "project"),
-                 "--judges", str(judges), "--media-root", str(media), *extra, str(generation)])
+    code = main(
+        [
+            "score",
+            "--config",
+            str(calibrated),
+            "--project",
+            str(tmp_path / "project"),
+            "--judges",
+            str(judges),
+            "--media-root",
+            str(media),
+            *extra,
+            str(generation),
+        ]
+    )
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -71,7 +116,9 @@ def test_scores_equal_those_of_the_runners_own_records(tmp_path, media, files, s
     printed = {row["response_id"]: row for row in map(json.loads, out.splitlines())}
     judges = load_judges(files[1])
     store = make_project(tmp_path / "direct", media / "clip.mp4")
-    records = run_configurations(store, judges, [parse_configuration("j+j+j", judges)], responses="all").records
+    records = run_configurations(
+        store, judges, [parse_configuration("j+j+j", judges)], responses="all"
+    ).records
     direct = {s.response_id: s.to_dict() for s in score_records(records, ["individual"])}
     assert code == 0 and printed == direct
     assert (printed["r1"]["murgat_s"], printed["r2"]["murgat_s"]) == (1.0, pytest.approx(2 / 3))
@@ -100,8 +147,10 @@ def test_a_judges_file_with_another_model_is_refused_before_any_call(tmp_path, m
     other = write_judges(tmp_path / "other.toml", server.base_url, model="other-model")
     code, out, err = score_cli(tmp_path, media, generation, other, calibrated, capsys)
     assert (code, out, server.log) == (2, "", [])
-    assert (f"{other}, line 3, field 'judges.j.model': is 'other-model' but the calibrated configuration "
-            "used 'test-model'") in err
+    assert (
+        f"{other}, line 3, field 'judges.j.model': is 'other-model' but the calibrated configuration "
+        "used 'test-model'"
+    ) in err
     assert not (tmp_path / "project").exists()
 
 

@@ -1,4 +1,5 @@
 """calibration.config.calibrated and `python -m calibration export`: the calibrated-configuration file."""
+
 from __future__ import annotations
 
 import argparse
@@ -32,8 +33,12 @@ JUDGES = {"a": JudgeConfig("a", "openai", "model-a", URL), "b": JudgeConfig("b",
 
 
 def sentence(index: int, supported: bool) -> Sentence:
-    return Sentence(f"Thing {index} happens (visual, 0:01).", True, [VISUAL],
-                    [Fact(f"thing {index} happens", [0], Entailment(supported, [supported], [False]))])
+    return Sentence(
+        f"Thing {index} happens (visual, 0:01).",
+        True,
+        [VISUAL],
+        [Fact(f"thing {index} happens", [0], Entailment(supported, [supported], [False]))],
+    )
 
 
 def dataset(n: int = 30, facts: int = 5, seed: int = 0) -> tuple[list, list]:
@@ -78,6 +83,7 @@ def rewrite(path, change):
 
 # --- build -----------------------------------------------------------------------------------
 
+
 def test_written_configuration_reads_back_equal(tmp_path, swept):
     gold, _, report = swept
     cfg = build_calibrated_config(report, None, JUDGES, gold)
@@ -91,7 +97,10 @@ def test_default_choice_is_the_best_with_each_stage_judge_described(swept):
     assert (cfg.schema_version, cfg.configuration, cfg.source) == (SCHEMA_VERSION, "a+a+a", "judge:a+a+a")
     assert cfg.precision_mode == report.best.precision_mode
     assert [(s.stage, s.name, s.model) for s in cfg.stages] == [
-        ("verifier", "a", "model-a"), ("decomposer", "a", "model-a"), ("entailer", "a", "model-a")]
+        ("verifier", "a", "model-a"),
+        ("decomposer", "a", "model-a"),
+        ("entailer", "a", "model-a"),
+    ]
     assert cfg.entailer.prompt_file == "assets/prompts/entailment.md"
 
 
@@ -100,13 +109,19 @@ def test_evidence_numbers_are_the_sweeps_own(swept):
     evidence = build_calibrated_config(report, None, JUDGES, gold).evidence
     best = report.best
     assert (evidence["pearson"], evidence["pearson_ci"], evidence["heldout_pearson"], evidence["n"]) == (
-        best.pearson, list(best.pearson_ci), best.heldout_pearson, best.n)
+        best.pearson,
+        list(best.pearson_ci),
+        best.heldout_pearson,
+        best.n,
+    )
     others = sorted((c for c in report.configs if c is not best), key=lambda c: -c.heldout_pearson)
     assert evidence["runner_up"]["source"] == others[0].source
     assert evidence["runner_up"]["p_vs_best"] == others[0].p_vs_best
     other_judges = next(c for c in others if c.source != best.source)
     assert (evidence["runner_up_other_judges"]["source"], evidence["runner_up_other_judges"]["pearson"]) == (
-        "judge:b+b+b", other_judges.pearson)
+        "judge:b+b+b",
+        other_judges.pearson,
+    )
     assert evidence["gold"] == {"sha256": gold_sha256(gold), "n_responses": 30, "source": "gold"}
     assert evidence["selection"]["optimism"] == report.selection["optimism"]
 
@@ -116,10 +131,19 @@ def test_evidence_ceiling_is_the_one_human_ceiling_of_the_chosen_mode():
 
     gold, judges = dataset(n=20)
     rng = np.random.default_rng(5)
-    humans = [EvaluationRecord(g.response_id, f"human:{name}", [
-        sentence(j, s.facts[0].entailment.all != bool(rng.random() < 0.1)) for j, s in enumerate(g.sentences)])
-        for name in ("ann", "bob", "cy") for g in gold
-        if not (name == "bob" and g.response_id < "r03")]  # the ceiling uses responses everyone did
+    humans = [
+        EvaluationRecord(
+            g.response_id,
+            f"human:{name}",
+            [
+                sentence(j, s.facts[0].entailment.all != bool(rng.random() < 0.1))
+                for j, s in enumerate(g.sentences)
+            ],
+        )
+        for name in ("ann", "bob", "cy")
+        for g in gold
+        if not (name == "bob" and g.response_id < "r03")
+    ]  # the ceiling uses responses everyone did
     report = run_sweep(gold, exportable(judges), modes=("individual",), humans=humans, n_boot=50)
     evidence = build_calibrated_config(report, None, JUDGES, gold).evidence
     expected = human_ceiling(humans, "individual", response_ids=[g.response_id for g in gold])
@@ -148,13 +172,22 @@ def test_gold_hash_does_not_depend_on_record_order():
 
 def test_gold_hash_changes_when_one_gold_label_changes():
     gold, _ = dataset(n=8)
-    changed = gold[:3] + [EvaluationRecord(gold[3].response_id, "gold",
-                                           [sentence(0, not gold[3].sentences[0].facts[0].entailment.all),
-                                            *gold[3].sentences[1:]])] + gold[4:]
+    changed = (
+        gold[:3]
+        + [
+            EvaluationRecord(
+                gold[3].response_id,
+                "gold",
+                [sentence(0, not gold[3].sentences[0].facts[0].entailment.all), *gold[3].sentences[1:]],
+            )
+        ]
+        + gold[4:]
+    )
     assert gold_sha256(changed) != gold_sha256(gold)
 
 
 # --- read and validate -----------------------------------------------------------------------
+
 
 def test_every_problem_of_a_bad_file_is_located(written):
     def spoil(data):
@@ -162,6 +195,7 @@ def test_every_problem_of_a_bad_file_is_located(written):
         data["entailer"]["prompt_hash"] = "abc"
         del data["evidence"]["n"]
         data["colour"] = "red"
+
     lines = rewrite(written, spoil)
     with pytest.raises(InputError) as caught:
         read_calibrated_config(written)
@@ -177,6 +211,7 @@ def test_a_file_naming_gold_as_a_stage_judge_is_refused(written):
     def to_gold(data):
         data["decomposer"]["name"] = "gold"
         data["configuration"] = "a+gold+a"
+
     rewrite(written, to_gold)
     with pytest.raises(InputError, match=r"field 'decomposer.name': is 'gold' \(human labels\)"):
         read_calibrated_config(written)
@@ -184,7 +219,9 @@ def test_a_file_naming_gold_as_a_stage_judge_is_refused(written):
 
 def test_a_configuration_that_disagrees_with_its_stages_is_refused(written):
     rewrite(written, lambda data: data.update(configuration="b+a+a"))
-    with pytest.raises(InputError, match="field 'configuration': is 'b\\+a\\+a' but its stages say 'a\\+a\\+a'"):
+    with pytest.raises(
+        InputError, match="field 'configuration': is 'b\\+a\\+a' but its stages say 'a\\+a\\+a'"
+    ):
         read_calibrated_config(written)
 
 
@@ -213,12 +250,20 @@ def test_writing_an_invalid_configuration_is_refused(tmp_path, swept):
 
 # --- the export command ----------------------------------------------------------------------
 
+
 def judges_toml(path, models=(("a", "model-a"), ("b", "model-b")), prices=None, base_url=URL[0]):
     prices = prices or {}
-    path.write_text("".join(
-        f'[judges.{name}]\nadapter = "openai"\nmodel = "{model}"\nbase_urls = ["{base_url}"]\n'
-        + (f"price_in_per_1k = {prices[name][0]}\nprice_out_per_1k = {prices[name][1]}\n" if name in prices else "")
-        for name, model in models))
+    path.write_text(
+        "".join(
+            f'[judges.{name}]\nadapter = "openai"\nmodel = "{model}"\nbase_urls = ["{base_url}"]\n'
+            + (
+                f"price_in_per_1k = {prices[name][0]}\nprice_out_per_1k = {prices[name][1]}\n"
+                if name in prices
+                else ""
+            )
+            for name, model in models
+        )
+    )
     return path
 
 
@@ -233,9 +278,20 @@ def test_export_from_files_leaves_gold_stages_out_and_writes_the_best(tmp_path, 
     gold, judges = dataset()
     write_records_jsonl(gold, tmp_path / "gold.jsonl")
     write_records_jsonl(judges, tmp_path / "judges.jsonl")
-    code = export(["--gold", str(tmp_path / "gold.jsonl"), "--judges-records", str(tmp_path / "judges.jsonl"),
-                 "--judges", str(judges_toml(tmp_path / "judges.toml")), "--bootstrap", "200",
-                 "--out", str(tmp_path / "calibrated.json")])
+    code = export(
+        [
+            "--gold",
+            str(tmp_path / "gold.jsonl"),
+            "--judges-records",
+            str(tmp_path / "judges.jsonl"),
+            "--judges",
+            str(judges_toml(tmp_path / "judges.toml")),
+            "--bootstrap",
+            "200",
+            "--out",
+            str(tmp_path / "calibrated.json"),
+        ]
+    )
     out, err = capsys.readouterr()
     cfg = read_calibrated_config(tmp_path / "calibrated.json")
     assert code == 0 and cfg.configuration == "a+a+a" and cfg.evidence["n_configurations"] == 6
@@ -247,9 +303,20 @@ def test_export_cheapest_without_a_project_is_refused_and_writes_nothing(tmp_pat
     gold, judges = dataset(n=6)
     write_records_jsonl(gold, tmp_path / "gold.jsonl")
     write_records_jsonl(judges, tmp_path / "judges.jsonl")
-    code = export(["--gold", str(tmp_path / "gold.jsonl"), "--judges-records", str(tmp_path / "judges.jsonl"),
-                 "--judges", str(judges_toml(tmp_path / "judges.toml")), "--choose", "cheapest",
-                 "--out", str(tmp_path / "calibrated.json")])
+    code = export(
+        [
+            "--gold",
+            str(tmp_path / "gold.jsonl"),
+            "--judges-records",
+            str(tmp_path / "judges.jsonl"),
+            "--judges",
+            str(judges_toml(tmp_path / "judges.toml")),
+            "--choose",
+            "cheapest",
+            "--out",
+            str(tmp_path / "calibrated.json"),
+        ]
+    )
     out, err = capsys.readouterr()
     assert (code, out) == (2, "")
     assert "<arguments>, field '--choose': 'cheapest' needs --project" in err
@@ -260,8 +327,10 @@ def test_export_cheapest_without_a_project_is_refused_and_writes_nothing(tmp_pat
 
 CHEAP_RESPONSES = {  # scripted judge scores (individual): 1, 2/3, 0, 1/2, 1, 0
     "r1": "The man waves his hand (visual, 0:01-0:02). He says hello (audio, 0:01-0:03).\nAnswer: B",
-    "r2": ("A red ball rolls and a bell rings (visual, 0:02; audio, 0:02-0:04). "
-           "The ball stops (visual, 0:05; visual, 0:75).\nAnswer: C"),
+    "r2": (
+        "A red ball rolls and a bell rings (visual, 0:02; audio, 0:02-0:04). "
+        "The ball stops (visual, 0:05; visual, 0:75).\nAnswer: C"
+    ),
     "r3": "The woman says yes (visual, 0:01). Hence A.\nAnswer: A",
     "r4": "A dog barks (audio, 0:01-0:02). The cat sleeps (visual, 0:03).\nAnswer: A",
     "r5": "A light blinks (visual, 0:02).\nAnswer: B",
@@ -277,12 +346,15 @@ def priced_project(tmp_path_factory):
     store = make_project(directory / "project", make_video(directory / "clip.mp4"), CHEAP_RESPONSES)
     with JudgeServer() as server:
         prices = {"a": (0.010, 0.020), "b": (0.001, 0.002)}
-        judges_toml(directory / "judges.toml", (("a", "test-model"), ("b", "test-model")), prices, server.base_url)
+        judges_toml(
+            directory / "judges.toml", (("a", "test-model"), ("b", "test-model")), prices, server.base_url
+        )
         from calibration.judges.judges_file import load_judges
 
         judges = load_judges(directory / "judges.toml")
-        run_configurations(store, judges, [parse_configuration(c, judges) for c in ("a+a+a", "b+b+b")],
-                           responses="all")
+        run_configurations(
+            store, judges, [parse_configuration(c, judges) for c in ("a+a+a", "b+b+b")], responses="all"
+        )
     gold = []
     for record in store.list_records(source="judge:a+a+a"):
         if record.response_id == "r4":
@@ -303,8 +375,12 @@ def test_cheapest_choice_takes_the_cheaper_of_two_judges_that_answer_alike(price
 def test_cost_per_response_is_recorded_tokens_times_prices(priced_project):
     store, judges, gold = priced_project
     report = run_sweep(gold, store.list_records("judge"), modes=("individual",), n_boot=50, folds=2)
-    rows = list(store.database.query("SELECT COUNT(*) AS calls, SUM(tokens_in) AS t_in, SUM(tokens_out) AS t_out "
-                               "FROM judge_calls WHERE response IS NOT NULL"))[0]
+    rows = list(
+        store.database.query(
+            "SELECT COUNT(*) AS calls, SUM(tokens_in) AS t_in, SUM(tokens_out) AS t_out "
+            "FROM judge_calls WHERE response IS NOT NULL"
+        )
+    )[0]
     costs = configuration_costs(report, judges, store)
     cheap = costs["judge:b+b+b"]
     assert (cheap.calls, cheap.n_responses, cheap.calls_not_recorded) == (rows["calls"], 6, 0)
@@ -315,11 +391,29 @@ def test_cost_per_response_is_recorded_tokens_times_prices(priced_project):
 def test_export_cheapest_from_a_project_writes_the_cheaper_judges(priced_project, tmp_path, capsys):
     store, _, _ = priced_project
     out_path = tmp_path / "calibrated.json"
-    code = export(["--project", str(store.directory), "--judges", str(store.directory.parent / "judges.toml"),
-                   "--choose", "cheapest", "--precision", "individual", "--bootstrap", "200", "--folds", "2",
-                   "--out", str(out_path)])
+    code = export(
+        [
+            "--project",
+            str(store.directory),
+            "--judges",
+            str(store.directory.parent / "judges.toml"),
+            "--choose",
+            "cheapest",
+            "--precision",
+            "individual",
+            "--bootstrap",
+            "200",
+            "--folds",
+            "2",
+            "--out",
+            str(out_path),
+        ]
+    )
     capsys.readouterr()
     cfg = read_calibrated_config(out_path)
     assert code == 0 and (cfg.configuration, cfg.evidence["chosen_by"], cfg.evidence["is_best"]) == (
-        "b+b+b", "cheapest", False)
+        "b+b+b",
+        "cheapest",
+        False,
+    )
     assert cfg.evidence["best"]["source"] == "judge:a+a+a"

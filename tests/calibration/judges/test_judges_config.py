@@ -1,4 +1,5 @@
 """The judges TOML file, API keys from the environment, and `V+D+E` configurations."""
+
 from __future__ import annotations
 
 import sys
@@ -43,7 +44,12 @@ def test_judges_file_gives_the_configured_values_and_defaults(tmp_path):
     qwen, gemini = judges["qwen-omni"], judges["gemini-flash"]
     assert qwen.base_urls == ("http://127.0.0.1:8000/v1", "http://127.0.0.1:8001/v1")
     assert (qwen.max_concurrency, qwen.temperature, qwen.price_in_per_1k) == (16, 0.0, 0.5)
-    assert (gemini.adapter, gemini.max_clip_s, gemini.max_concurrency, gemini.api_key_env) == ("gemini", 30.0, 4, None)
+    assert (gemini.adapter, gemini.max_clip_s, gemini.max_concurrency, gemini.api_key_env) == (
+        "gemini",
+        30.0,
+        4,
+        None,
+    )
 
 
 def test_toml_syntax_error_names_the_file_and_line(tmp_path):
@@ -66,14 +72,20 @@ def test_wrong_type_is_reported_with_its_line_and_field(tmp_path):
 
 
 def test_every_problem_of_the_file_is_reported_at_once(tmp_path):
-    text = GOOD.replace("temperature = 0", "temperature = -1").replace('adapter = "gemini"', 'adapter = "bard"')
+    text = GOOD.replace("temperature = 0", "temperature = -1").replace(
+        'adapter = "gemini"', 'adapter = "bard"'
+    )
     fields = {p.field for p in problems_of(write(tmp_path, text))}
     assert fields == {"judges.qwen-omni.temperature", "judges.gemini-flash.adapter"}
 
 
 def test_judge_named_gold_is_refused(tmp_path):
-    [problem] = problems_of(write(tmp_path, '[judges.gold]\nadapter = "openai"\nmodel = "m"\n'
-                                            'base_urls = ["http://127.0.0.1:1/v1"]\n'))
+    [problem] = problems_of(
+        write(
+            tmp_path,
+            '[judges.gold]\nadapter = "openai"\nmodel = "m"\nbase_urls = ["http://127.0.0.1:1/v1"]\n',
+        )
+    )
     assert (problem.line, problem.field) == (1, "judges.gold")
 
 
@@ -108,12 +120,15 @@ def test_configuration_source_is_the_judge_prefixed_id(tmp_path):
     assert configuration.source == "judge:qwen-omni+gold+gemini-flash"
 
 
-@pytest.mark.parametrize("text, message", [
-    ("qwen-omni+nobody+gold", "unknown judge"),
-    ("qwen-omni+qwen-omni", "is not VERIFIER"),
-    ("gold+gold+gold", "has no judge"),
-    ("gold+qwen-omni+gold", "gold entailment needs gold facts"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("qwen-omni+nobody+gold", "unknown judge"),
+        ("qwen-omni+qwen-omni", "is not VERIFIER"),
+        ("gold+gold+gold", "has no judge"),
+        ("gold+qwen-omni+gold", "gold entailment needs gold facts"),
+    ],
+)
 def test_configuration_that_cannot_run_is_refused(tmp_path, text, message):
     judges = load_judges(write(tmp_path, GOOD))
     with pytest.raises(InputError, match=message) as caught:

@@ -2,6 +2,7 @@
 Gemini's REST API (generateContent) on 127.0.0.1: the same project and hand-computed records as
 test_judges_run.py, media sent inline with their MIME types, the key in Gemini's header, and
 Gemini's errors retried or reported like any other endpoint's."""
+
 from __future__ import annotations
 
 import pytest
@@ -15,13 +16,20 @@ pytest.importorskip("google.genai", reason="the gemini adapter's package, pinned
 
 def gemini_judge(judge_endpoint, monkeypatch, **overrides) -> dict[str, JudgeConfig]:
     monkeypatch.setenv("TEST_GEMINI_KEY", "test-key-123")
-    fields = {"backoff_base_s": 0.001, "backoff_max_s": 0.01, "timeout_s": 2.0, "api_key_env": "TEST_GEMINI_KEY",
-              **overrides}
+    fields = {
+        "backoff_base_s": 0.001,
+        "backoff_max_s": 0.01,
+        "timeout_s": 2.0,
+        "api_key_env": "TEST_GEMINI_KEY",
+        **overrides,
+    }
     return {"g": JudgeConfig("g", "gemini", "gemini-test", (judge_endpoint.gemini_base_url,), **fields)}
 
 
 def run(judge_project, judges, **options):
-    return run_configurations(judge_project, judges, [parse_configuration("g+g+g", judges)], responses="all", **options)
+    return run_configurations(
+        judge_project, judges, [parse_configuration("g+g+g", judges)], responses="all", **options
+    )
 
 
 def test_gemini_judge_yields_the_same_records_as_any_other_endpoint(judge_project, monkeypatch):
@@ -37,7 +45,7 @@ def test_gemini_receives_each_segment_inline_with_its_media_type(judge_project, 
     with JudgeServer() as server:
         run(judge_project, gemini_judge(server, monkeypatch))
         sent = {(tuple(e.part_kinds), tuple(e.part_urls)) for e in server.log if e.stage == "entailment"}
-    assert ((("video",), ("video/mp4",)) in sent and (("audio",), ("audio/wav",)) in sent)
+    assert (("video",), ("video/mp4",)) in sent and (("audio",), ("audio/wav",)) in sent
     assert all(kinds == () for e in server.log if e.stage != "entailment" for kinds in [tuple(e.part_kinds)])
 
 

@@ -1,4 +1,5 @@
 """Reading judges' answers: tolerant of wrapping, never turning a non-answer into "no"."""
+
 from __future__ import annotations
 
 from calibration.judges.parsing import parse_decomposition, parse_entailment, parse_verifiability
@@ -19,7 +20,10 @@ def test_answer_after_a_lone_closing_think_tag_is_read():
 
 
 def test_prose_around_the_json_object_is_tolerated():
-    assert parse_entailment('Sure! Here it is: {"entailed": false, "reason": "no bell"} Hope that helps.').value is False
+    assert (
+        parse_entailment('Sure! Here it is: {"entailed": false, "reason": "no bell"} Hope that helps.').value
+        is False
+    )
 
 
 def test_answer_without_json_is_undetermined_not_no():

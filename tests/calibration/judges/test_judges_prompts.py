@@ -1,4 +1,5 @@
 """Prompts, media parts and cache keys: what a judge is asked, and when two asks are the same call."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -26,15 +27,21 @@ def test_cache_key_ignores_endpoint_timeout_and_concurrency():
 
 
 def test_cache_key_changes_with_what_changes_the_answer():
-    keys = {spec_for(JUDGE).key, spec_for(replace(JUDGE, temperature=0.7)).key,
-            spec_for(replace(JUDGE, model="m2")).key, spec_for(JUDGE, "p2").key,
-            CallSpec(JUDGE, "verifiability", "u" * 64, "p").key}
+    keys = {
+        spec_for(JUDGE).key,
+        spec_for(replace(JUDGE, temperature=0.7)).key,
+        spec_for(replace(JUDGE, model="m2")).key,
+        spec_for(JUDGE, "p2").key,
+        CallSpec(JUDGE, "verifiability", "u" * 64, "p").key,
+    }
     assert len(keys) == 5
 
 
 def test_changed_prompt_file_has_a_new_hash(tmp_path):
     for stage in prompts.STAGES:
-        (tmp_path / f"{stage}.md").write_text((prompts.PROMPT_DIR / f"{stage}.md").read_text() + "\nBe brief.")
+        (tmp_path / f"{stage}.md").write_text(
+            (prompts.PROMPT_DIR / f"{stage}.md").read_text() + "\nBe brief."
+        )
     assert prompts.load_prompt("entailment", tmp_path).sha256 != prompts.load_prompt("entailment").sha256
 
 
@@ -44,8 +51,10 @@ def test_render_refuses_a_missing_value():
 
 
 def test_decompose_prompt_numbers_every_citation_including_invalid_ones():
-    sentence = Sentence("The ball stops (visual, 0:05; visual, 0:75).",
-                        citations=parse_citations("(visual, 0:05; visual, 0:75)"))
+    sentence = Sentence(
+        "The ball stops (visual, 0:05; visual, 0:75).",
+        citations=parse_citations("(visual, 0:05; visual, 0:75)"),
+    )
     _, text = prompts.decompose_prompt(Response("r", sentence.text), [sentence], 0)
     assert "[0] (visual, 0:05)\n[1] (visual, 0:75)" in text
 
@@ -66,8 +75,10 @@ def test_audio_point_is_described_as_its_second_and_limits_truncate_spans():
 
 def test_judge_limits_change_the_part_hash():
     citation = Citation("visual", 1.0, 3.0)
-    assert media_part_spec(citation, MEDIA, JUDGE).hash != media_part_spec(
-        citation, MEDIA, replace(JUDGE, max_height=240)).hash
+    assert (
+        media_part_spec(citation, MEDIA, JUDGE).hash
+        != media_part_spec(citation, MEDIA, replace(JUDGE, max_height=240)).hash
+    )
 
 
 def test_a_new_clip_recipe_changes_the_part_hash(monkeypatch):
@@ -81,8 +92,12 @@ def test_a_new_clip_recipe_changes_the_part_hash(monkeypatch):
 
 def _entailment_asks(citations: str, fact_citations: list[int]) -> tuple[list[int], Entailment]:
     """Part counts of the entailment calls a fact needs (every answer 'yes'), and its result."""
-    sentence = Sentence("It happens " + citations + ".", True, parse_citations(citations),
-                        [Fact("It happens.", fact_citations)])
+    sentence = Sentence(
+        "It happens " + citations + ".",
+        True,
+        parse_citations(citations),
+        [Fact("It happens.", fact_citations)],
+    )
     asked: list[int] = []
 
     def ask(specs):
@@ -90,8 +105,15 @@ def _entailment_asks(citations: str, fact_citations: list[int]) -> tuple[list[in
         return [Answer(s.key, "answered", ParsedAnswer(True)) for s in specs]
 
     gold = EvaluationRecord("r", "gold", [sentence])
-    record = ResponsePipeline(Configuration("gold", "gold", "j"), {"j": JUDGE}, Response("r", sentence.text),
-                              [sentence], MEDIA, gold, ask).run()
+    record = ResponsePipeline(
+        Configuration("gold", "gold", "j"),
+        {"j": JUDGE},
+        Response("r", sentence.text),
+        [sentence],
+        MEDIA,
+        gold,
+        ask,
+    ).run()
     return asked, record.sentences[0].facts[0].entailment
 
 

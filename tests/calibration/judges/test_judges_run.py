@@ -8,6 +8,7 @@ r1: "waves his hand" (visual span) and "says hello" (audio span), one citation e
 (visual, 0:05; visual, 0:75)" → the invalid 0:75 is never sent, one call. Per configuration:
 6 verifiability + 4 decompose + 9 entailment = 19 calls.
 """
+
 from __future__ import annotations
 
 import threading
@@ -84,11 +85,15 @@ def test_max_cost_budget_is_not_exceeded(judge_project, judge_endpoint):
     assert 0 < report.cost <= 2.0
 
 
-def test_thirty_percent_injected_failures_lose_nothing_and_never_count_as_no(judge_project, judge_clip, tmp_path):
+def test_thirty_percent_injected_failures_lose_nothing_and_never_count_as_no(
+    judge_project, judge_clip, tmp_path
+):
     with JudgeServer(failure_rate=0.3, seed=7, timeout_sleep_s=2.0) as flaky:
         for kind in ("429", "500", "timeout", "malformed"):  # each kind at least once
             flaky.fail_next(kind)
-        judges = {"j": judge_at(flaky, timeout_s=1.0, max_retries=12)}  # 1 s: a loaded CI box must not time out a normal answer
+        judges = {
+            "j": judge_at(flaky, timeout_s=1.0, max_retries=12)
+        }  # 1 s: a loaded CI box must not time out a normal answer
         report = run(judge_project, judges, "j+j+j", concurrency=4)
         statuses = flaky.statuses()
         answered = flaky.answered()
@@ -165,13 +170,16 @@ def test_records_reassemble_from_the_cache_with_zero_requests(judge_project, jud
     judges = {"j": judge_at(judge_endpoint)}
     report = run(judge_project, judges, "j+j+j")
     requests = len(judge_endpoint.log)
-    rebuilt = assemble_records(judge_project, judges, [parse_configuration("j+j+j", judges)], responses="all",
-                               write=False)
+    rebuilt = assemble_records(
+        judge_project, judges, [parse_configuration("j+j+j", judges)], responses="all", write=False
+    )
     assert [r.to_dict() for r in rebuilt.records] == [r.to_dict() for r in report.records]
     assert len(judge_endpoint.log) == requests and rebuilt.calls_made == 0
 
 
-def test_assembling_without_cached_calls_makes_no_request_and_lists_what_is_missing(judge_project, judge_endpoint):
+def test_assembling_without_cached_calls_makes_no_request_and_lists_what_is_missing(
+    judge_project, judge_endpoint
+):
     judges = {"j": judge_at(judge_endpoint)}
     rebuilt = assemble_records(judge_project, judges, [parse_configuration("j+j+j", judges)], responses="all")
     assert judge_endpoint.log == [] and rebuilt.records == [] and len(rebuilt.incomplete) == 2
@@ -180,9 +188,17 @@ def test_assembling_without_cached_calls_makes_no_request_and_lists_what_is_miss
 def _gold(judge_project, verifiable: dict[tuple[str, int], bool], facts: dict[tuple[str, int], list[Fact]]):
     records = []
     for response_id in judge_project.response_ids():
-        sentences = [Sentence(s.text, verifiable.get((response_id, i), False), list(s.citations),
-                              facts.get((response_id, i), []), s.start, s.end)
-                     for i, s in enumerate(judge_project.response_sentences(response_id))]
+        sentences = [
+            Sentence(
+                s.text,
+                verifiable.get((response_id, i), False),
+                list(s.citations),
+                facts.get((response_id, i), []),
+                s.start,
+                s.end,
+            )
+            for i, s in enumerate(judge_project.response_sentences(response_id))
+        ]
         records.append(EvaluationRecord(response_id, "gold", sentences))
     judge_project.add_records(records)
 
@@ -194,10 +210,15 @@ def test_gold_verifier_takes_the_gold_verifiable_labels(judge_project, judge_end
     assert not any(r.stage == "verifiability" for r in judge_endpoint.log)
 
 
-def test_judge_entails_gold_facts_and_a_sentence_without_gold_facts_gets_a_note(judge_project, judge_endpoint):
+def test_judge_entails_gold_facts_and_a_sentence_without_gold_facts_gets_a_note(
+    judge_project, judge_endpoint
+):
     gold_fact = Fact("A man waves.", [0])
     _gold(judge_project, {("r1", 0): True}, {("r1", 0): [gold_fact]})
     report = run(judge_project, {"j": judge_at(judge_endpoint)}, "j+gold+j")
     r1 = next(r for r in report.records if r.response_id == "r1")
     assert [(f.text, f.entailment.all) for f in r1.sentences[0].facts] == [("A man waves.", True)]
-    assert r1.sentences[1].facts == [] and "gold has no facts" in r1.sentences[1].provenance["facts"]["undetermined"]
+    assert (
+        r1.sentences[1].facts == []
+        and "gold has no facts" in r1.sentences[1].provenance["facts"]["undetermined"]
+    )

@@ -1,4 +1,5 @@
 """The scorer (PROTOCOL §3 scores): hand-computed cases and properties (§2 derivations: test_derivation.py)."""
+
 from __future__ import annotations
 
 import itertools
@@ -32,6 +33,7 @@ from calibration.scoring.murgat_s import (
 from calibration.scoring.reference import compare_reference, score_metric_entry
 
 # ---------------------------------------------------------------- fact recall and precision (§3)
+
 
 def test_recall_is_one_when_all_citations_entail_the_fact():
     assert fact_recall(judged([0], all=True), sentence_with([VISUAL])) == 1.0
@@ -134,6 +136,7 @@ def test_unknown_precision_mode_is_an_error():
 
 # ---------------------------------------------------------------- one response (§3)
 
+
 def supported(indices=(0,)):
     """A fact its citations support, each one alone (k = 1 or 2 fills the rest)."""
     return judged(indices, all=True, alone=[True] * len(indices))
@@ -148,14 +151,16 @@ def test_coverage_counts_verifiable_sentences_with_a_valid_citation():
         sentence_with([VISUAL], [supported()]),
         sentence_with([BROKEN]),
         sentence_with([]),
-        sentence_with([AUDIO], verifiable=False))
+        sentence_with([AUDIO], verifiable=False),
+    )
     score = score_record(record, "individual")
     assert (score.n_verifiable, score.n_cited, score.coverage) == (3, 1, pytest.approx(1 / 3))
 
 
 def test_sentence_with_only_invalid_citations_does_not_enter_precision_or_recall():
-    record = record_of(sentence_with([VISUAL], [supported()]),
-                       sentence_with([BROKEN], [judged([0], all=False)]))
+    record = record_of(
+        sentence_with([VISUAL], [supported()]), sentence_with([BROKEN], [judged([0], all=False)])
+    )
     score = score_record(record, "individual")
     assert (score.n_facts, score.recall) == (1, 1.0)
 
@@ -167,8 +172,9 @@ def test_fact_whose_own_citations_are_all_invalid_is_left_out():
 
 
 def test_facts_of_unverifiable_sentences_are_ignored():
-    record = record_of(sentence_with([VISUAL], [supported()]),
-                       sentence_with([AUDIO], [unsupported()], verifiable=False))
+    record = record_of(
+        sentence_with([VISUAL], [supported()]), sentence_with([AUDIO], [unsupported()], verifiable=False)
+    )
     assert score_record(record, "individual").recall == 1.0
 
 
@@ -182,20 +188,32 @@ def test_precision_and_recall_are_micro_means_over_facts():
     record = record_of(
         sentence_with([VISUAL], [supported(), unsupported()]),
         sentence_with([VISUAL, AUDIO], [judged([0, 1], all=True, alone=[True, False])]),
-        sentence_with([]))
+        sentence_with([]),
+    )
     score = score_record(record, "individual")
     assert (score.precision, score.recall, score.f1, score.murgat_s) == pytest.approx(
-        (0.5, 2 / 3, 4 / 7, 8 / 21))
+        (0.5, 2 / 3, 4 / 7, 8 / 21)
+    )
 
 
 def test_undetermined_facts_are_left_out_of_their_mean_and_counted():
-    record = record_of(sentence_with([VISUAL, AUDIO, VISUAL_LATE], [
-        supported([0]),
-        judged([0, 1, 2], all=True, alone=[True, None, False]),
-        Fact("not judged yet", [1], None)]))
+    record = record_of(
+        sentence_with(
+            [VISUAL, AUDIO, VISUAL_LATE],
+            [
+                supported([0]),
+                judged([0, 1, 2], all=True, alone=[True, None, False]),
+                Fact("not judged yet", [1], None),
+            ],
+        )
+    )
     score = score_record(record, "individual")
     assert (score.precision, score.n_undetermined, score.recall, score.n_recall_undetermined) == (
-        1.0, 2, 1.0, 1)
+        1.0,
+        2,
+        1.0,
+        1,
+    )
 
 
 def test_response_without_verifiable_sentences_scores_zero_and_is_reported():
@@ -218,75 +236,142 @@ def test_records_are_scored_record_by_record_in_every_mode():
     records = [record_of(response_id="a"), record_of(response_id="b")]
     scores = score_records(records, ["alce", "individual"])
     assert [(s.response_id, s.precision_mode) for s in scores] == [
-        ("a", "alce"), ("a", "individual"), ("b", "alce"), ("b", "individual")]
+        ("a", "alce"),
+        ("a", "individual"),
+        ("b", "alce"),
+        ("b", "individual"),
+    ]
 
 
 def test_score_dict_has_the_cli_keys():
     keys = set(score_record(record_of(), "individual").to_dict())
-    assert {"response_id", "source", "precision_mode", "coverage", "precision", "recall", "f1",
-            "murgat_s", "n_verifiable", "n_cited", "n_facts", "n_undetermined"} <= keys
+    assert {
+        "response_id",
+        "source",
+        "precision_mode",
+        "coverage",
+        "precision",
+        "recall",
+        "f1",
+        "murgat_s",
+        "n_verifiable",
+        "n_cited",
+        "n_facts",
+        "n_undetermined",
+    } <= keys
 
 
 # ---------------------------------------------------------------- systems
 
+
 def response_score(source, murgat_s, mode="individual", no_verifiable=False, undetermined=0):
-    return ResponseScore("r", source, mode, 1.0, murgat_s, murgat_s, murgat_s, murgat_s,
-                         1, 1, 1, undetermined, 0, no_verifiable)
+    return ResponseScore(
+        "r",
+        source,
+        mode,
+        1.0,
+        murgat_s,
+        murgat_s,
+        murgat_s,
+        murgat_s,
+        1,
+        1,
+        1,
+        undetermined,
+        0,
+        no_verifiable,
+    )
 
 
 def test_system_score_is_the_mean_over_its_responses():
-    rows = system_scores([response_score("judge:a", 0.5, undetermined=2),
-                          response_score("judge:a", 0.25, no_verifiable=True, undetermined=1)])
+    rows = system_scores(
+        [
+            response_score("judge:a", 0.5, undetermined=2),
+            response_score("judge:a", 0.25, no_verifiable=True, undetermined=1),
+        ]
+    )
     assert [(r.n_responses, r.murgat_s, r.n_undetermined, r.n_no_verifiable) for r in rows] == [
-        (2, 0.375, 3, 1)]
+        (2, 0.375, 3, 1)
+    ]
 
 
 def test_system_scores_are_grouped_by_source_and_mode_in_a_stable_order():
-    rows = system_scores([response_score("judge:b", 0.1, "alce"), response_score("judge:b", 0.2),
-                          response_score("gold", 0.3, "necessity")])
+    rows = system_scores(
+        [
+            response_score("judge:b", 0.1, "alce"),
+            response_score("judge:b", 0.2),
+            response_score("gold", 0.3, "necessity"),
+        ]
+    )
     assert [(r.source, r.precision_mode) for r in rows] == [
-        ("gold", "necessity"), ("judge:b", "individual"), ("judge:b", "alce")]
+        ("gold", "necessity"),
+        ("judge:b", "individual"),
+        ("judge:b", "alce"),
+    ]
 
 
 # ---------------------------------------------------------------- reference semantics (metric files)
+
 
 def fact_scores(precision, recall, judgments):
     return {"precision": precision, "recall": recall, "citation_judgments": judgments}
 
 
 def metric_entry():
-    return {"id": "ws-1", "evaluations": {
-        "The man waves (visual, 0:01).": {
-            "verification_worthy": {"prediction": True, "prediction_raw": "yes"},
-            "atomic_facts": [
-                {"fact": "A man waves (visual, 0:01).",
-                 "scores": fact_scores(1.0, 1.0, {"(visual, 0:01)": True})},
-                {"fact": "A man speaks (visual, 0:01; audio, 0:02).",
-                 "scores": fact_scores(0.5, 0.0, {"(visual, 0:01)": True, "(audio, 0:02)": False})}]},
-        # cited in its text, but no fact holds a judgement: the reference does not count it as cited
-        "A bell rings (audio, 0:02).": {
-            "verification_worthy": {"prediction": True},
-            "atomic_facts": [{"fact": "A bell rings.", "scores": fact_scores(0.0, 0.0, {})}]},
-        "So the answer is B.": {"verification_worthy": {"prediction": False}},
-        "Unclear line.": {"verification_worthy": {"prediction": None}},
-        # media extraction failed: both values null, skipped, but the sentence counts as cited
-        "A dog barks (audio, 0:03).": {
-            "verification_worthy": {"prediction": True},
-            "atomic_facts": [{"fact": "A dog barks (audio, 0:03).",
-                              "scores": fact_scores(None, None, {"(audio, 0:03)": None})}]}}}
+    return {
+        "id": "ws-1",
+        "evaluations": {
+            "The man waves (visual, 0:01).": {
+                "verification_worthy": {"prediction": True, "prediction_raw": "yes"},
+                "atomic_facts": [
+                    {
+                        "fact": "A man waves (visual, 0:01).",
+                        "scores": fact_scores(1.0, 1.0, {"(visual, 0:01)": True}),
+                    },
+                    {
+                        "fact": "A man speaks (visual, 0:01; audio, 0:02).",
+                        "scores": fact_scores(0.5, 0.0, {"(visual, 0:01)": True, "(audio, 0:02)": False}),
+                    },
+                ],
+            },
+            # cited in its text, but no fact holds a judgement: the reference does not count it as cited
+            "A bell rings (audio, 0:02).": {
+                "verification_worthy": {"prediction": True},
+                "atomic_facts": [{"fact": "A bell rings.", "scores": fact_scores(0.0, 0.0, {})}],
+            },
+            "So the answer is B.": {"verification_worthy": {"prediction": False}},
+            "Unclear line.": {"verification_worthy": {"prediction": None}},
+            # media extraction failed: both values null, skipped, but the sentence counts as cited
+            "A dog barks (audio, 0:03).": {
+                "verification_worthy": {"prediction": True},
+                "atomic_facts": [
+                    {
+                        "fact": "A dog barks (audio, 0:03).",
+                        "scores": fact_scores(None, None, {"(audio, 0:03)": None}),
+                    }
+                ],
+            },
+        },
+    }
 
 
 def test_metric_entry_is_scored_like_the_reference():
     # coverage 2/3; P = (1 + 0.5) / 2; R = (1 + 0) / 2; F1 = 2·0.75·0.5 / 1.25 = 0.6; final 0.4
     score = score_metric_entry(metric_entry(), "ws-1", "judge:run")
     assert (score.coverage, score.precision, score.recall, score.f1, score.murgat_s) == pytest.approx(
-        (2 / 3, 0.75, 0.5, 0.6, 0.4), abs=1e-12)
+        (2 / 3, 0.75, 0.5, 0.6, 0.4), abs=1e-12
+    )
 
 
 def test_metric_entry_counts_skipped_null_values_as_undetermined():
     score = score_metric_entry(metric_entry(), "ws-1", "judge:run")
-    assert (score.n_verifiable, score.n_cited, score.n_facts, score.n_undetermined,
-            score.n_recall_undetermined) == (3, 2, 3, 1, 1)
+    assert (
+        score.n_verifiable,
+        score.n_cited,
+        score.n_facts,
+        score.n_undetermined,
+        score.n_recall_undetermined,
+    ) == (3, 2, 3, 1, 1)
 
 
 def test_metric_entry_without_evaluations_scores_zero():
@@ -295,16 +380,27 @@ def test_metric_entry_without_evaluations_scores_zero():
 
 
 def test_metric_entry_with_a_text_precision_is_an_error_naming_the_sentence():
-    entry = {"evaluations": {"S (visual, 0:01).": {"verification_worthy": {"prediction": True},
-             "atomic_facts": [{"fact": "f", "scores": fact_scores("high", 1.0, {"(visual, 0:01)": True})}]}}}
+    entry = {
+        "evaluations": {
+            "S (visual, 0:01).": {
+                "verification_worthy": {"prediction": True},
+                "atomic_facts": [{"fact": "f", "scores": fact_scores("high", 1.0, {"(visual, 0:01)": True})}],
+            }
+        }
+    }
     with pytest.raises(ValueError, match=r"sentence 'S \(visual, 0:01\)\.', fact 0: precision"):
         score_metric_entry(entry, "0", "judge:run")
 
 
 def test_matching_stored_response_score_gives_no_differences():
     entry = metric_entry()
-    entry["response_score"] = {"coverage": 2 / 3, "attribution_precision": 0.75,
-                               "attribution_recall": 0.5, "citation_f1": 0.6, "final_score": 0.4}
+    entry["response_score"] = {
+        "coverage": 2 / 3,
+        "attribution_precision": 0.75,
+        "attribution_recall": 0.5,
+        "citation_f1": 0.6,
+        "final_score": 0.4,
+    }
     assert compare_reference(entry, score_metric_entry(entry, "ws-1", "judge:run")) == []
 
 
@@ -330,14 +426,21 @@ def sentences(draw, max_citations=4):
     citations = draw(st.lists(citation_strategy, min_size=1, max_size=max_citations))
     facts = []
     for _ in range(draw(st.integers(0, 3))):
-        indices = draw(st.lists(st.integers(0, len(citations) - 1), min_size=1,
-                                max_size=len(citations), unique=True))
+        indices = draw(
+            st.lists(st.integers(0, len(citations) - 1), min_size=1, max_size=len(citations), unique=True)
+        )
         if draw(st.integers(0, 9)) == 0:
             facts.append(Fact("f", indices, None))
             continue
         k = len(indices)
-        facts.append(judged(indices, draw(maybe_bool), draw(st.lists(maybe_bool, min_size=k, max_size=k)),
-                            draw(st.lists(maybe_bool, min_size=k, max_size=k))))
+        facts.append(
+            judged(
+                indices,
+                draw(maybe_bool),
+                draw(st.lists(maybe_bool, min_size=k, max_size=k)),
+                draw(st.lists(maybe_bool, min_size=k, max_size=k)),
+            )
+        )
     return Sentence("s", draw(maybe_bool), citations, facts)
 
 
@@ -357,11 +460,16 @@ def precision_by_enumeration(fact, sentence, mode):
     """Try every value of `all` (re-deriving) and of each remaining null; None unless all agree."""
     outcomes = set()
     given = fact.entailment
-    for everything in ([given.all] if given.all is not None else [True, False]):
-        derived = derive_entailment(Fact("f", fact.citations, Entailment(everything, given.alone,
-                                                                         given.without)), sentence)
-        slots = [(name, j) for name in ("alone", "without")
-                 for j, v in enumerate(getattr(derived, name)) if v is None]
+    for everything in [given.all] if given.all is not None else [True, False]:
+        derived = derive_entailment(
+            Fact("f", fact.citations, Entailment(everything, given.alone, given.without)), sentence
+        )
+        slots = [
+            (name, j)
+            for name in ("alone", "without")
+            for j, v in enumerate(getattr(derived, name))
+            if v is None
+        ]
         for values in itertools.product([True, False], repeat=len(slots)):
             filled = {"alone": list(derived.alone), "without": list(derived.without)}
             for (name, j), value in zip(slots, values, strict=True):
@@ -389,7 +497,8 @@ def test_every_score_lies_between_zero_and_one(sentence_list, mode):
 @settings(max_examples=300, deadline=None)
 @given(sentences(), st.booleans(), maybe_bool, maybe_bool, st.sampled_from(PRECISION_MODES))
 def test_adding_a_citation_that_supports_nothing_never_raises_precision(
-        sentence, new_is_valid, recorded_alone, recorded_without, mode):
+    sentence, new_is_valid, recorded_alone, recorded_without, mode
+):
     extended = Sentence("s", True, [*sentence.citations, VISUAL_LATE if new_is_valid else BROKEN])
     new_index = len(sentence.citations)
     for fact in sentence.facts:
@@ -400,8 +509,11 @@ def test_adding_a_citation_that_supports_nothing_never_raises_precision(
         # a valid citation judged useless; an invalid one may carry anything, the rules override it
         alone = False if new_is_valid else recorded_alone
         without = given.all if new_is_valid else recorded_without
-        longer = Fact("f", [*fact.citations, new_index],
-                      Entailment(given.all, [*given.alone, alone], [*given.without, without]))
+        longer = Fact(
+            "f",
+            [*fact.citations, new_index],
+            Entailment(given.all, [*given.alone, alone], [*given.without, without]),
+        )
         after = fact_precision(longer, extended, mode)
         if before is not None and after is not None:
             assert after <= before

@@ -1,4 +1,5 @@
 """calibration.stats.label_metrics: agreement between two label lists, against hand-computed values."""
+
 import math
 
 import pytest

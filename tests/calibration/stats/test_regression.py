@@ -1,4 +1,5 @@
 """calibration.stats.regression: the least-squares line and the confidence band of its mean."""
+
 import pytest
 
 from calibration.stats.regression import regression_band

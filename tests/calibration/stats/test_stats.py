@@ -1,4 +1,5 @@
 """calibration.stats.correlation: correlations, paired bootstrap, Williams, Holm, CV selection, agreement."""
+
 import math
 
 import numpy as np
@@ -10,11 +11,12 @@ from calibration.stats import bootstrap, comparison, correlation, selection
 
 def correlated(rng, n, rho, k=1):
     y = rng.normal(size=n)
-    X = rho * y + math.sqrt(1 - rho ** 2) * rng.normal(size=(k, n))
+    X = rho * y + math.sqrt(1 - rho**2) * rng.normal(size=(k, n))
     return X, y
 
 
 # --- point correlations ---------------------------------------------------------------
+
 
 def test_pearson_rows_equals_scipy_pearsonr_to_1e9():
     X, y = correlated(np.random.default_rng(1), 80, 0.5, k=6)
@@ -33,7 +35,10 @@ def test_pearson_rows_leaves_out_missing_responses_of_that_row_only():
 def test_constant_judge_scores_give_nan_and_a_reason_not_an_error():
     x, y = np.full(5, 0.4), np.arange(5.0)
     assert np.isnan(correlation.pearson_rows(x, y)[0])
-    assert correlation.correlation_undefined_reason(x, y) == "the judge scores are constant over the shared responses"
+    assert (
+        correlation.correlation_undefined_reason(x, y)
+        == "the judge scores are constant over the shared responses"
+    )
 
 
 def test_two_shared_responses_are_too_few_for_a_correlation():
@@ -57,6 +62,7 @@ def test_kendall_rows_is_scipy_tau_b_with_ties():
 
 
 # --- bootstrap -------------------------------------------------------------------------
+
 
 def test_multiplicities_count_each_response_in_each_resample():
     W = bootstrap.multiplicities(np.array([[0, 0, 2], [1, 2, 2]]), 3)
@@ -139,11 +145,16 @@ def test_paired_bootstrap_p_is_one_for_identical_configurations():
 
 def test_paired_bootstrap_p_counts_resamples_where_best_is_not_ahead_plus_one():
     # best is behind in 1 of 4 resamples (one more is undefined): (1 + 1) / (1 + 4)
-    assert bootstrap.bootstrap_p_not_greater(np.array([0.5, 0.6, 0.7, 0.8, np.nan]),
-                                         np.array([0.6, 0.5, 0.5, 0.5, 0.1])) == 0.4
+    assert (
+        bootstrap.bootstrap_p_not_greater(
+            np.array([0.5, 0.6, 0.7, 0.8, np.nan]), np.array([0.6, 0.5, 0.5, 0.5, 0.1])
+        )
+        == 0.4
+    )
 
 
 # --- Williams' test and Holm -------------------------------------------------------------
+
 
 def test_williams_matches_the_graham_baldwin_worked_example():
     # r12 = .65 (human, metric A), r13 = .55 (human, metric B), r23 = .3, n = 50 →
@@ -185,6 +196,7 @@ def test_holm_adjusts_sorted_p_values_and_keeps_nan_out_of_the_count():
 
 
 # --- cross-validated selection -----------------------------------------------------------
+
 
 def test_kfold_holds_every_response_out_exactly_once():
     folds = selection.kfold_indices(23, 5, seed=1)

@@ -1,4 +1,5 @@
 """The human ceiling (calibration/ceiling.py): leave-one-annotator-out Pearson r, by hand."""
+
 from __future__ import annotations
 
 import math
@@ -18,8 +19,9 @@ def scored(name: str, rid: str, score: float) -> EvaluationRecord:
     one-citation fact (recall = precision = `all`), and uncited sentences the annotator calls
     verifiable to lower the coverage (1 → 1, 1/2 → one, 1/3 → two; 0: `all` false)."""
     extra = {1: 0, 0.5: 1, 1 / 3: 2, 0: 0}[score]
-    cited = Sentence("A man points (visual, 0:01).", True, [VISUAL],
-                     [Fact("A man points.", [0], Entailment(score != 0))])
+    cited = Sentence(
+        "A man points (visual, 0:01).", True, [VISUAL], [Fact("A man points.", [0], Entailment(score != 0))]
+    )
     uncited = [Sentence(f"Plain {k}.", k < extra, []) for k in range(2)]
     return EvaluationRecord(rid, f"human:{name}", [cited, *uncited])
 
@@ -33,16 +35,19 @@ def records(scores=SCORES):
 
 def test_each_annotators_murgat_s_is_scored_from_their_record():
     assert annotator_scores(records(), "individual")["bob"] == pytest.approx(
-        {"r0": 1, "r1": 1 / 3, "r2": 0, "r3": 0.5})
+        {"r0": 1, "r1": 1 / 3, "r2": 0, "r3": 0.5}
+    )
 
 
 def test_leave_one_out_r_and_the_ceiling_match_the_hand_computation():
     # alice x = (1, 1/2, 0, 1/3), mean of bob and carol y = (3/4, 5/12, 0, 3/4):
     # Sxy = 95/288, Sxx = 25/48, Syy = 73/192. bob: 107/288, 25/48, 65/192.
     # carol: x = (1/2, 1/2, 0, 1), y = (1, 5/12, 0, 5/12): 5/24, 1/2, 73/144.
-    expected = {"alice": 95 / 288 / math.sqrt(25 / 48 * 73 / 192),
-                "bob": 107 / 288 / math.sqrt(25 / 48 * 65 / 192),
-                "carol": 5 / 24 / math.sqrt(1 / 2 * 73 / 144)}
+    expected = {
+        "alice": 95 / 288 / math.sqrt(25 / 48 * 73 / 192),
+        "bob": 107 / 288 / math.sqrt(25 / 48 * 65 / 192),
+        "carol": 5 / 24 / math.sqrt(1 / 2 * 73 / 144),
+    }
     result = human_ceiling(records(), "individual")
     assert {a.annotator: a.pearson for a in result.per_annotator} == pytest.approx(expected, abs=1e-12)
     assert result.ceiling == pytest.approx(sum(expected.values()) / 3, abs=1e-12)

@@ -1,4 +1,5 @@
 """calibration.sweep.stages: per-stage loss of a judge against gold on shared units."""
+
 import math
 
 import pytest
@@ -47,22 +48,40 @@ def test_a_gold_sentence_the_judge_lacks_is_counted_unmatched():
 
 
 def test_decomposer_is_micro_fact_set_prf_over_sentences_both_cite():
-    gold = record("gold", sentence("S.", facts=[fact("man holds red cup"), fact("dog barks")]),
-                  sentence("T.", facts=[fact("cat sleeps")]))
-    judge = record("judge:x", sentence("S.", facts=[fact("man holds red")]),
-                   sentence("T.", verifiable=False))
+    gold = record(
+        "gold",
+        sentence("S.", facts=[fact("man holds red cup"), fact("dog barks")]),
+        sentence("T.", facts=[fact("cat sleeps")]),
+    )
+    judge = record("judge:x", sentence("S.", facts=[fact("man holds red")]), sentence("T.", verifiable=False))
     loss = stage_loss([gold], [judge]).decomposer
     # only S counts (the judge left T out of R_vc); 1 match of 1 judge fact and 2 gold facts
     assert (loss.n_sentences, loss.precision, loss.recall, loss.f1) == (1, 1.0, 0.5, pytest.approx(2 / 3))
 
 
 def test_entailment_compares_facts_with_the_same_text_and_citations():
-    gold = record("gold", sentence("S.", citations=(VISUAL, AUDIO), facts=[
-        fact("A man speaks.", citations=(0, 1), all=True, alone=(False, True)),
-        fact("A dog barks.", citations=(1,), all=True)]))
-    judge = record("judge:x", sentence("S.", citations=(VISUAL, AUDIO), facts=[
-        fact("a man SPEAKS", citations=(1, 0), all=True, alone=(True, True)),
-        fact("A dog barks.", citations=(0,), all=False)]))
+    gold = record(
+        "gold",
+        sentence(
+            "S.",
+            citations=(VISUAL, AUDIO),
+            facts=[
+                fact("A man speaks.", citations=(0, 1), all=True, alone=(False, True)),
+                fact("A dog barks.", citations=(1,), all=True),
+            ],
+        ),
+    )
+    judge = record(
+        "judge:x",
+        sentence(
+            "S.",
+            citations=(VISUAL, AUDIO),
+            facts=[
+                fact("a man SPEAKS", citations=(1, 0), all=True, alone=(True, True)),
+                fact("A dog barks.", citations=(0,), all=False),
+            ],
+        ),
+    )
     loss = stage_loss([gold], [judge])
     # the dog fact cites another citation in the judge's record: not the same unit
     assert (loss.n_gold_facts, loss.n_matched_facts) == (2, 1)
@@ -74,19 +93,46 @@ def test_entailment_compares_facts_with_the_same_text_and_citations():
 def test_entailment_leaves_out_values_the_rules_copy():
     # k = 1: alone[0] is `all` again and without[0] is always false — not questions of their own
     gold = record("gold", sentence("S.", facts=[fact("A man points.", all=True)]))
-    judge = record("judge:x", sentence("S.", facts=[fact("A man points.", all=False, alone=(False,),
-                                                         without=(False,))]))
+    judge = record(
+        "judge:x", sentence("S.", facts=[fact("A man points.", all=False, alone=(False,), without=(False,))])
+    )
     loss = stage_loss([gold], [judge]).entailment
     assert (loss["all"].n, loss["alone"].n, loss["without"].n) == (1, 0, 0)
 
 
 def test_entailment_skips_values_nobody_judged():
-    gold = record("gold", sentence("S.", citations=(VISUAL, AUDIO, SPEECH), facts=[
-        fact("A man speaks.", citations=(0, 1, 2), all=None, alone=(True, None, False),
-             without=(None, None, None))]))
-    judge = record("judge:x", sentence("S.", citations=(VISUAL, AUDIO, SPEECH), facts=[
-        fact("A man speaks.", citations=(0, 1, 2), all=True, alone=(True, True, True),
-             without=(True, True, True))]))
+    gold = record(
+        "gold",
+        sentence(
+            "S.",
+            citations=(VISUAL, AUDIO, SPEECH),
+            facts=[
+                fact(
+                    "A man speaks.",
+                    citations=(0, 1, 2),
+                    all=None,
+                    alone=(True, None, False),
+                    without=(None, None, None),
+                )
+            ],
+        ),
+    )
+    judge = record(
+        "judge:x",
+        sentence(
+            "S.",
+            citations=(VISUAL, AUDIO, SPEECH),
+            facts=[
+                fact(
+                    "A man speaks.",
+                    citations=(0, 1, 2),
+                    all=True,
+                    alone=(True, True, True),
+                    without=(True, True, True),
+                )
+            ],
+        ),
+    )
     loss = stage_loss([gold], [judge]).entailment
     assert (loss["all"].n, loss["alone"].n, loss["without"].n) == (0, 2, 0)
     assert math.isnan(loss["all"].accuracy)

@@ -1,4 +1,5 @@
 """calibration.sweep.run and its CLI: configurations × responses against gold, with the evidence."""
+
 import argparse
 import json
 import math
@@ -22,11 +23,19 @@ def fact_sentence(index, kind):
     """'yes'/'no': one citation, supported or not (every mode scores it 1 or 0);
     'both': two citations each enough alone — individual and alce give 1, necessity 0."""
     if kind == "both":
-        return Sentence(f"Thing {index} happens (visual, 0:01; audio, 0:01-0:02).", True, [VISUAL, AUDIO],
-                        [Fact(f"thing {index} happens", [0, 1], Entailment(True, [True, True], [True, True]))])
+        return Sentence(
+            f"Thing {index} happens (visual, 0:01; audio, 0:01-0:02).",
+            True,
+            [VISUAL, AUDIO],
+            [Fact(f"thing {index} happens", [0, 1], Entailment(True, [True, True], [True, True]))],
+        )
     ok = kind == "yes"
-    return Sentence(f"Thing {index} happens (visual, 0:01).", True, [VISUAL],
-                    [Fact(f"thing {index} happens", [0], Entailment(ok, [ok], [False]))])
+    return Sentence(
+        f"Thing {index} happens (visual, 0:01).",
+        True,
+        [VISUAL],
+        [Fact(f"thing {index} happens", [0], Entailment(ok, [ok], [False]))],
+    )
 
 
 def response(rid, source, kinds):
@@ -44,8 +53,10 @@ def dataset(n=40, facts=6, seed=0, redundant=0.0):
     gold, judges = [], []
     for i in range(n):
         p = rng.random()
-        truth = [("both" if rng.random() < redundant else "yes") if rng.random() < p else "no"
-                 for _ in range(facts)]
+        truth = [
+            ("both" if rng.random() < redundant else "yes") if rng.random() < p else "no"
+            for _ in range(facts)
+        ]
         rid = f"r{i:02d}"
         gold.append(response(rid, "gold", truth))
         judges.append(response(rid, "judge:good", flipped(truth, 0.05, rng)))
@@ -75,7 +86,9 @@ def test_every_pearson_equals_scipy_pearsonr_with_a_ci_around_it():
     report = sweep(gold, judges)
     gold_s = [s.murgat_s for s in score_records(gold, ["individual"])]
     for c in report.configs:
-        judge_s = [s.murgat_s for s in score_records([j for j in judges if j.source == c.source], ["individual"])]
+        judge_s = [
+            s.murgat_s for s in score_records([j for j in judges if j.source == c.source], ["individual"])
+        ]
         assert abs(c.pearson - scipy_stats.pearsonr(judge_s, gold_s).statistic) < 1e-9
         assert c.pearson_ci[0] <= c.pearson <= c.pearson_ci[1]
 
@@ -101,17 +114,26 @@ def test_a_constant_judge_gets_an_undefined_r_with_a_reason():
     gold, judges = dataset()
     judges += [response(g.response_id, "judge:yes-man", ["yes"] * 6) for g in gold]
     c = config(sweep(gold, judges), "judge:yes-man")
-    assert math.isnan(c.pearson) and c.undefined_reason == "the judge scores are constant over the shared responses"
+    assert (
+        math.isnan(c.pearson)
+        and c.undefined_reason == "the judge scores are constant over the shared responses"
+    )
     assert c.indistinguishable_from_best is None
 
 
 def test_an_identical_copy_of_the_best_is_indistinguishable_from_it():
     gold, judges = dataset()
-    judges += [EvaluationRecord(j.response_id, "judge:twin", j.sentences) for j in judges if j.source == "judge:good"]
+    judges += [
+        EvaluationRecord(j.response_id, "judge:twin", j.sentences) for j in judges if j.source == "judge:good"
+    ]
     report = sweep(gold, judges)
     copy = config(report, "judge:twin")  # ties go to the earlier source name: good is best
     assert report.best.source == "judge:good"
-    assert (copy.p_vs_best_test, copy.p_vs_best_raw, copy.indistinguishable_from_best) == ("williams", 0.5, True)
+    assert (copy.p_vs_best_test, copy.p_vs_best_raw, copy.indistinguishable_from_best) == (
+        "williams",
+        0.5,
+        True,
+    )
 
 
 def test_best_is_compared_by_bootstrap_across_modes_whose_gold_scores_differ():
@@ -119,7 +141,8 @@ def test_best_is_compared_by_bootstrap_across_modes_whose_gold_scores_differ():
     report = sweep(gold, judges, modes=("individual", "necessity"))
     others = [c for c in report.configs if c is not report.best]
     assert [c.p_vs_best_test for c in others] == [
-        "williams" if c.precision_mode == report.best.precision_mode else "bootstrap" for c in others]
+        "williams" if c.precision_mode == report.best.precision_mode else "bootstrap" for c in others
+    ]
     assert all(math.isfinite(c.p_vs_best) for c in others)
 
 
@@ -134,8 +157,17 @@ def test_report_is_plain_json_without_nan():
     gold, judges = dataset()
     judges += [response(g.response_id, "judge:yes-man", ["yes"] * 6) for g in gold]
     data = json.loads(json.dumps(sweep(gold, judges).to_dict(), allow_nan=False))
-    assert {"source", "precision_mode", "pearson", "pearson_ci", "spearman", "kendall", "n",
-            "heldout_pearson", "p_vs_best"} <= set(data["best"])
+    assert {
+        "source",
+        "precision_mode",
+        "pearson",
+        "pearson_ci",
+        "spearman",
+        "kendall",
+        "n",
+        "heldout_pearson",
+        "p_vs_best",
+    } <= set(data["best"])
     assert data["configs"][-1]["pearson"] is None
 
 
@@ -147,9 +179,18 @@ def test_the_same_seed_gives_the_same_report():
 def test_each_configuration_is_compared_with_each_annotator_too():
     gold, judges = dataset()
     rng = np.random.default_rng(9)
-    humans = [EvaluationRecord(g.response_id, f"human:{name}", [
-        fact_sentence(i, flipped(["yes" if s.facts[0].entailment.all else "no"], 0.1, rng)[0])
-        for i, s in enumerate(g.sentences)]) for name in ("ann", "bob") for g in gold]
+    humans = [
+        EvaluationRecord(
+            g.response_id,
+            f"human:{name}",
+            [
+                fact_sentence(i, flipped(["yes" if s.facts[0].entailment.all else "no"], 0.1, rng)[0])
+                for i, s in enumerate(g.sentences)
+            ],
+        )
+        for name in ("ann", "bob")
+        for g in gold
+    ]
     report = sweep(gold, judges, humans=humans)
     assert set(config(report, "judge:good").vs_annotators) == {"human:ann", "human:bob"}
     assert 0.5 < report.human_ceiling["individual"] <= 1.0
@@ -169,13 +210,16 @@ def test_gold_records_among_the_judges_are_refused():
 
 def test_cheapest_not_worse_takes_the_cheaper_of_two_equal_judges():
     gold, judges = dataset()
-    judges += [EvaluationRecord(j.response_id, "judge:copy", j.sentences) for j in judges if j.source == "judge:good"]
+    judges += [
+        EvaluationRecord(j.response_id, "judge:copy", j.sentences) for j in judges if j.source == "judge:good"
+    ]
     report = sweep(gold, judges)
     chosen = cheapest_not_worse(report, {"judge:good": 10.0, "judge:copy": 1.0, "judge:noise": 0.01})
     assert chosen.source == "judge:copy"
 
 
 # --- the CLI -------------------------------------------------------------------------------
+
 
 def run_cli(argv, capsys):
     parser = argparse.ArgumentParser()
@@ -194,8 +238,20 @@ def write_files(tmp_path, gold, judges):
 
 def test_cli_json_prints_one_object_with_configs_and_best(tmp_path, capsys):
     gold_file, judge_file = write_files(tmp_path, *dataset())
-    code, out, _ = run_cli(["--gold", gold_file, "--judges", judge_file, "--precision", "individual",
-                            "--bootstrap", "100", "--json"], capsys)
+    code, out, _ = run_cli(
+        [
+            "--gold",
+            gold_file,
+            "--judges",
+            judge_file,
+            "--precision",
+            "individual",
+            "--bootstrap",
+            "100",
+            "--json",
+        ],
+        capsys,
+    )
     data = json.loads(out)
     assert code == 0 and len(data["configs"]) == 3 and data["best"]["source"] == "judge:good"
     assert len(data["best"]["pearson_ci"]) == 2
@@ -203,8 +259,10 @@ def test_cli_json_prints_one_object_with_configs_and_best(tmp_path, capsys):
 
 def test_cli_table_is_sorted_by_heldout_r(tmp_path, capsys):
     gold_file, judge_file = write_files(tmp_path, *dataset())
-    code, out, _ = run_cli(["--gold", gold_file, "--judges", judge_file, "--precision", "individual",
-                            "--bootstrap", "100"], capsys)
+    code, out, _ = run_cli(
+        ["--gold", gold_file, "--judges", judge_file, "--precision", "individual", "--bootstrap", "100"],
+        capsys,
+    )
     rows = [line.split()[0] for line in out.splitlines()[1:4]]
     assert code == 0 and rows == ["judge:good", "judge:fair", "judge:noise"]
 
@@ -221,8 +279,20 @@ def test_cli_routes_records_by_their_own_source_so_one_export_serves_both_option
     gold, judges = dataset(n=12)
     everything = tmp_path / "all.jsonl"
     everything.write_text("".join(json.dumps(r.to_dict()) + "\n" for r in gold + judges))
-    code, out, _ = run_cli(["--gold", str(everything), "--judges", str(everything), "--json",
-                            "--precision", "individual", "--bootstrap", "50"], capsys)
+    code, out, _ = run_cli(
+        [
+            "--gold",
+            str(everything),
+            "--judges",
+            str(everything),
+            "--json",
+            "--precision",
+            "individual",
+            "--bootstrap",
+            "50",
+        ],
+        capsys,
+    )
     assert code == 0
     assert {c["source"] for c in json.loads(out)["configs"]} == {r.source for r in judges}
 
@@ -235,8 +305,10 @@ def test_cli_reads_gold_annotators_and_judges_from_a_project(tmp_path, capsys):
     store.add_responses((Response(g.response_id, f"text of {g.response_id}"), g.sentences) for g in gold)
     store.add_records(gold + judges)
     store.close()
-    code, out, _ = run_cli(["--project", str(tmp_path / "project"), "--precision", "individual",
-                            "--bootstrap", "100", "--json"], capsys)
+    code, out, _ = run_cli(
+        ["--project", str(tmp_path / "project"), "--precision", "individual", "--bootstrap", "100", "--json"],
+        capsys,
+    )
     assert code == 0 and json.loads(out)["best"]["source"] == "judge:good"
 
 

@@ -134,3 +134,13 @@ def test_package_inits_say_what_they_own_and_re_export_nothing():
             if any(isinstance(node, ast.Import | ast.ImportFrom) for node in tree.body):
                 wrong.append(f"{init.relative_to(ROOT)}: imports (re-exports) something")
     assert not wrong, "\n".join(wrong)
+
+
+def test_ci_runs_the_readmes_test_command_and_lints_before_testing():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = [b.split("```", 1)[0].strip() for b in readme.split("```bash\n")[1:]]
+    test_command = next(b for b in blocks if "pytest" in b)
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()[-1]
+    assert ci == test_command
+    order = [test_command.index(step) for step in ("ruff check", "ruff format --check", "-m pytest")]
+    assert order == sorted(order)

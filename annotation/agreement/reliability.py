@@ -101,12 +101,14 @@ def fact_groups(
 
 def fixed_by_rule(fact: Fact, sentence: Sentence, question: str, j: int) -> bool:
     """True when PROTOCOL §2 fixes `question`[j] of the fact to a constant, whatever was judged:
-    an invalid citation's `alone`, or a one-citation fact's `without` that was not given."""
-    valid = sentence.citations[fact.citations[j]].valid
+    an invalid citation's `alone`, or the `without` of the one valid citation of a fact (every
+    other citation invalid, k = 1 included) when it was not given."""
+    validity = [sentence.citations[index].valid for index in fact.citations]
     if question == "alone":
-        return not valid
+        return not validity[j]
     given = fact.entailment.without if fact.entailment is not None else []
-    return len(fact.citations) == 1 and valid and (not given or given[0] is None)
+    only_valid = validity[j] and sum(validity) == 1
+    return only_valid and (not given or given[j] is None)
 
 
 def _value(value) -> float | None:

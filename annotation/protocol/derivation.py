@@ -36,9 +36,12 @@ def fact_citation_validity(fact: Fact, sentence: Sentence) -> list[bool]:
 def derive_entailment(fact: Fact, sentence: Sentence) -> Entailment:
     """A filled copy of the fact's entailment by the PROTOCOL §2 rules; the fact is not changed.
 
-    1. an invalid citation j: `alone[j] = False`, `without[j] = all`, overwriting what was recorded;
-    2. k = 1: `alone[0] = all`, `without[0] = False`, only where null;
-    3. k = 2: `without[0] = alone[1]`, `without[1] = alone[0]`, only where null.
+    1. an invalid citation j supports nothing: `alone[j] = False`, `without[j] = all`, overwriting
+       what was recorded (applied first);
+    2. a citation j whose every other citation is invalid (k = 1 included): {cj} supports what C
+       does, so `alone[j] = all` and `without[j] = False`, only where null;
+    3. two valid citations u, v (k = 2, or more with the rest invalid, which support nothing):
+       `without[u] = alone[v]`, `without[v] = alone[u]`, only where null.
     A missing entailment (stage 3 not done) is derived as if every value were null. Empty
     `alone`/`without` lists mean "not judged". Raises ValueError naming the fact when a citation
     index is out of the sentence's range or a list's length differs from the fact's citations.
@@ -52,13 +55,17 @@ def derive_entailment(fact: Fact, sentence: Sentence) -> Entailment:
     for j, valid in enumerate(validity):
         if not valid:
             alone[j], without[j] = False, everything
-    if k == 1:
-        if alone[0] is None:
-            alone[0] = everything
-        if without[0] is None:
-            without[0] = False
-    elif k == 2:
-        for j in (0, 1):
+    valid_positions = [j for j, valid in enumerate(validity) if valid]
+    for j in range(k):
+        if all(not validity[other] for other in range(k) if other != j):
+            if alone[j] is None:
+                alone[j] = everything
             if without[j] is None:
-                without[j] = alone[1 - j]
+                without[j] = False
+    if len(valid_positions) == 2:
+        u, v = valid_positions
+        if without[u] is None:
+            without[u] = alone[v]
+        if without[v] is None:
+            without[v] = alone[u]
     return Entailment(all=everything, alone=alone, without=without)

@@ -64,11 +64,11 @@ class Waiting:
 def entailment_questions(fact: Fact, sentence: Sentence) -> list[tuple[str, str, int | None]]:
     """[(task, kind, j)] a person must answer for `fact`; the rest PROTOCOL §2 derives.
 
-    `all` is always asked. An invalid citation j is never asked about (alone[j] = False,
-    without[j] = all). k = 1: alone[0] = all, without[0] = False, so only `all`. k = 2:
-    without[j] = alone[1-j], so `all` and alone[j] for the valid j. k ≥ 3: `all`, alone[j]
-    and without[j] for every valid j. A fact without citations is asked nothing (it
-    carries no citation to judge). Raises ValueError on a citation index outside the sentence.
+    Counting only the valid citations (an invalid one supports nothing, so alone[j] = False and
+    without[j] = all are never asked): none → nothing is asked (the fact is left out of P and
+    R); one → `all` only (alone = all, without = False); two → `all` and each alone[j] (each
+    without is the other's alone); three or more → `all`, alone[j] and without[j] for each.
+    Raises ValueError on a citation index outside the sentence.
     """
     k = len(fact.citations)
     if k == 0:
@@ -79,13 +79,14 @@ def entailment_questions(fact: Fact, sentence: Sentence) -> list[tuple[str, str,
                 f"fact '{fact.text}': citation index {index} is out of range "
                 f"(its sentence has {len(sentence.citations)} citations)"
             )
-    valid = [sentence.citations[index].valid for index in fact.citations]
+    valid = [j for j, index in enumerate(fact.citations) if sentence.citations[index].valid]
+    if not valid:
+        return []
     tasks: list[tuple[str, str, int | None]] = [("all", "all", None)]
-    if k == 1:
-        return tasks
-    tasks += [(entailment_task("alone", j), "alone", j) for j in range(k) if valid[j]]
-    if k >= 3:
-        tasks += [(entailment_task("without", j), "without", j) for j in range(k) if valid[j]]
+    if len(valid) >= 2:
+        tasks += [(entailment_task("alone", j), "alone", j) for j in valid]
+    if len(valid) >= 3:
+        tasks += [(entailment_task("without", j), "without", j) for j in valid]
     return tasks
 
 

@@ -127,8 +127,9 @@ def test_values_the_protocol_fixes_are_not_units():
 
     # alone: man's (= all) and light's valid citation; not light's invalid one
     assert fact_and_segment("entailment_alone") == [("a light flashes", 0), ("a man points", 0)]
-    # without: both of light's (= alone of the other, = all); not man's
-    assert fact_and_segment("entailment_without") == [("a light flashes", 0), ("a light flashes", 1)]
+    # without: light's invalid citation's (= all); not its only valid one's (False whatever anyone
+    # says: every other citation is invalid), nor man's
+    assert fact_and_segment("entailment_without") == [("a light flashes", 1)]
 
 
 def test_alone_units_follow_the_cited_segment_not_the_position_in_the_fact():

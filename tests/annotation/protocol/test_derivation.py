@@ -44,11 +44,26 @@ def test_invalid_citation_supports_nothing_whatever_was_recorded():
     assert derived == Entailment(True, [True, False], [False, True])
 
 
-def test_invalid_citation_rule_applies_before_the_two_citation_rule():
-    # alone[1] becomes False first, so without[0] (= alone[1]) is filled with False, not null
+def test_invalid_citation_rule_applies_first_then_the_only_valid_citation_takes_all():
+    # alone[1] becomes False (invalid, whatever was recorded); citation 0 is then the only valid
+    # one, so {c0} supports what C does: alone[0] = all, without[0] = False
     fact = judged([0, 1], all=True, alone=[None, True], without=[None, None])
     derived = derive_entailment(fact, sentence_with([VISUAL, BROKEN]))
-    assert derived == Entailment(True, [None, False], [False, True])
+    assert derived == Entailment(True, [True, False], [False, True])
+
+
+def test_only_valid_citation_rule_fills_nulls_and_never_overwrites():
+    fact = judged([0, 1, 2], all=False, alone=[None, None, True], without=[None, True, None])
+    derived = derive_entailment(fact, sentence_with([BROKEN, VISUAL, BROKEN]))
+    # invalid 0 and 2: alone False, without = all (overwritten); valid 1: alone filled with all,
+    # its given without (True) kept
+    assert derived == Entailment(False, [False, False, False], [False, True, False])
+
+
+def test_two_valid_citations_among_invalid_ones_fill_each_others_without():
+    fact = judged([0, 1, 2], all=True, alone=[True, None, False], without=[None, None, None])
+    derived = derive_entailment(fact, sentence_with([VISUAL, BROKEN, AUDIO]))
+    assert derived == Entailment(True, [True, False, False], [False, True, True])
 
 
 def test_three_citations_fill_nothing():

@@ -70,10 +70,20 @@ def test_three_citation_fact_asks_alone_and_without_for_each():
     assert tasks == ["all", "alone.0", "alone.1", "alone.2", "without.0", "without.1", "without.2"]
 
 
-def test_invalid_citation_is_never_asked_about():
+def test_invalid_citation_is_never_asked_about_and_two_valid_ones_ask_no_without():
     sentence = Sentence("x", citations=[VISUAL, BROKEN, AUDIO])
     tasks = [task for task, _, _ in entailment_questions(Fact("x", [0, 1, 2]), sentence)]
-    assert tasks == ["all", "alone.0", "alone.2", "without.0", "without.2"]
+    assert tasks == ["all", "alone.0", "alone.2"]
+
+
+def test_one_valid_citation_beside_an_invalid_one_asks_only_all():
+    sentence = Sentence("x", citations=[VISUAL, BROKEN])
+    assert [task for task, _, _ in entailment_questions(Fact("x", [0, 1]), sentence)] == ["all"]
+
+
+def test_a_fact_whose_citations_are_all_invalid_is_asked_nothing():
+    sentence = Sentence("x", citations=[BROKEN, BROKEN])
+    assert entailment_questions(Fact("x", [0, 1]), sentence) == []
 
 
 def test_fact_without_citations_is_asked_nothing():

@@ -62,6 +62,59 @@ def estimated_cost(judge: JudgeConfig, spec: CallSpec | None, stage: str, cache:
     return judge.cost(tokens_in, tokens_out)
 
 
+class _PlanCounter:
+    """Answers a dry run's pipelines from the cache alone and counts what a run would still ask."""
+
+    def __init__(self, cache: CallCache, plan: RunPlan, facts_per_sentence: float):
+        self.cache, self.plan, self.facts_per_sentence = cache, plan, facts_per_sentence
+        self.seen: dict[str, Answer] = {}
+
+    def tally(self, judge: JudgeConfig, stage: str, kind: str, count: float, cost: float) -> None:
+        self.plan.by_stage.setdefault(stage, {"cached": 0, "needed": 0, "estimated": 0.0})[kind] += count
+        entry = self.plan.by_judge.setdefault(
+            judge.name, {"cached": 0, "needed": 0, "estimated": 0.0, "cost": 0.0}
+        )
+        entry[kind] += count
+        entry["cost"] += cost
+        self.plan.estimated_cost += cost
+
+    def ask(self, specs: list[CallSpec]) -> list[Answer]:
+        for spec in specs:
+            if spec.key in self.seen:
+                continue
+            record = self.cache.answered(spec.key)
+            if record is not None:
+                parsed = parse_answer(spec.stage, record.response, spec.n_citations)
+                self.seen[spec.key] = Answer(spec.key, "answered", parsed)
+                self.plan.cached += 1
+                self.tally(spec.judge, spec.stage, "cached", 1, 0.0)
+            else:
+                self.seen[spec.key] = Answer(spec.key, "pending")
+                self.plan.needed += 1
+                self.tally(
+                    spec.judge,
+                    spec.stage,
+                    "needed",
+                    1,
+                    estimated_cost(spec.judge, spec, spec.stage, self.cache),
+                )
+        return [self.seen[spec.key] for spec in specs]
+
+    def unknown_facts(self, entailer: JudgeConfig, sentence) -> None:
+        """Entailment calls for facts a decomposer has not written yet: estimated from gold's facts per
+        sentence and the questions PROTOCOL §2 leaves to ask (all; alone from 2 valid citations; without from 3)."""
+        k = len(sentence.valid_citation_indices)
+        calls = self.facts_per_sentence * (1 + (k if k >= 2 else 0) + (k if k >= 3 else 0))
+        self.plan.estimated += calls
+        self.tally(
+            entailer,
+            "entailment",
+            "estimated",
+            calls,
+            calls * estimated_cost(entailer, None, "entailment", self.cache),
+        )
+
+
 def plan_run(
     store: ProjectStore,
     judges: dict[str, JudgeConfig],
@@ -69,9 +122,7 @@ def plan_run(
     responses: str | list[str] = "gold",
 ) -> RunPlan:
     """Count the calls a run would make (after the cache) and their cost; makes no call."""
-    cache = CallCache(store)
     plan = RunPlan([c.id for c in configurations])
-    seen: dict[str, Answer] = {}
     gold_facts = [
         len(s.facts)
         for r in gold_records(store)
@@ -79,55 +130,9 @@ def plan_run(
         if s.verifiable and s.has_valid_citation and s.facts
     ]
     facts_per_sentence = sum(gold_facts) / len(gold_facts) if gold_facts else DEFAULT_FACTS_PER_SENTENCE
-
-    def tally(judge: JudgeConfig, stage: str, kind: str, count: float, cost: float) -> None:
-        plan.by_stage.setdefault(stage, {"cached": 0, "needed": 0, "estimated": 0.0})[kind] += count
-        entry = plan.by_judge.setdefault(
-            judge.name, {"cached": 0, "needed": 0, "estimated": 0.0, "cost": 0.0}
-        )
-        entry[kind] += count
-        entry["cost"] += cost
-        plan.estimated_cost += cost
-
-    def ask(specs: list[CallSpec]) -> list[Answer]:
-        out = []
-        for spec in specs:
-            if spec.key not in seen:
-                record = cache.answered(spec.key)
-                if record is not None:
-                    seen[spec.key] = Answer(
-                        spec.key, "answered", parse_answer(spec.stage, record.response, spec.n_citations)
-                    )
-                    plan.cached += 1
-                    tally(spec.judge, spec.stage, "cached", 1, 0.0)
-                else:
-                    seen[spec.key] = Answer(spec.key, "pending")
-                    plan.needed += 1
-                    tally(
-                        spec.judge,
-                        spec.stage,
-                        "needed",
-                        1,
-                        estimated_cost(spec.judge, spec, spec.stage, cache),
-                    )
-            out.append(seen[spec.key])
-        return out
-
-    def unknown_facts(entailer: JudgeConfig, sentence) -> None:
-        k = len(sentence.valid_citation_indices)
-        per_fact = 1 + (k if k >= 2 else 0) + (k if k >= 3 else 0)
-        calls = facts_per_sentence * per_fact
-        plan.estimated += calls
-        tally(
-            entailer,
-            "entailment",
-            "estimated",
-            calls,
-            calls * estimated_cost(entailer, None, "entailment", cache),
-        )
-
+    counter = _PlanCounter(CallCache(store), plan, facts_per_sentence)
     for configuration, response_id, pipeline in project_pipelines(
-        store, judges, configurations, responses, ask, unknown_facts
+        store, judges, configurations, responses, counter.ask, counter.unknown_facts
     ):
         if isinstance(pipeline, str):
             plan.skipped.append((configuration.id, response_id, pipeline))

@@ -27,19 +27,7 @@ from calibration.judges.cache import CallCache, CallRecord
 from calibration.judges.judges_file import Configuration, JudgeConfig
 from calibration.judges.parsing import parse_answer
 from calibration.judges.pipeline import Answer, CallSpec, IncompleteResponse, project_pipelines
-from calibration.judges.plan import RunPlan, estimated_cost, plan_run
-
-__all__ = [
-    "CallBroker",
-    "RunInterrupted",
-    "RunPlan",
-    "RunProgress",
-    "RunReport",
-    "assemble_records",
-    "plan_run",
-    "run_configurations",
-    "write_new_records",
-]
+from calibration.judges.plan import RunPlan, estimated_cost
 
 
 class RunInterrupted(Exception):
@@ -256,6 +244,95 @@ class CallBroker:
         return Answer(spec.key, "failed", error=error)
 
 
+class _ProgressReporter:
+    """Calls the caller's `progress` with a RunProgress after each call and each finished response."""
+
+    def __init__(self, progress, report: RunReport, plan: RunPlan | None, total: int, started: float):
+        self.progress, self.report, self.plan, self.total, self.started = (
+            progress,
+            report,
+            plan,
+            total,
+            started,
+        )
+        self.pipelines_done = 0
+        self._lock = threading.Lock()
+
+    def __call__(self) -> None:
+        if self.progress is None:
+            return
+        report = self.report
+        with self._lock:
+            elapsed = time.monotonic() - self.started
+            expected = self.plan.calls_to_make if self.plan is not None else report.calls_made
+            left = max(0, expected - report.calls_made - report.failed)
+            rate = report.calls_made / elapsed if elapsed > 0 and report.calls_made else None
+            self.progress(
+                RunProgress(
+                    report.calls_made,
+                    left,
+                    report.cache_hits,
+                    report.failed,
+                    report.retries,
+                    report.cost,
+                    elapsed,
+                    left / rate if rate else None,
+                    self.pipelines_done,
+                    self.total,
+                )
+            )
+
+
+def _run_pipelines(
+    pipelines,
+    broker: CallBroker,
+    report: RunReport,
+    stop: threading.Event,
+    reporter: _ProgressReporter,
+    workers: int,
+) -> dict[tuple[str, str], EvaluationRecord]:
+    """Run every pipeline on a pool; {(configuration id, response id): record} of those that
+    finished, the others listed in `report.incomplete`. Ctrl-C stops cleanly (calls in flight
+    finish and are kept; nothing new starts)."""
+    finished: dict[tuple[str, str], EvaluationRecord] = {}
+    with ThreadPoolExecutor(workers, thread_name_prefix="pipeline") as pool:
+        futures = {}
+        for configuration, response_id, pipeline in pipelines:
+            if isinstance(pipeline, str):
+                report.incomplete.append((configuration.id, response_id, pipeline))
+                continue
+            pipeline.ask = broker.ask
+            futures[pool.submit(pipeline.run)] = (configuration.id, response_id)
+        collected: set[Future] = set()
+
+        def collect(future: Future) -> None:
+            config_id, response_id = futures[future]
+            collected.add(future)
+            try:
+                finished[(config_id, response_id)] = future.result()
+            except (IncompleteResponse, RunInterrupted) as exc:
+                report.incomplete.append((config_id, response_id, str(exc)))
+            except ValueError as exc:  # e.g. a gold fact citing past its sentence
+                report.incomplete.append((config_id, response_id, f"bad input: {exc}"))
+            except CancelledError:
+                report.incomplete.append((config_id, response_id, report.stopped or "stopped"))
+            reporter.pipelines_done += 1
+            reporter()
+
+        try:
+            for future in as_completed(futures):
+                collect(future)
+        except KeyboardInterrupt:
+            report.stopped = report.stopped or "interrupted (Ctrl-C)"
+            stop.set()
+            for future in futures:
+                future.cancel()
+            for future in futures:
+                if future not in collected:
+                    collect(future)
+    return finished
+
+
 def run_configurations(
     store: ProjectStore,
     judges: dict[str, JudgeConfig],
@@ -284,33 +361,7 @@ def run_configurations(
     started = time.monotonic()
     used = {name: judges[name] for c in configurations for name in sorted(c.judge_names)}
     pipelines = list(project_pipelines(store, judges, configurations, responses, ask=None))
-    total = len(pipelines)
-    done = [0]
-    progress_lock = threading.Lock()
-
-    def on_change() -> None:
-        if progress is None:
-            return
-        with progress_lock:
-            elapsed = time.monotonic() - started
-            expected = plan.calls_to_make if plan is not None else report.calls_made
-            left = max(0, expected - report.calls_made - report.failed)
-            rate = report.calls_made / elapsed if elapsed > 0 and report.calls_made else None
-            progress(
-                RunProgress(
-                    report.calls_made,
-                    left,
-                    report.cache_hits,
-                    report.failed,
-                    report.retries,
-                    report.cost,
-                    elapsed,
-                    left / rate if rate else None,
-                    done[0],
-                    total,
-                )
-            )
-
+    reporter = _ProgressReporter(progress, report, plan, len(pipelines), started)
     broker = CallBroker(
         store,
         used,
@@ -319,47 +370,14 @@ def run_configurations(
         max_calls=max_calls,
         max_cost=max_cost,
         stop=stop,
-        on_change=on_change,
+        on_change=reporter,
         report=report,
     )
     finished: dict[tuple[str, str], EvaluationRecord] = {}
-    workers = max(4, min(256, 4 * concurrency))
     try:
-        with ThreadPoolExecutor(workers, thread_name_prefix="pipeline") as pool:
-            futures = {}
-            for configuration, response_id, pipeline in pipelines:
-                if isinstance(pipeline, str):
-                    report.incomplete.append((configuration.id, response_id, pipeline))
-                    continue
-                pipeline.ask = broker.ask
-                futures[pool.submit(pipeline.run)] = (configuration.id, response_id)
-            collected: set[Future] = set()
-
-            def collect(future: Future) -> None:
-                config_id, response_id = futures[future]
-                collected.add(future)
-                try:
-                    finished[(config_id, response_id)] = future.result()
-                except (IncompleteResponse, RunInterrupted) as exc:
-                    report.incomplete.append((config_id, response_id, str(exc)))
-                except ValueError as exc:  # e.g. a gold fact citing past its sentence
-                    report.incomplete.append((config_id, response_id, f"bad input: {exc}"))
-                except CancelledError:
-                    report.incomplete.append((config_id, response_id, report.stopped or "stopped"))
-                done[0] += 1
-                on_change()
-
-            try:
-                for future in as_completed(futures):
-                    collect(future)
-            except KeyboardInterrupt:
-                report.stopped = report.stopped or "interrupted (Ctrl-C)"
-                stop.set()  # calls in flight finish and are kept; nothing new starts
-                for future in futures:
-                    future.cancel()
-                for future in futures:
-                    if future not in collected:
-                        collect(future)
+        finished = _run_pipelines(
+            pipelines, broker, report, stop, reporter, max(4, min(256, 4 * concurrency))
+        )
     finally:
         broker.shutdown()
         if stop.is_set() and report.stopped is None:

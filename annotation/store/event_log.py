@@ -1,8 +1,8 @@
 """The label event log of a project store: append-only events; the label in force is
 derived from them (view `current_labels`), so undo and audit come free.
 
-A project store's `events` attribute; it reads and writes through the store's `Database`. The
-`events` table and its views are created by the project store's migrations.
+A project store's `events` attribute; it reads and writes through the store's `Database`, and owns
+the `events` table and its views (their schema and migrations are here).
 """
 
 from __future__ import annotations
@@ -14,6 +14,31 @@ from datetime import UTC, datetime
 from annotation.store.database import Database
 
 EVENT_KINDS = ("label", "undo", "skip", "flag")
+OWNER = "events"
+# Append, never edit. IF NOT EXISTS: project files made before the event log owned its tables got
+# them from the project store's first migration.
+MIGRATIONS: list[str] = [
+    """
+    CREATE TABLE IF NOT EXISTS events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, who TEXT NOT NULL,
+        response_id TEXT NOT NULL REFERENCES responses(response_id),
+        unit TEXT NOT NULL, task TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('label', 'undo', 'skip', 'flag')),
+        value TEXT, spent_ms INTEGER, ref INTEGER REFERENCES events(id));
+    CREATE INDEX IF NOT EXISTS events_by_key ON events(who, response_id, unit, task, id);
+    CREATE INDEX IF NOT EXISTS events_by_response ON events(response_id, id);
+    CREATE INDEX IF NOT EXISTS events_by_ref ON events(ref) WHERE ref IS NOT NULL;
+    CREATE VIEW IF NOT EXISTS live_labels AS
+        SELECT e.* FROM events e
+        WHERE e.kind = 'label'
+          AND NOT EXISTS (SELECT 1 FROM events u WHERE u.kind = 'undo' AND u.ref = e.id);
+    CREATE VIEW IF NOT EXISTS current_labels AS
+        SELECT l.* FROM live_labels l
+        WHERE l.id = (SELECT MAX(m.id) FROM live_labels m
+                      WHERE m.who = l.who AND m.response_id = l.response_id
+                        AND m.unit = l.unit AND m.task = l.task);
+    """,
+]
 
 
 def utc_now() -> str:
@@ -57,6 +82,10 @@ class EventLog:
 
     def __init__(self, database: Database):
         self.database = database
+
+    def migrate(self) -> None:
+        """Bring the event log's tables to their current schema (the project store calls it on open)."""
+        self.database.migrate(OWNER, MIGRATIONS)
 
     def append(
         self,

@@ -22,8 +22,9 @@ DB_NAME = "project.db"
 ROLES = ("annotator", "adjudicator", "admin")
 
 # Each migration takes the schema from version i to i+1. Append, never edit. (The first one also
-# created the judge-call cache's table until that table got its own owner and migrations,
-# calibration/judges/cache.py; files made before then keep it, and the cache adopts it.)
+# created the event log's tables and the judge-call cache's table until each got its own owner
+# and migrations — store/event_log.py, calibration/judges/cache.py; files made before then keep
+# them, and their owners adopt them.)
 MIGRATIONS: list[str] = [
     """
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -44,24 +45,6 @@ MIGRATIONS: list[str] = [
         name TEXT PRIMARY KEY,
         role TEXT NOT NULL CHECK (role IN ('annotator', 'adjudicator', 'admin')),
         password_hash TEXT, created_at TEXT NOT NULL);
-    CREATE TABLE events (
-        id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, who TEXT NOT NULL,
-        response_id TEXT NOT NULL REFERENCES responses(response_id),
-        unit TEXT NOT NULL, task TEXT NOT NULL,
-        kind TEXT NOT NULL CHECK (kind IN ('label', 'undo', 'skip', 'flag')),
-        value TEXT, spent_ms INTEGER, ref INTEGER REFERENCES events(id));
-    CREATE INDEX events_by_key ON events(who, response_id, unit, task, id);
-    CREATE INDEX events_by_response ON events(response_id, id);
-    CREATE INDEX events_by_ref ON events(ref) WHERE ref IS NOT NULL;
-    CREATE VIEW live_labels AS
-        SELECT e.* FROM events e
-        WHERE e.kind = 'label'
-          AND NOT EXISTS (SELECT 1 FROM events u WHERE u.kind = 'undo' AND u.ref = e.id);
-    CREATE VIEW current_labels AS
-        SELECT l.* FROM live_labels l
-        WHERE l.id = (SELECT MAX(m.id) FROM live_labels m
-                      WHERE m.who = l.who AND m.response_id = l.response_id
-                        AND m.unit = l.unit AND m.task = l.task);
     """,
     # Single sign-on maps an identity's email to an account; one account per email, case-blind.
     """
@@ -98,6 +81,7 @@ class ProjectStore:
             directory.mkdir(parents=True, exist_ok=True)
         store = cls(directory)
         store.database.migrate_file(MIGRATIONS)
+        store.events.migrate()
         return store
 
     def close(self) -> None:

@@ -188,3 +188,15 @@ def test_records_can_be_filtered_by_exact_source_and_by_response(store):
         ("r2", "gold"),
     ]
     assert [r.source for r in store.list_records(response_id="r1")] == ["gold", "judge:a"]
+
+
+def test_each_table_owner_migrates_its_own_tables_and_adopts_those_an_older_file_holds(tmp_path):
+    store = ProjectStore.open(tmp_path / "p", create=True)
+    store.add_responses([(Response("r1", "Text."), [])])
+    store.events.append("ann", "r1", "s0", "verifiable", True)
+    # a file from before the event log owned its tables: the tables exist, no owner version does
+    store.database.connection.execute("DELETE FROM schema_versions WHERE owner = 'events'")
+    reopened = ProjectStore.open(tmp_path / "p")
+    assert [e.value for e in reopened.events.current_labels("ann")] == [True]
+    versions = dict(reopened.database.connection.execute("SELECT owner, version FROM schema_versions"))
+    assert versions == {"events": 1}

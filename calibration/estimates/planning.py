@@ -20,7 +20,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from annotation.work.sample_queues import create_sample_queue, queued_response_ids, stratified_sample
+from annotation.work.sample_queues import (
+    create_sample_queue,
+    queue_names,
+    queued_response_ids,
+    stratified_sample,
+)
 from calibration.estimates.models import ModelSample
 from calibration.estimates.ppi import z_value
 
@@ -96,6 +101,8 @@ def queue_sample(
 def create_plan_queue(store, name: str, samples: list[ModelSample], plan: list[PlanRow], seed: int):
     """Draw `queue_sample` and store it as the annotation queue `name` (its QueueSummary).
     ValueError when there is nothing to draw, or as `create_sample_queue`."""
+    if name.strip() in queue_names(store):  # said first: a second run has nothing left to draw
+        raise ValueError(f"a queue named '{name.strip()}' exists already")
     drawn = queue_sample(samples, plan, set(queued_response_ids(store)), seed)
     if not drawn:
         raise ValueError("nothing to queue: every model meets the target or waits for queued responses")

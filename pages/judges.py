@@ -113,6 +113,17 @@ def show_plan(plan) -> None:
             )
 
 
+def of_chosen_models(store, responses: str) -> str | tuple[str, ...]:
+    """`responses` ('gold' or 'all'), narrowed to the ids of the models chosen when the project
+    has several and someone narrowed the choice."""
+    models = project_models(store)
+    chosen = choose_models(models, key="run_models", label="Of the models")
+    if len(chosen) == len(models):
+        return responses
+    wanted = {rid for rid, model in store.response_models() if model in chosen}
+    return tuple(rid for rid in select_responses(store, responses)[0] if rid in wanted)
+
+
 def run_section(store, judges) -> None:
     """Choose configurations, responses and budget; plan; start."""
     names = [*judges, GOLD]
@@ -136,11 +147,7 @@ def run_section(store, judges) -> None:
         key="run_responses",
         format_func={"gold": "those with a gold record", "all": "all responses"}.get,
     )
-    models = project_models(store)
-    chosen_models = choose_models(models, key="run_models", label="Of the models")
-    if len(chosen_models) < len(models):  # narrowed: the ids of those models' responses
-        wanted = {rid for rid, model in store.response_models() if model in chosen_models}
-        responses = tuple(rid for rid in select_responses(store, responses)[0] if rid in wanted)
+    responses = of_chosen_models(store, responses)
     left, middle, right = st.columns(3)
     concurrency = left.number_input(
         "Calls in flight at most", min_value=1, max_value=256, value=8, key="run_concurrency"

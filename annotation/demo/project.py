@@ -450,18 +450,7 @@ def build_demo(directory: Path, *, seed: int = 0) -> ProjectStore:
         store.set_setting(key, value)
 
     videos = [make_video_truth(name, random.Random(f"{seed}:video:{name}")) for name in VIDEO_NAMES]
-    store.media_root.mkdir(parents=True, exist_ok=True)
-
-    def render(truth: VideoTruth) -> None:
-        noise_seed = random.Random(f"{seed}:noise:{truth.name}").getrandbits(32)
-        render_video(truth, store.media_root / truth.name, noise_seed)
-
-    planned = {truth.name: float(truth.duration_s) for truth in videos}
-    with ThreadPoolExecutor(max_workers=2) as pool:  # the work is in ffmpeg processes: 2 cores
-        rendering = [pool.submit(render, truth) for truth in videos]
-        judged = model_responses(videos, planned, JUDGE_CONFIGS[0], seed)  # meanwhile, in this thread
-        for done in rendering:
-            done.result()
+    judged = render_videos(store, videos, seed)
     write_truth(directory / TRUTH_FILE, videos, seed)
 
     plans = add_labelled_responses(store, videos, seed)
@@ -495,18 +484,45 @@ def build_demo(directory: Path, *, seed: int = 0) -> ProjectStore:
             ],
             imported_from="demo",
         )
+    add_judged_responses(store, videos, judged, seed)
+    create_sample_queue(store, LABELLED_QUEUE, [(p.response.response_id, p.response.model) for _, p in plans])
+    set_annotation_scope(store, "queues")  # people are asked the labelled responses, not the judged ones
+    store.set_setting("demo", {"seed": seed, "complete": True, "ground_truth": TRUTH_FILE})
+    return store
+
+
+def render_videos(store: ProjectStore, videos: list[VideoTruth], seed: int) -> list[tuple]:
+    """Render the videos into the media root (ffmpeg, two at a time) and meanwhile, in this thread,
+    write the models' judged responses against the planned durations (`model_responses`)."""
+    store.media_root.mkdir(parents=True, exist_ok=True)
+
+    def render(truth: VideoTruth) -> None:
+        noise_seed = random.Random(f"{seed}:noise:{truth.name}").getrandbits(32)
+        render_video(truth, store.media_root / truth.name, noise_seed)
+
+    planned = {truth.name: float(truth.duration_s) for truth in videos}
+    with ThreadPoolExecutor(max_workers=2) as pool:  # the work is in ffmpeg processes: 2 cores
+        rendering = [pool.submit(render, truth) for truth in videos]
+        judged = model_responses(videos, planned, JUDGE_CONFIGS[0], seed)
+        for done in rendering:
+            done.result()
+    return judged
+
+
+def add_judged_responses(
+    store: ProjectStore, videos: list[VideoTruth], judged: list[tuple], seed: int
+) -> None:
+    """Store the models' judged responses (written again should a probed duration differ from
+    the planned one: citations are validated against the probed duration)."""
+    planned = {truth.name: float(truth.duration_s) for truth in videos}
     probed = {truth.name: store.media(truth.name)["info"].get("duration_s") for truth in videos}
-    if probed != planned:  # citations are validated against the probed duration
+    if probed != planned:
         judged = model_responses(videos, probed, JUDGE_CONFIGS[0], seed)
     with store.database.transaction():
         store.add_responses(
             [(response, sentences) for response, sentences, _ in judged], imported_from="demo"
         )
         store.add_records([record for _, _, record in judged], imported_from="demo")
-    create_sample_queue(store, LABELLED_QUEUE, [(p.response.response_id, p.response.model) for _, p in plans])
-    set_annotation_scope(store, "queues")  # people are asked the labelled responses, not the judged ones
-    store.set_setting("demo", {"seed": seed, "complete": True, "ground_truth": TRUTH_FILE})
-    return store
 
 
 def add_labelled_responses(store: ProjectStore, videos: list[VideoTruth], seed: int) -> list[tuple]:

@@ -196,20 +196,11 @@ def _table(header: tuple, body: list[tuple]) -> list[str]:
     ]
 
 
-def format_estimate_tables(report, plan) -> str:
-    """The models, the differences and the plan as text tables."""
+def _models_table(report) -> list[str]:
     level = f"{100 * (1 - report.alpha):g} %"
-    models = _table(
-        (
-            "model",
-            "judged",
-            "gold",
-            "judge-only*",
-            f"human-only [{level} CI]",
-            f"PPI++ [{level} CI]",
-            "lambda",
-            "ESS gain",
-        ),
+    header = ("model", "judged", "gold", "judge-only*", f"human-only [{level} CI]", f"PPI++ [{level} CI]")
+    return _table(
+        (*header, "lambda", "ESS gain"),
         [
             (
                 m.model or NO_MODEL,
@@ -224,35 +215,32 @@ def format_estimate_tables(report, plan) -> str:
             for m in report.models
         ],
     )
-    lines = [*models, "* judge-only means inherit the judge's systematic error: no CI is claimed."]
+
+
+def format_estimate_tables(report, plan) -> str:
+    """The models, the differences and the plan as text tables."""
+    lines = [
+        *_models_table(report),
+        "* judge-only means inherit the judge's systematic error: no CI is claimed.",
+    ]
     if report.differences:
-        lines += [
-            "",
-            *_table(
-                ("difference", "design", f"PPI [{level} CI]"),
-                [
-                    (
-                        f"{d.a or NO_MODEL} − {d.b or NO_MODEL}",
-                        "paired" if d.paired else "independent",
-                        _interval(d.estimate),
-                    )
-                    for d in report.differences
-                ],
-            ),
+        rows = [
+            (
+                f"{d.a or NO_MODEL} − {d.b or NO_MODEL}",
+                "paired" if d.paired else "independent",
+                _interval(d.estimate),
+            )
+            for d in report.differences
         ]
+        lines += ["", *_table(("difference", "design", f"PPI [{100 * (1 - report.alpha):g} % CI]"), rows)]
     if plan is not None:
-        lines += [
-            "",
-            *_table(
-                ("model", "more gold needed", "unlabelled"),
-                [
-                    (
-                        r.model or NO_MODEL,
-                        "out of reach" if r.more_gold_needed is None else str(r.more_gold_needed),
-                        str(r.unlabelled),
-                    )
-                    for r in plan
-                ],
-            ),
+        rows = [
+            (
+                r.model or NO_MODEL,
+                "out of reach" if r.more_gold_needed is None else str(r.more_gold_needed),
+                str(r.unlabelled),
+            )
+            for r in plan
         ]
+        lines += ["", *_table(("model", "more gold needed", "unlabelled"), rows)]
     return "\n".join(lines)

@@ -84,17 +84,16 @@ def create_sample_queue(store, name: str, sample: list[tuple[str, str | None]]) 
         if wrong
     ]
     store.database.migrate(OWNER, MIGRATIONS)
-    if name and name in queue_names(store):
-        problems.append(f"a queue named '{name}' exists already")
-    if problems:
-        raise ValueError("; ".join(problems))
     now = utc_now()
-    store.database.write(
-        lambda c: c.executemany(
+    with store.database.transaction() as conn:  # the name is checked and taken at once
+        if name and name in queue_names(store):
+            problems.append(f"a queue named '{name}' exists already")
+        if problems:
+            raise ValueError("; ".join(problems))
+        conn.executemany(
             "INSERT INTO sample_queues(name, position, response_id, stratum, created_at) VALUES (?, ?, ?, ?, ?)",
             [(name, i, rid, stratum, now) for i, (rid, stratum) in enumerate(sample)],
         )
-    )
     return next(q for q in queue_summaries(store) if q.name == name)
 
 

@@ -3,8 +3,9 @@
 Assignment is computed, not stored: the pool (project setting `pool`, default every
 account with role annotator) sorted by name, and the responses to annotate in order
 (`sample_queues.annotation_response_ids`: queued samples first, then the rest in import order,
-or only the queued ones when the project says so); response at position p goes to the `overlap` pool members starting at (p × overlap) mod n, round
-robin, so loads differ by at most one. A response a person has already worked on stays
+or only the queued ones when the project says so); response at position p goes to the
+`overlap` pool members starting at (p × overlap) mod n, round robin, so loads differ by at
+most one. A response a person has already worked on stays
 theirs whatever the pool becomes (their work is never orphaned). Done = a live
 `response/done` label; set aside = a `skip` event not undone.
 
@@ -98,7 +99,7 @@ def unskip(store, who: str, response_id: str) -> int:
 def assigned_response_ids(
     store, who: str, *, response_ids: list[str] | None = None, members: list[str] | None = None
 ) -> list[str]:
-    """`who`'s responses in import order: their round-robin share plus any they touched.
+    """`who`'s responses in the order asked: their round-robin share plus any they touched.
     `response_ids` (the responses to annotate, in order) and `members` may be passed to avoid
     re-reading them for many people."""
     ids = annotation_response_ids(store) if response_ids is None else response_ids

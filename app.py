@@ -21,6 +21,7 @@ PAGES = (
     ("pages/agreement.py", "Agreement", ":material/groups:", ("adjudicator", "admin")),
     ("pages/judges.py", "Judges", ":material/smart_toy:", ("admin",)),
     ("pages/calibrate.py", "Calibrate", ":material/tune:", ("admin",)),
+    ("pages/model_scores.py", "Model scores", ":material/leaderboard:", ("admin",)),
     ("pages/admin.py", "Admin", ":material/admin_panel_settings:", ("admin",)),
 )
 

@@ -7,7 +7,7 @@ with `skip_invalid`, the bad rows are left out and listed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from annotation.agreement.gold import gold_records
@@ -15,6 +15,7 @@ from annotation.formats.readers import read_any
 from annotation.media.clips import make_proxy
 from annotation.media.files import MediaError, file_sha256, probe_media, resolve_media
 from annotation.protocol.errors import InputError, Problem
+from annotation.protocol.ids import model_response_id
 from annotation.protocol.records import EvaluationRecord, Response
 from annotation.protocol.sentences import sentences_for_response
 from annotation.store.project_store import ProjectStore
@@ -89,6 +90,20 @@ def _location(result, index: int) -> tuple[int, bool]:
     return index, True
 
 
+def _as_written_by(item, model: str | None, where) -> tuple[Response, EvaluationRecord | None, list]:
+    """A generation or metric item's response (and the metric file's record) as written by
+    `model` (`import --model`): the model set and the id `{model}/{row id}`, as a row naming its
+    model reads. A row naming another model is a problem."""
+    response, record = (item, None) if isinstance(item, Response) else (item.response, item.record)
+    if model is None or response.model == model:
+        return response, record, []
+    if response.model is not None:
+        message = f"the row names model '{response.model}', but --model says '{model}'"
+        return response, record, [Problem(where[0], where[1], "model", message, where[2])]
+    response = replace(response, model=model, response_id=model_response_id(model, response.response_id))
+    return response, None if record is None else replace(record, response_id=response.response_id), []
+
+
 def import_files(
     store: ProjectStore,
     paths: list[Path],
@@ -96,8 +111,10 @@ def import_files(
     skip_invalid: bool = False,
     fmt: str = "auto",
     source: str | None = None,
+    model: str | None = None,
 ) -> ImportReport:
-    """Import generation, metric or record files into the project (see module doc)."""
+    """Import generation, metric or record files into the project (see module doc). `model`
+    names the model that wrote the responses of generation and metric files whose rows name none."""
     report = ImportReport()
     problems: list[Problem] = []
     to_add_responses: list[tuple[Response, list]] = []
@@ -115,16 +132,16 @@ def import_files(
             line, is_entry = _location(result, index)
             where = (str(path), line, is_entry)
             if kind in ("generation", "metric"):
-                response = item if kind == "generation" else item.response
-                row_problems = _media_problems(store, response, where)
+                response, record, row_problems = _as_written_by(item, model, where)
+                row_problems = row_problems or _media_problems(store, response, where)
                 if row_problems:
                     (report.skipped if skip_invalid else problems).extend(row_problems)
                     continue
                 duration = store.media(response.video)["info"].get("duration_s")
                 to_add_responses.append((response, sentences_for_response(response.text, duration)))
                 known_ids.add(response.response_id)
-                if kind == "metric":
-                    to_add_records.append((item.record, str(path)))
+                if record is not None:
+                    to_add_records.append((record, str(path)))
             else:
                 if item.response_id not in known_ids:
                     problem = Problem(

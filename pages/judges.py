@@ -19,6 +19,7 @@ from annotation.formats.readers import write_records_jsonl
 from annotation.protocol.errors import InputError
 from annotation.protocol.ids import configuration_name
 from calibration.judges.judges_file import GOLD, parse_configuration
+from calibration.judges.pipeline import select_responses
 from calibration.judges.plan import plan_run
 from pages.widgets import judge_run
 from pages.widgets.context import show_text
@@ -29,6 +30,7 @@ from pages.widgets.judges_file import (
     load_project_judges,
     missing_keys,
 )
+from pages.widgets.model_filter import choose_models, model_label, project_models
 from pages.widgets.problem_box import show_problems
 
 ALL_SOURCES = "all judge sources"
@@ -111,6 +113,17 @@ def show_plan(plan) -> None:
             )
 
 
+def of_chosen_models(store, responses: str) -> str | tuple[str, ...]:
+    """`responses` ('gold' or 'all'), narrowed to the ids of the models chosen when the project
+    has several and someone narrowed the choice."""
+    models = project_models(store)
+    chosen = choose_models(models, key="run_models", label="Of the models")
+    if len(chosen) == len(models):
+        return responses
+    wanted = {rid for rid, model in store.response_models() if model in chosen}
+    return tuple(rid for rid in select_responses(store, responses)[0] if rid in wanted)
+
+
 def run_section(store, judges) -> None:
     """Choose configurations, responses and budget; plan; start."""
     names = [*judges, GOLD]
@@ -134,6 +147,7 @@ def run_section(store, judges) -> None:
         key="run_responses",
         format_func={"gold": "those with a gold record", "all": "all responses"}.get,
     )
+    responses = of_chosen_models(store, responses)
     left, middle, right = st.columns(3)
     concurrency = left.number_input(
         "Calls in flight at most", min_value=1, max_value=256, value=8, key="run_concurrency"
@@ -284,13 +298,23 @@ def records_section(store) -> None:
     if not counts:
         st.info("No judge records yet.")
         return
+    model_of = dict(store.response_models())
+    by_model = any(model is not None for model in model_of.values())  # a column only when there are models
+    per = Counter((r.source, model_of.get(r.response_id)) for r in records)
     st.dataframe(
-        [{"source": source, "records": n} for source, n in sorted(counts.items())],
+        [
+            {"source": source, **({"model": model_label(model)} if by_model else {}), "records": n}
+            for (source, model), n in sorted(
+                per.items(), key=lambda item: (item[0][0], model_label(item[0][1]))
+            )
+        ],
         hide_index=True,
         width="stretch",
     )
     choice = st.selectbox("Records to download", [ALL_SOURCES, *sorted(counts)], key="records_choice")
     chosen = records if choice == ALL_SOURCES else [r for r in records if r.source == choice]
+    models = choose_models(project_models(store), key="records_models", label="Of the models")
+    chosen = [r for r in chosen if model_of.get(r.response_id) in models]
     out = io.StringIO()
     write_records_jsonl(chosen, out)
     name = "judge-records" if choice == ALL_SOURCES else choice.replace(":", "-").replace("+", "_")

@@ -24,9 +24,11 @@ def cmd_import(args) -> int:
     from annotation.store.project_store import ProjectStore
 
     missing = [p for p in args.files if not Path(p).is_file()]
-    if missing:
+    if missing or (args.model is not None and not args.model.strip()):
         for p in missing:
             print(f"error: {p}: no such file", file=sys.stderr)
+        if args.model is not None and not args.model.strip():
+            print("error: --model: must name a model", file=sys.stderr)
         return 2
     store = ProjectStore.open(args.project, create=True)
     if args.media_root:
@@ -42,6 +44,7 @@ def cmd_import(args) -> int:
             skip_invalid=args.skip_invalid,
             fmt=args.format,
             source=args.source,
+            model=args.model,
         )
     except InputError as exc:
         _print_problems(exc)
@@ -117,6 +120,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--format", choices=["auto", "generation", "metric", "records"], default="auto")
     p.add_argument("--source", help="source name for metric files (default judge:<file stem>)")
+    p.add_argument(
+        "--model",
+        metavar="NAME",
+        help="the model that wrote the responses (generation and metric files); their ids become "
+        "NAME/<row id>, as for rows that carry a `model` field",
+    )
     p.add_argument(
         "--skip-invalid",
         action="store_true",

@@ -16,10 +16,12 @@ import math
 import random
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 from annotation.agreement.gold import GoldValue, adjudicate, comparable_value, gold_from_store
+from annotation.demo.models import MODELS, RESPONSES_PER_MODEL, labelled_model, quality_of
 from annotation.demo.texts import Plan, PlannedFact, make_response, supported
 from annotation.demo.videos import VideoTruth, make_video_truth, render_video, write_truth
 from annotation.project import register_media
@@ -32,16 +34,19 @@ from annotation.protocol.ids import (
     entailment_task,
     fact_key,
     fact_unit,
+    model_response_id,
     sentence_unit,
 )
-from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
+from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Response, Sentence
 from annotation.protocol.sentences import sentences_for_response
 from annotation.store.accounts import add_account
 from annotation.store.project_store import DB_NAME, ProjectStore
+from annotation.work.sample_queues import create_sample_queue, set_annotation_scope
 
 VIDEO_NAMES = ("demo-a.mp4", "demo-b.mp4", "demo-c.mp4")
 RESPONSES_PER_VIDEO = 8
 TRUTH_FILE = "demo_ground_truth.json"
+LABELLED_QUEUE = "labelled in the demo"  # the 24 responses people are asked
 ACCOUNTS = (
     ("admin", "admin"),
     ("ada", "adjudicator"),
@@ -445,27 +450,10 @@ def build_demo(directory: Path, *, seed: int = 0) -> ProjectStore:
         store.set_setting(key, value)
 
     videos = [make_video_truth(name, random.Random(f"{seed}:video:{name}")) for name in VIDEO_NAMES]
-    store.media_root.mkdir(parents=True, exist_ok=True)
-
-    def render(truth: VideoTruth) -> None:
-        noise_seed = random.Random(f"{seed}:noise:{truth.name}").getrandbits(32)
-        render_video(truth, store.media_root / truth.name, noise_seed)
-
-    with ThreadPoolExecutor(max_workers=2) as pool:  # the work is in ffmpeg processes: 2 cores
-        list(pool.map(render, videos))
+    judged = render_videos(store, videos, seed)
     write_truth(directory / TRUTH_FILE, videos, seed)
 
-    plans: list[tuple[VideoTruth, Plan]] = []
-    for truth in videos:
-        duration = register_media(store, truth.name)["info"].get("duration_s")
-        for k in range(RESPONSES_PER_VIDEO):
-            rid = f"{Path(truth.name).stem}-{k + 1:02d}"
-            plan = make_response(rid, truth, len(plans), random.Random(f"{seed}:response:{rid}"))
-            store.add_responses(
-                [(plan.response, sentences_for_response(plan.response.text, duration))], imported_from="demo"
-            )
-            plans.append((truth, plan))
-
+    plans = add_labelled_responses(store, videos, seed)
     for name, role in ACCOUNTS:
         add_account(store, name, role, name)
 
@@ -496,5 +484,81 @@ def build_demo(directory: Path, *, seed: int = 0) -> ProjectStore:
             ],
             imported_from="demo",
         )
+    add_judged_responses(store, videos, judged, seed)
+    create_sample_queue(store, LABELLED_QUEUE, [(p.response.response_id, p.response.model) for _, p in plans])
+    set_annotation_scope(store, "queues")  # people are asked the labelled responses, not the judged ones
     store.set_setting("demo", {"seed": seed, "complete": True, "ground_truth": TRUTH_FILE})
     return store
+
+
+def render_videos(store: ProjectStore, videos: list[VideoTruth], seed: int) -> list[tuple]:
+    """Render the videos into the media root (ffmpeg, two at a time) and meanwhile, in this thread,
+    write the models' judged responses against the planned durations (`model_responses`)."""
+    store.media_root.mkdir(parents=True, exist_ok=True)
+
+    def render(truth: VideoTruth) -> None:
+        noise_seed = random.Random(f"{seed}:noise:{truth.name}").getrandbits(32)
+        render_video(truth, store.media_root / truth.name, noise_seed)
+
+    planned = {truth.name: float(truth.duration_s) for truth in videos}
+    with ThreadPoolExecutor(max_workers=2) as pool:  # the work is in ffmpeg processes: 2 cores
+        rendering = [pool.submit(render, truth) for truth in videos]
+        judged = model_responses(videos, planned, JUDGE_CONFIGS[0], seed)
+        for done in rendering:
+            done.result()
+    return judged
+
+
+def add_judged_responses(
+    store: ProjectStore, videos: list[VideoTruth], judged: list[tuple], seed: int
+) -> None:
+    """Store the models' judged responses (written again should a probed duration differ from
+    the planned one: citations are validated against the probed duration)."""
+    planned = {truth.name: float(truth.duration_s) for truth in videos}
+    probed = {truth.name: store.media(truth.name)["info"].get("duration_s") for truth in videos}
+    if probed != planned:
+        judged = model_responses(videos, probed, JUDGE_CONFIGS[0], seed)
+    with store.database.transaction():
+        store.add_responses(
+            [(response, sentences) for response, sentences, _ in judged], imported_from="demo"
+        )
+        store.add_records([record for _, _, record in judged], imported_from="demo")
+
+
+def add_labelled_responses(store: ProjectStore, videos: list[VideoTruth], seed: int) -> list[tuple]:
+    """The 24 responses people label, eight per video, each given a model (models.py); returns
+    (video truth, plan) pairs in import order."""
+    plans: list[tuple[VideoTruth, Plan]] = []
+    for truth in videos:
+        duration = register_media(store, truth.name)["info"].get("duration_s")
+        for k in range(RESPONSES_PER_VIDEO):
+            rid = f"{Path(truth.name).stem}-{k + 1:02d}"
+            plan = make_response(rid, truth, len(plans), random.Random(f"{seed}:response:{rid}"))
+            model = labelled_model(plan.quality, random.Random(f"{seed}:model:{rid}"))
+            plan = replace(plan, response=replace(plan.response, model=model))
+            store.add_responses(
+                [(plan.response, sentences_for_response(plan.response.text, duration))], imported_from="demo"
+            )
+            plans.append((truth, plan))
+    return plans
+
+
+def model_responses(
+    videos: list[VideoTruth], durations: dict[str, float | None], judge: tuple[str, str, str], seed: int
+) -> list[tuple[Response, list[Sentence], EvaluationRecord]]:
+    """RESPONSES_PER_MODEL responses per model (models.py) over the three videos, split against
+    the videos' `durations`, with the `judge` configuration's record of each: nobody labels them."""
+    source, who = judge_source(judge), judge_labeller(judge)
+    out = []
+    for model in MODELS:
+        for k in range(RESPONSES_PER_MODEL):
+            truth = videos[k % len(videos)]
+            rid = model_response_id(model, f"{Path(truth.name).stem}-q{k + 1:03d}")
+            plan = make_response(
+                rid, truth, k, random.Random(f"{seed}:response:{rid}"), model, partial(quality_of, model)
+            )
+            sentences = sentences_for_response(plan.response.text, durations[truth.name])
+            gold = align_plan(plan, sentences)
+            labels = label_response(truth, gold, who, random.Random(f"{seed}:{source}:{rid}"))
+            out.append((plan.response, sentences, labelled_record(rid, source, gold, labels)))
+    return out

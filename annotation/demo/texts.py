@@ -10,6 +10,7 @@ plan: per sentence its verifiability and its atomic facts as claims, so the trut
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from annotation.demo.videos import (
@@ -75,10 +76,12 @@ class PlannedSentence:
 
 @dataclass(frozen=True)
 class Plan:
-    """A response and, in order, the sentences the importer will split it into."""
+    """A response and, in order, the sentences the importer will split it into; `quality` is the
+    share of correct citations it was written with (and its chance of the right answer)."""
 
     response: Response
     sentences: tuple[PlannedSentence, ...] = ()
+    quality: float = 0.5
 
 
 def supported(truth: VideoTruth, claims: tuple[Claim, ...], citations: list[Citation]) -> bool:
@@ -374,11 +377,21 @@ def _kind(quality: float, rng: random.Random) -> str:
     return kind
 
 
-def make_response(response_id: str, truth: VideoTruth, index: int, rng: random.Random) -> Plan:
-    """One question about the video and a model's response to it, with its plan. The response's
+def make_response(
+    response_id: str,
+    truth: VideoTruth,
+    index: int,
+    rng: random.Random,
+    model: str | None = None,
+    quality_of: Callable[[float], float] | None = None,
+) -> Plan:
+    """One question about the video and `model`'s response to it, with its plan. The response's
     quality (share of correct citations, chance of the right answer) is drawn per response so
-    scores spread; response `index` fixes one FEATURES kind it always shows."""
+    scores spread: uniform on [0.05, 0.95], mapped through `quality_of` when given (a model's
+    own spread); response `index` fixes one FEATURES kind it always shows."""
     quality = rng.uniform(0.05, 0.95)
+    if quality_of is not None:
+        quality = quality_of(quality)
     question, values, true_index, key_part, key_claims = _question(truth, rng)
     model_index = (
         true_index
@@ -441,6 +454,7 @@ def make_response(response_id: str, truth: VideoTruth, index: int, rng: random.R
         question,
         options,
         LETTERS[true_index],
-        {"synthetic": True, "model": "sim-mllm"},
+        {"synthetic": True},
+        model,
     )
-    return Plan(response, tuple(sentences))
+    return Plan(response, tuple(sentences), quality)

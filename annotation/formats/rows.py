@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from annotation.protocol.errors import InputError, Problem
+from annotation.protocol.ids import model_response_id
 from annotation.protocol.records import Response
 
-_RESPONSE_FIELDS = ("id", "model_generation", "video", "question", "options", "answer")
+_RESPONSE_FIELDS = ("id", "model_generation", "video", "question", "options", "answer", "model")
 
 Found = list[tuple[str | None, str]]  # (field path, message) pairs for one row
 
@@ -208,23 +209,32 @@ def response_from_row(row: object, default_id: str, *, metric: bool) -> tuple[Re
         ]
     if row.get("answer") is not None and not isinstance(row["answer"], str):
         found.append(("answer", f"must be a string or null, got {kind_of(row['answer'])}"))
+    model = row.get("model")
+    if model is not None and (not isinstance(model, str) or not model.strip()):
+        found.append(
+            ("model", f"must be a non-empty string (the model's name) or null, got {kind_of(model)}")
+        )
     if found:
         return None, found
     kept_apart = _RESPONSE_FIELDS + (("evaluations", "response_score") if metric else ())
     return Response(
-        response_id=response_id,
+        response_id=effective_id(row, response_id),
         text=text,
         video=video,
         question=row.get("question", ""),
         options=list(options),
         answer=row.get("answer"),
         extra={k: v for k, v in row.items() if k not in kept_apart},
+        model=model,
     ), []
 
 
 def effective_id(row: dict, default_id: str) -> str:
-    """The response_id a row gets: its `id`, else `default_id`."""
-    return default_id if row.get("id") is None else str(row["id"])
+    """The response_id a row gets: its `id`, else `default_id`; a row that names its `model`
+    gets `{model}/{id}` (models answer the same dataset rows, so their ids repeat)."""
+    row_id = default_id if row.get("id") is None else str(row["id"])
+    model = row.get("model")
+    return model_response_id(model, row_id) if isinstance(model, str) and model.strip() else row_id
 
 
 def unique_ids(kind: str) -> Callable[[str, str], Found]:

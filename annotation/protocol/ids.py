@@ -11,6 +11,8 @@ nowhere else.
   dispute ids).
 - `Source`: who made a record: `gold`, `human:<name>` or `judge:<name>`; a judge configuration's
   name is `VERIFIER+DECOMPOSER+ENTAILER`.
+- A model's response id, `{model}/{row id}` (`model_response_id`): formatted only, never read
+  back — the model is stored beside the response.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ PER_CITATION = ("alone", "without")
 RULING_PREFIX = "gold."
 SOURCE_KINDS = ("gold", "human", "judge")
 STAGE_SEPARATOR = "+"
+MODEL_SEPARATOR = "/"
 
 _SENTENCE_RE = re.compile(r"s(0|[1-9][0-9]*)")
 _FACT_KEY_RE = re.compile(r"[0-9a-f]{12}")
@@ -279,3 +282,9 @@ def configuration_parts(name: str) -> tuple[str, str, str] | None:
     """(V, D, E) of `V+D+E` (parts stripped); None unless there are exactly three non-blank parts."""
     parts = tuple(p.strip() for p in name.split(STAGE_SEPARATOR))
     return parts if len(parts) == 3 and all(parts) else None
+
+
+def model_response_id(model: str, row_id: str) -> str:
+    """`{model}/{row_id}`: the id of the response `model` wrote for a dataset row. Generation files
+    of several models share the dataset's row ids; the model keeps their responses apart."""
+    return f"{model}{MODEL_SEPARATOR}{row_id}"

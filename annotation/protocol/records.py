@@ -144,7 +144,8 @@ class Response:
     """A model's response to a question about one video (a generation-file row).
 
     `text` is the raw `model_generation`; `extra` keeps every other field of the
-    row so nothing the researcher had is lost.
+    row so nothing the researcher had is lost. `model` names the MLLM that wrote it (None when
+    the project was not told).
     """
 
     response_id: str
@@ -154,6 +155,7 @@ class Response:
     options: list[str] = field(default_factory=list)
     answer: str | None = None
     extra: dict = field(default_factory=dict)
+    model: str | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -164,6 +166,7 @@ class Response:
             "options": list(self.options),
             "answer": self.answer,
             "extra": dict(self.extra),
+            "model": self.model,
         }
 
     @classmethod
@@ -176,4 +179,5 @@ class Response:
             options=list(data.get("options") or []),
             answer=data.get("answer"),
             extra=dict(data.get("extra") or {}),
+            model=data.get("model"),
         )

@@ -51,6 +51,13 @@ MIGRATIONS: list[str] = [
     ALTER TABLE users ADD COLUMN email TEXT;
     CREATE UNIQUE INDEX users_by_email ON users(lower(email)) WHERE email IS NOT NULL;
     """,
+    # The model that wrote each response; rows imported before kept a `model` field in `extra`.
+    """
+    ALTER TABLE responses ADD COLUMN model TEXT;
+    UPDATE responses SET model = json_extract(extra, '$.model')
+        WHERE json_type(extra, '$.model') = 'text' AND trim(json_extract(extra, '$.model')) != '';
+    CREATE INDEX responses_by_model ON responses(model, position);
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -174,7 +181,8 @@ class ProjectStore:
                 position += 1
                 conn.execute(
                     "INSERT INTO responses(response_id, position, video, question, options, answer, "
-                    "text, extra, sentences, imported_from, imported_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    "text, extra, sentences, imported_from, imported_at, model) "
+                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                     [
                         response.response_id,
                         position,
@@ -187,6 +195,7 @@ class ProjectStore:
                         json.dumps([s.to_dict() for s in sentences]),
                         imported_from,
                         now,
+                        response.model,
                     ],
                 )
             return len(items)
@@ -199,18 +208,29 @@ class ProjectStore:
             for r in self.database.connection.execute("SELECT response_id FROM responses ORDER BY position")
         ]
 
+    def response_models(self) -> list[tuple[str, str | None]]:
+        """(response id, model or None) of every response, in import order."""
+        return [
+            (r[0], r[1])
+            for r in self.database.connection.execute(
+                "SELECT response_id, model FROM responses ORDER BY position"
+            )
+        ]
+
     def count_responses(self) -> int:
         return self.database.connection.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
 
     def response(self, response_id: str) -> Response | None:
         row = self.database.connection.execute(
-            "SELECT response_id, text, video, question, options, answer, extra FROM responses "
+            "SELECT response_id, text, video, question, options, answer, extra, model FROM responses "
             "WHERE response_id = ?",
             [response_id],
         ).fetchone()
         if row is None:
             return None
-        return Response(row[0], row[1], row[2], row[3], json.loads(row[4]), row[5], json.loads(row[6]))
+        return Response(
+            row[0], row[1], row[2], row[3], json.loads(row[4]), row[5], json.loads(row[6]), row[7]
+        )
 
     def response_sentences(self, response_id: str) -> list[Sentence]:
         """The response's sentences as split at import (offsets, validated citations)."""

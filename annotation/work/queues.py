@@ -1,9 +1,11 @@
 """Who labels which response: assignment with overlap, progress, resume.
 
 Assignment is computed, not stored: the pool (project setting `pool`, default every
-account with role annotator) sorted by name, and the responses in import order; response
-at position p goes to the `overlap` pool members starting at (p × overlap) mod n, round
-robin, so loads differ by at most one. A response a person has already worked on stays
+account with role annotator) sorted by name, and the responses to annotate in order
+(`sample_queues.annotation_response_ids`: queued samples first, then the rest in import order,
+or only the queued ones when the project says so); response at position p goes to the
+`overlap` pool members starting at (p × overlap) mod n, round robin, so loads differ by at
+most one. A response a person has already worked on stays
 theirs whatever the pool becomes (their work is never orphaned). Done = a live
 `response/done` label; set aside = a `skip` event not undone.
 
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 
 from annotation.protocol.ids import RESPONSE_UNIT
 from annotation.work.labels import labels_by_unit
+from annotation.work.sample_queues import annotation_response_ids
 from annotation.work.session import DONE_TASK, Question, next_question
 
 DEFAULT_OVERLAP = 3
@@ -96,11 +99,15 @@ def unskip(store, who: str, response_id: str) -> int:
 def assigned_response_ids(
     store, who: str, *, response_ids: list[str] | None = None, members: list[str] | None = None
 ) -> list[str]:
-    """`who`'s responses in import order: their round-robin share plus any they touched.
-    `response_ids`/`members` may be passed to avoid re-reading them for many people."""
-    ids = store.response_ids() if response_ids is None else response_ids
+    """`who`'s responses in the order asked: their round-robin share plus any they touched.
+    `response_ids` (the responses to annotate, in order) and `members` may be passed to avoid
+    re-reading them for many people."""
+    ids = annotation_response_ids(store) if response_ids is None else response_ids
     members = pool(store) if members is None else members
     touched = touched_response_ids(store, who)
+    outside = touched - set(ids)  # worked on before it left the responses to annotate: still theirs
+    if outside:
+        ids = ids + [rid for rid in store.response_ids() if rid in outside]
     if who not in members:
         return [rid for rid in ids if rid in touched]
     index, n, per = members.index(who), len(members), overlap(store)
@@ -129,7 +136,7 @@ def progress(store, who: str, *, assigned: list[str] | None = None) -> Progress:
 def team_progress(store) -> tuple[list[Progress], Progress]:
     """Progress of every pool member and of anyone else who labelled, and the overall sum
     (who = 'overall'). Reads the response list and the pool once."""
-    ids = store.response_ids()
+    ids = annotation_response_ids(store)
     members = pool(store)
     labellers = store.events.event_authors()
     rows = [

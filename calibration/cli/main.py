@@ -210,6 +210,7 @@ def cmd_score(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     # imported here so a plain `score` run loads none of the sweep/judge machinery at import time
+    from calibration.cli.estimate import add_estimate_parser
     from calibration.cli.export import add_export_parser
     from calibration.cli.judge import add_judge_parser
     from calibration.cli.sweep import add_sweep_parser
@@ -222,6 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_sweep_parser(subparsers)
     add_judge_parser(subparsers)
     add_export_parser(subparsers)
+    add_estimate_parser(subparsers)
     return parser
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from annotation.agreement.gold import gold_records
-from annotation.work import queues
+from annotation.work import queues, sample_queues
 from annotation.work.session import finish_if_complete, normalise_campaign_mode
 
 
@@ -23,6 +23,7 @@ def _settings_key(store) -> tuple:
         tuple(queues.pool(store)),
         queues.overlap(store),
         store.get_setting("campaign_mode"),
+        sample_queues.queue_state(store),  # a new named queue changes what is asked
     )
 
 

@@ -7,13 +7,14 @@ import pytest
 from scipy.stats import pearsonr
 
 from annotation.agreement.gold import gold_records
-from annotation.demo.project import JUDGE_CONFIGS, TRUTH_FILE, build_demo, judge_source
+from annotation.demo.project import JUDGE_CONFIGS, LABELLED_QUEUE, TRUTH_FILE, build_demo, judge_source
 from annotation.media.clips import decode_audio
 from annotation.media.files import probe_media
 from annotation.protocol.derivation import derive_entailment
 from annotation.protocol.sentences import answer_letter
 from annotation.store.accounts import authenticate
 from annotation.work.labels import human_records
+from annotation.work.sample_queues import sample_queue
 from calibration.scoring.murgat_s import PRECISION_MODES, score_records
 
 ANNOTATOR_NAMES = ("alice", "bob", "carol")
@@ -109,9 +110,14 @@ def test_silence_is_silent_and_noise_is_loud_where_the_ground_truth_says(demo):
             assert rms < 0.01 if sound["kind"] == "silence" else rms > 0.05
 
 
-def test_demo_has_24_questions_with_four_options_and_a_gold_letter(demo):
+def labelled_ids(store) -> list[str]:
+    """The 24 responses people label (the models' other responses are judge-scored only)."""
+    return [rid for rid, _ in sample_queue(store, LABELLED_QUEUE)]
+
+
+def test_demo_has_24_labelled_questions_with_four_options_and_a_gold_letter(demo):
     store = demo["store"]
-    responses = [store.response(rid) for rid in store.response_ids()]
+    responses = [store.response(rid) for rid in labelled_ids(store)]
     assert len(responses) == 24
     assert all(len(r.options) == 4 and r.answer in "ABCD" for r in responses)
     assert all(answer_letter(r.text) in "ABCD" for r in responses)
@@ -129,7 +135,7 @@ def test_records_come_from_gold_three_annotators_and_four_judges(demo):
     assert len(JUDGE_CONFIGS) >= 4
     assert {r.source for r in human_records(store)} == {f"human:{n}" for n in ANNOTATOR_NAMES}
     for source in store.record_sources():
-        assert len(store.list_records(source=source)) == 24
+        assert {r.response_id for r in store.list_records(source=source)} >= set(labelled_ids(store))
 
 
 def test_every_annotator_finished_every_response(demo):
@@ -140,7 +146,7 @@ def test_every_annotator_finished_every_response(demo):
             for e in store.events.current_labels(who=name)
             if e.task == "done" and e.value is True
         }
-        assert done == set(store.response_ids())
+        assert done == set(labelled_ids(store))
 
 
 def test_human_records_are_complete_for_every_annotator_and_response(demo):
@@ -188,7 +194,11 @@ def test_judges_rank_by_correlation_with_gold_as_constructed(demo):
     correlations = []
     for config in JUDGE_CONFIGS:
         judged = [
-            s.murgat_s for s in score_records(store.list_records(source=judge_source(config)), ["individual"])
+            s.murgat_s
+            for rid in labelled_ids(store)
+            for s in score_records(
+                store.list_records(source=judge_source(config), response_id=rid), ["individual"]
+            )
         ]
         correlations.append(pearsonr(gold, judged)[0])
     assert correlations == sorted(correlations, reverse=True)

@@ -5,7 +5,8 @@ import sqlite3
 import pytest
 
 from annotation.store.accounts import account_for_identity, add_account, normalise_email, set_email
-from annotation.store.project_store import MIGRATIONS, ProjectStore
+from annotation.store.database import Database
+from annotation.store.project_store import DB_NAME, MIGRATIONS, ProjectStore
 
 
 @pytest.fixture
@@ -91,13 +92,10 @@ def test_several_accounts_may_have_no_email(store):
 
 def test_a_project_from_before_emails_gains_the_column_keeping_its_accounts(tmp_path):
     directory = tmp_path / "old"
-    old = ProjectStore.open(directory, create=True)
-    old.database.connection.execute("DROP INDEX users_by_email")
-    old.database.connection.execute("ALTER TABLE users DROP COLUMN email")
-    old.database.connection.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
-    old.database.connection.execute(
-        "INSERT INTO users(name, role, created_at) VALUES ('ann', 'annotator', 'then')"
-    )
+    directory.mkdir()
+    old = Database(directory / DB_NAME)
+    old.migrate_file(MIGRATIONS[:1])  # the schema before emails (later migrations may follow it)
+    old.connection.execute("INSERT INTO users(name, role, created_at) VALUES ('ann', 'annotator', 'then')")
     old.close()
     store = ProjectStore.open(directory)
     assert store.user("ann") == {"name": "ann", "role": "annotator", "password_hash": None, "email": None}

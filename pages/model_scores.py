@@ -1,0 +1,186 @@
+"""Model scores (admin): every model's mean MURGAT-S (or a part) with a valid confidence interval —
+judge-only (biased, shown for reference), human-only over the gold subset, and prediction-powered
+(PPI++: the judge's mean corrected by the people's) — side by side in a forest plot, the pairwise
+differences, the planner of more gold with its annotation queue, and downloads.
+
+The numbers are `calibration.estimates`'s, read fresh from the project on every run (gold is
+derived from the current labels); the planner runs in a fragment so its inputs do not recompute them.
+"""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from annotation.work.sample_queues import (
+    annotation_scope,
+    queue_summaries,
+    queued_response_ids,
+    set_annotation_scope,
+)
+from calibration.estimates.inputs import METRIC_NAMES, METRICS, judge_sources, scored_responses
+from calibration.estimates.models import estimate_models, model_samples
+from calibration.estimates.planning import create_plan_queue, plan_more_gold
+from calibration.scoring.murgat_s import PRECISION_MODES
+from pages.widgets import model_charts, model_tables
+from pages.widgets.context import show_text
+from pages.widgets.frame import run_page
+from pages.widgets.model_filter import choose_models, model_label
+
+LEVELS = {"90 %": 0.10, "95 %": 0.05, "99 %": 0.01}
+
+
+def settings(sources: list[tuple[str, int]]) -> dict:
+    """The judge, precision mode, metric and confidence level chosen (judge with most responses first)."""
+    judge, mode, metric, level = st.columns([3, 1, 1, 1])
+    return {
+        "source": judge.selectbox(
+            "Judge whose scores are corrected",
+            [s for s, _ in sources],
+            format_func=lambda s: f"{s} ({dict(sources)[s]} responses)",
+            key="scores_source",
+        ),
+        "mode": mode.selectbox("Precision mode", PRECISION_MODES, key="scores_mode"),
+        "metric": metric.selectbox("Score", METRICS, format_func=METRIC_NAMES.get, key="scores_metric"),
+        "alpha": LEVELS[level.selectbox("Confidence", list(LEVELS), index=1, key="scores_level")],
+    }
+
+
+def estimates_section(report, metric_name: str) -> None:
+    st.plotly_chart(model_charts.forest_figure(report, metric_name), key="scores_forest", width="stretch")
+    st.caption(
+        "Judge-only means inherit the judge's systematic error: shown for reference, no interval is "
+        "claimed. Human-only: the gold responses alone. PPI++: the judge's mean over every response, "
+        "corrected by the mean gold − λ·judge difference on the gold responses (λ tuned for power); "
+        "ESS gain: how many times its gold sample the judge makes it worth."
+    )
+    st.dataframe(model_tables.model_rows(report), hide_index=True, width="stretch", key="scores_table")
+
+
+def differences_section(report) -> None:
+    st.subheader("Differences between models")
+    if not report.differences:
+        st.info("Differences need two models with a PPI estimate (two gold responses each at least).")
+        return
+    st.plotly_chart(model_charts.differences_figure(report), key="scores_differences", width="stretch")
+    st.caption(
+        "Paired when the two models answered the same questions and at least two of them have gold "
+        "for both (PPI on the per-question differences); otherwise independent."
+    )
+    st.dataframe(
+        model_tables.difference_rows(report), hide_index=True, width="stretch", key="scores_diff_table"
+    )
+
+
+def scope_toggle(store) -> None:
+    queued_only = st.toggle(
+        "Ask annotators only the responses of named queues",
+        value=annotation_scope(store) == "queues",
+        key="scores_scope",
+        help="Off: every response of the project is asked, queued ones first.",
+    )
+    wanted = "queues" if queued_only else "all"
+    if wanted != annotation_scope(store):
+        set_annotation_scope(store, wanted)
+
+
+def planner(store, samples, alpha: float) -> None:
+    """More gold per model for a target half-width, and the queue that asks for it."""
+    st.subheader("Plan more gold")
+    target = st.number_input(
+        "Target CI half-width (PPI++)",
+        min_value=0.001,
+        max_value=1.0,
+        value=0.05,
+        step=0.01,
+        format="%.3f",
+        key="scores_target",
+    )
+    plan = plan_more_gold(samples, target, alpha)
+    queued = set(queued_response_ids(store))
+    waiting = {s.model: sum(1 for rid in s.unlabelled_ids if rid in queued) for s in samples}
+    st.dataframe(model_tables.plan_rows(plan, waiting), hide_index=True, width="stretch", key="scores_plan")
+    with st.form("scores_queue_form"):
+        name_column, seed_column = st.columns([3, 1])
+        name = name_column.text_input("Queue name", value=f"gold for ±{target:g}", key="scores_queue_name")
+        seed = seed_column.number_input("Seed", min_value=0, value=0, step=1, key="scores_queue_seed")
+        if st.form_submit_button("Create the annotation queue", icon=":material/playlist_add:"):
+            try:
+                summary = create_plan_queue(store, name, samples, plan, int(seed))
+            except ValueError as error:
+                st.error("The queue was not created:")
+                show_text(str(error))
+            else:
+                st.success(f"Queue created with {summary.size} response(s) to label.")
+                show_text(", ".join(f"{model_label(m)}: {n}" for m, n in summary.strata.items()))
+    scope_toggle(store)
+    queues = queue_summaries(store)
+    if queues:
+        st.dataframe(
+            [
+                {
+                    "queue": q.name,
+                    "responses": q.size,
+                    "per model": ", ".join(f"{model_label(m)}: {n}" for m, n in q.strata.items()),
+                    "created": q.created_at,
+                }
+                for q in queues
+            ],
+            hide_index=True,
+            width="stretch",
+            key="scores_queues",
+        )
+
+
+def downloads(report, metric: str) -> None:
+    left, middle, right = st.columns(3)
+    for column, rows, name, label in (
+        (left, model_tables.model_rows(report), "models", "Models (CSV)"),
+        (middle, model_tables.difference_rows(report), "differences", "Differences (CSV)"),
+    ):
+        column.download_button(
+            label,
+            model_tables.csv_text(rows),
+            file_name=f"model-scores-{metric}-{name}.csv",
+            mime="text/csv",
+            key=f"scores_download_{name}",
+            icon=":material/table:",
+            on_click="ignore",
+            width="stretch",
+        )
+    right.download_button(
+        "Estimates (JSON)",
+        json.dumps(report.to_dict(), indent=2),
+        file_name=f"model-scores-{metric}.json",
+        mime="application/json",
+        key="scores_download_json",
+        icon=":material/download:",
+        on_click="ignore",
+        width="stretch",
+    )
+
+
+def model_scores_page(me: dict, store) -> None:
+    st.title("Model scores")
+    sources = judge_sources(store)
+    if not sources:
+        st.info(
+            "No judge records yet: run a judge on the responses (Judges page, or `calibration score --config`)."
+        )
+        return
+    chosen = settings(sources)
+    with st.spinner("Scoring the responses…"):
+        rows = scored_responses(store, chosen["source"], chosen["mode"])
+    models = choose_models(list(dict.fromkeys(r.model for r in rows)), key="scores_models")
+    rows = [r for r in rows if r.model in models]
+    report = estimate_models(rows, chosen["metric"], chosen["alpha"])
+    estimates_section(report, METRIC_NAMES[chosen["metric"]])
+    differences_section(report)
+    by_model = model_samples(rows, chosen["metric"])
+    st.fragment(planner)(store, [by_model[m.model] for m in report.models], chosen["alpha"])
+    st.subheader("Downloads")
+    downloads(report, chosen["metric"])
+
+
+run_page(model_scores_page, "admin", title="the model scores page")

@@ -1,0 +1,70 @@
+"""The model-score page's tables as rows for st.dataframe and CSV: the models' three estimates,
+the pairwise differences and the plan. Undefined numbers become empty cells."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from pages.widgets.model_filter import model_label
+
+
+def _mean_and_ci(prefix: str, estimate) -> dict:
+    if estimate is None:
+        return {prefix: None, f"{prefix} low": None, f"{prefix} high": None}
+    return {prefix: estimate.mean, f"{prefix} low": estimate.ci[0], f"{prefix} high": estimate.ci[1]}
+
+
+def model_rows(report) -> list[dict]:
+    """One row per model, best PPI mean first."""
+    return [
+        {
+            "model": model_label(m.model),
+            "judged": m.n_judged,
+            "gold": m.n_human,
+            "judge-only (biased)": m.judge_mean,
+            **_mean_and_ci("human-only", m.human),
+            **_mean_and_ci("PPI++", m.ppi),
+            "lambda": None if m.ppi is None else m.ppi.lam,
+            "ESS gain": m.ess_gain,
+            "left out": m.n_left_out,
+        }
+        for m in report.models
+    ]
+
+
+def difference_rows(report) -> list[dict]:
+    return [
+        {
+            "a": model_label(d.a),
+            "b": model_label(d.b),
+            "design": "paired" if d.paired else "independent",
+            **_mean_and_ci("a − b (PPI)", d.estimate),
+            "excludes 0": not d.estimate.ci[0] <= 0 <= d.estimate.ci[1],
+        }
+        for d in report.differences
+    ]
+
+
+def plan_rows(plan, waiting: dict) -> list[dict]:
+    """The plan with, per model, the unlabelled responses left and those already waiting in queues."""
+    return [
+        {
+            "model": model_label(row.model),
+            "more gold needed": row.more_gold_needed,
+            "reachable": row.more_gold_needed is not None,
+            "unlabelled": row.unlabelled,
+            "waiting in queues": waiting.get(row.model, 0),
+        }
+        for row in plan
+    ]
+
+
+def csv_text(rows: list[dict]) -> str:
+    """The rows as CSV (header from the first row); empty cells for None."""
+    out = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return out.getvalue()

@@ -1,0 +1,83 @@
+"""`python -m annotation import --model NAME FILE`: a generation file per model, in real
+subprocesses on a real project."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from media_fixtures import make_indexed_video
+
+from annotation.store.project_store import DB_NAME, ProjectStore
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "annotation", *args], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+
+
+@pytest.fixture(scope="module")
+def media_root(tmp_path_factory):
+    root = tmp_path_factory.mktemp("media")
+    make_indexed_video(root / "clip.mp4", duration_s=6.0)
+    return root
+
+
+def generation_file(path: Path, text: str, **extra) -> Path:
+    rows = [
+        {"id": rid, "video": "clip", "question": "What moves?", "options": ["A. a", "B. b"], "answer": "A"}
+        | {"model_generation": f"{text} {rid} (visual, 0:02). Answer: A"}
+        | extra
+        for rid in ("q1", "q2")
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def import_file(project: Path, media_root: Path, path: Path, *flags: str) -> subprocess.CompletedProcess:
+    return run(
+        "import",
+        "--project",
+        str(project),
+        str(path),
+        "--media-root",
+        str(media_root),
+        "--no-prepare",
+        *flags,
+    )
+
+
+def test_two_models_answering_the_same_rows_import_side_by_side(tmp_path, media_root):
+    first = import_file(
+        tmp_path / "p", media_root, generation_file(tmp_path / "a.jsonl", "A sees"), "--model", "a"
+    )
+    second = import_file(
+        tmp_path / "p", media_root, generation_file(tmp_path / "b.jsonl", "B sees"), "--model", "b"
+    )
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    assert ProjectStore.open(tmp_path / "p").response_models() == [
+        ("a/q1", "a"),
+        ("a/q2", "a"),
+        ("b/q1", "b"),
+        ("b/q2", "b"),
+    ]
+
+
+def test_a_row_naming_another_model_than_the_option_imports_nothing(tmp_path, media_root):
+    path = generation_file(tmp_path / "g.jsonl", "It sees", model="c")
+    result = import_file(tmp_path / "p", media_root, path, "--model", "d")
+    assert result.returncode == 2 and result.stdout == ""
+    assert "line 1" in result.stderr and "'model'" in result.stderr and "'c'" in result.stderr
+    project = tmp_path / "p"
+    assert not (project / DB_NAME).exists() or ProjectStore.open(project).response_ids() == []
+
+
+def test_a_blank_model_option_is_refused(tmp_path, media_root):
+    result = import_file(
+        tmp_path / "p", media_root, generation_file(tmp_path / "g.jsonl", "X"), "--model", " "
+    )
+    assert result.returncode == 2 and "--model" in result.stderr

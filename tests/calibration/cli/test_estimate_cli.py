@@ -1,0 +1,150 @@
+"""`python -m calibration estimate`, run as a real subprocess on the demo project (real SQLite,
+real media) and on projects built in the test."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from annotation.demo.models import MODELS
+from annotation.demo.project import JUDGE_CONFIGS, build_demo, judge_source
+from annotation.store.project_store import ProjectStore
+from annotation.work.sample_queues import annotation_response_ids, sample_queue
+from calibration.estimates.inputs import scored_responses
+from calibration.estimates.models import estimate_models
+
+REPO = Path(__file__).resolve().parents[3]
+MODEL_KEYS = [
+    "model",
+    "n_judged",
+    "n_human",
+    "judge_mean",
+    "human_mean",
+    "human_ci",
+    "ppi_mean",
+    "ppi_ci",
+    "lambda",
+    "ess_gain",
+]
+
+
+def run_cli(*args: str | Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "calibration", "estimate", *map(str, args)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.fixture(scope="module")
+def demo_dir(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("estimate") / "demo"
+    build_demo(directory)
+    return directory
+
+
+@pytest.fixture(scope="module")
+def demo_json(demo_dir):
+    result = run_cli("--project", demo_dir, "--json")
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.fixture
+def demo_copy(demo_dir, tmp_path):
+    """A copy of the demo that a test may change (queues)."""
+    return Path(shutil.copytree(demo_dir, tmp_path / "demo"))
+
+
+def test_estimate_on_the_demo_gives_every_model_a_ppi_ci_narrower_than_its_human_only_ci(demo_json):
+    models = demo_json["models"]
+    assert sorted(m["model"] for m in models) == sorted(MODELS)
+    for m in models:
+        assert m["ppi_ci"][1] - m["ppi_ci"][0] < m["human_ci"][1] - m["human_ci"][0], m["model"]
+        assert m["ess_gain"] > 1 and 0 < m["lambda"] <= 1
+
+
+def test_estimate_json_has_exactly_the_contract_keys(demo_json):
+    assert list(demo_json) == ["models", "differences"]
+    assert all(list(m) == MODEL_KEYS for m in demo_json["models"])
+    assert all(list(d) == ["a", "b", "paired", "ppi_diff", "ppi_ci"] for d in demo_json["differences"])
+    assert len(demo_json["differences"]) == 3
+
+
+def test_estimate_json_equals_the_estimates_of_the_strong_judge(demo_dir, demo_json):
+    store = ProjectStore.open(demo_dir)
+    expected = estimate_models(scored_responses(store, judge_source(JUDGE_CONFIGS[0]), "individual"))
+    assert demo_json == json.loads(json.dumps(expected.to_dict()))
+
+
+def test_the_table_says_the_judge_only_mean_claims_no_ci_and_names_the_judge(demo_dir):
+    result = run_cli("--project", demo_dir, "--alpha", "0.1")
+    assert result.returncode == 0, result.stderr
+    assert "PPI++ [90 % CI]" in result.stdout and "no CI is claimed" in result.stdout
+    assert judge_source(JUDGE_CONFIGS[0]) in result.stderr
+
+
+def test_a_part_of_murgat_s_is_estimated_with_metric(demo_dir, demo_json):
+    result = run_cli("--project", demo_dir, "--json", "--metric", "coverage")
+    coverage = json.loads(result.stdout)["models"]
+    assert result.returncode == 0 and [m["model"] for m in coverage]
+    assert {m["model"]: m["judge_mean"] for m in coverage} != {
+        m["model"]: m["judge_mean"] for m in demo_json["models"]
+    }
+
+
+def test_plan_adds_each_models_more_gold_needed(demo_dir):
+    result = run_cli("--project", demo_dir, "--json", "--plan", "0.05")
+    assert result.returncode == 0, result.stderr
+    plan = json.loads(result.stdout)["plan"]
+    assert [list(row) for row in plan] == [["model", "more_gold_needed"]] * 3
+    assert all(isinstance(row["more_gold_needed"], int) and row["more_gold_needed"] > 0 for row in plan)
+
+
+def test_plan_with_queue_creates_the_queue_annotators_are_asked(demo_copy):
+    result = run_cli("--project", demo_copy, "--json", "--plan", "0.05", "--queue", "next gold")
+    assert result.returncode == 0, result.stderr
+    plan = {row["model"]: row["more_gold_needed"] for row in json.loads(result.stdout)["plan"]}
+    store = ProjectStore.open(demo_copy)
+    queued = sample_queue(store, "next gold")
+    assert {m: sum(1 for _, s in queued if s == m) for m in plan} == plan
+    assert set(annotation_response_ids(store)) >= {rid for rid, _ in queued}
+    assert "queue 'next gold' created" in result.stderr
+
+
+def test_the_same_queue_name_twice_is_refused(demo_copy):
+    assert run_cli("--project", demo_copy, "--plan", "0.05", "--queue", "q").returncode == 0
+    again = run_cli("--project", demo_copy, "--plan", "0.05", "--queue", "q")
+    assert again.returncode == 2 and again.stdout == "" and "exists already" in again.stderr
+
+
+@pytest.mark.parametrize(
+    ("flags", "field"),
+    [
+        (["--alpha", "1.5"], "--alpha"),
+        (["--plan", "-0.1"], "--plan"),
+        (["--queue", "next"], "--queue"),
+        (["--source", "judge:nobody"], "--source"),
+    ],
+)
+def test_bad_arguments_exit_2_naming_the_flag(demo_dir, flags, field):
+    result = run_cli("--project", demo_dir, *flags)
+    assert result.returncode == 2 and result.stdout == "" and f"'{field}'" in result.stderr
+
+
+def test_a_missing_project_exits_2(tmp_path):
+    result = run_cli("--project", tmp_path / "nothing")
+    assert result.returncode == 2 and "no project here" in result.stderr
+
+
+def test_a_project_without_judge_records_exits_2(tmp_path):
+    ProjectStore.open(tmp_path / "p", create=True).close()
+    result = run_cli("--project", tmp_path / "p")
+    assert result.returncode == 2 and "no judge records" in result.stderr

@@ -1,0 +1,58 @@
+"""The Model scores page in a real browser: `streamlit run app.py` on 127.0.0.1 and Debian's
+Chromium. The demo admin opens the page, sees the forest plot of the three models drawn, creates
+the planner's annotation queue, and downloads the estimates as JSON: the CLI's contract. A
+screenshot goes to tests/e2e/screenshots/."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from browser_support import SHOTS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
+
+from annotation.demo.models import MODELS
+from annotation.demo.project import build_demo
+from annotation.work.sample_queues import queue_names
+
+pytestmark = needs_chromium
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    return build_demo(tmp_path_factory.mktemp("e2e-scores") / "demo")
+
+
+@pytest.fixture(scope="module")
+def server(demo, tmp_path_factory):
+    log = tmp_path_factory.mktemp("e2e-scores-log") / "streamlit.log"
+    with streamlit_server(demo.directory, log) as url:
+        yield url
+
+
+def wait_until_idle(page) -> None:
+    page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for()
+
+
+def test_admin_sees_the_forest_plot_creates_a_queue_and_downloads_the_estimates(demo, server, tmp_path):
+    with chromium_page(viewport_height=1400, accept_downloads=True) as page:
+        fill_sign_in(page, server, "admin")
+        page.get_by_role("link", name="Model scores").click()
+        forest = page.locator(".js-plotly-plot").first
+        forest.wait_for()
+        wait_until_idle(page)
+        ticks = forest.locator(".ytick text").all_text_contents()
+        assert sorted(ticks) == sorted(MODELS)
+        assert forest.locator(".legendtext").all_text_contents()[:2] == [
+            "human-only (95 % CI)",
+            "PPI++ (95 % CI)",
+        ]
+        page.screenshot(path=SHOTS / "20_model_scores.png", full_page=True)
+
+        page.get_by_role("button", name="Create the annotation queue").click()
+        page.get_by_text("Queue created with").wait_for()
+        assert "gold for ±0.05" in queue_names(demo)
+
+        with page.expect_download() as download:
+            page.get_by_role("button", name="Estimates (JSON)").click()
+        estimates = json.loads(download.value.path().read_text())
+        assert list(estimates) == ["models", "differences"] and len(estimates["models"]) == 3

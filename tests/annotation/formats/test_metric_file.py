@@ -80,13 +80,16 @@ def test_metric_judgement_key_matches_a_citation_written_differently(tmp_path):
     assert (converted.citations, converted.entailment.alone) == ([0], [True])
 
 
-def test_metric_judged_citation_our_parser_does_not_see_is_kept(tmp_path):
-    # the reference reads each ';' part on its own; ours rejects a group with a non-citation part
+def test_metric_group_with_a_prose_part_keeps_the_judged_citation_and_an_invalid_one(tmp_path):
+    # the reference reads each ';' part on its own; ours keeps the prose part as an invalid citation
     fact = judged_fact("- He waves (visual, 0:05; see above).", {"(visual, 0:05)": True})
     path = write_jsonl(tmp_path, "m.jsonl", [metric_row({"He waves.": worthy(True, [fact])})])
     [sentence] = read_metric_file(path).items[0].record.sentences
-    assert [(c.modality, c.start) for c in sentence.citations] == [("visual", 5.0)]
-    assert sentence.facts[0].entailment.alone == [True]
+    assert [(c.modality, c.start, c.valid) for c in sentence.citations] == [
+        ("visual", 5.0, True),
+        ("", None, False),
+    ]
+    assert sentence.facts[0].entailment.alone == [True, None]
 
 
 def test_metric_invalid_citation_is_matched_to_its_judgement_by_its_text(tmp_path):

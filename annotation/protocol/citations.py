@@ -337,3 +337,23 @@ def validate_against_duration(citation: Citation, duration_s: float | None) -> C
             reason=f"beyond the media's duration ({format_time(duration_s)})",
         )
     return citation
+
+
+def validate_against_media(
+    citation: Citation,
+    duration_s: float | None,
+    *,
+    has_audio: bool | None = None,
+    has_video: bool | None = None,
+) -> Citation:
+    """`validate_against_duration`, then: an audio citation of media without an audio track
+    (`has_audio` False) is invalid, "the media has no audio track"; a visual one of media without
+    a video track likewise. None (not known) checks nothing; an invalid citation keeps its reason."""
+    citation = validate_against_duration(citation, duration_s)
+    if not citation.valid:
+        return citation
+    for modality, present, track in (("audio", has_audio, "audio"), ("visual", has_video, "video")):
+        if citation.modality == modality and present is False:
+            raw = citation.raw or format_citation(citation)
+            return replace(citation, valid=False, raw=raw, reason=f"the media has no {track} track")
+    return citation

@@ -68,6 +68,17 @@ MIGRATIONS: list[str] = [
     ALTER TABLE users ADD COLUMN email TEXT;
     CREATE UNIQUE INDEX users_by_email ON users(lower(email)) WHERE email IS NOT NULL;
     """,
+    # Media paths relative to the media root and proxy paths relative to the project directory,
+    # so a project served from another working directory (or moved) keeps its media and proxies.
+    # A path that does not end with the media's name stays as it was (the name is resolved then).
+    """
+    UPDATE media SET proxy_path = 'cache/proxies/' || substr(sha256, 1, 20) || '.mp4'
+        WHERE proxy_path IS NOT NULL;
+    UPDATE media SET path = CASE
+        WHEN path = name OR substr(path, -length(name) - 1) = '/' || name THEN name
+        WHEN substr(path, -length(name) - 5) = '/' || name || '.mp4' THEN name || '.mp4'
+        ELSE path END;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -122,15 +133,27 @@ class ProjectStore:
 
     @property
     def media_root(self) -> Path:
+        """The folder media names resolve in: the `media_root` setting (relative to the project
+        directory unless absolute), else `<project>/media`."""
         root = self.get_setting("media_root")
-        return Path(root) if root else self.directory / "media"
+        return self.directory / (root or "media")
+
+    def set_media_root(self, root: Path) -> None:
+        """Store `root` relative to the project directory when it lies inside it, else absolute."""
+        self.set_setting("media_root", self._relative_to_project(Path(root)))
+
+    def _relative_to_project(self, path: Path) -> str:
+        here, there = self.directory.resolve(), path.resolve()
+        return there.relative_to(here).as_posix() if there.is_relative_to(here) else str(there)
 
     @property
     def cache_dir(self) -> Path:
         return self.directory / "cache"
 
     # -- media ----------------------------------------------------------------------------
-    def register_media(self, name: str, path: Path, sha256: str, info: dict) -> None:
+    def register_media(self, name: str, path: str, sha256: str, info: dict) -> None:
+        """Store what a probe found for media `name`; `path` is the file relative to the media
+        root (`annotation.project.media_source` resolves it again on every read)."""
         self.database.write(
             lambda c: c.execute(
                 "INSERT INTO media(name, path, sha256, info, probed_at) VALUES (?, ?, ?, ?, ?) "
@@ -142,12 +165,16 @@ class ProjectStore:
         )
 
     def set_proxy(self, name: str, proxy_path: Path) -> None:
+        """Remember the media's proxy (stored relative to the project directory when inside it)."""
+        stored = self._relative_to_project(Path(proxy_path))
         self.database.write(
-            lambda c: c.execute("UPDATE media SET proxy_path = ? WHERE name = ?", [str(proxy_path), name])
+            lambda c: c.execute("UPDATE media SET proxy_path = ? WHERE name = ?", [stored, name])
         )
 
     def media(self, name: str) -> dict | None:
-        """{'name','path','sha256','info': dict,'proxy_path'} or None when not registered."""
+        """{'name','path','sha256','info': dict,'proxy_path'} or None when not registered. `path`
+        is relative to the media root: read the file through `annotation.project.media_source`,
+        which checks it again; `proxy_path` is the proxy's full path (or None)."""
         row = self.database.connection.execute(
             "SELECT name, path, sha256, info, proxy_path FROM media WHERE name = ?", [name]
         ).fetchone()
@@ -158,7 +185,7 @@ class ProjectStore:
             "path": row[1],
             "sha256": row[2],
             "info": json.loads(row[3]),
-            "proxy_path": row[4],
+            "proxy_path": None if row[4] is None else str(self.directory / row[4]),
         }
 
     def media_names(self) -> list[str]:
@@ -239,17 +266,29 @@ class ProjectStore:
 
     # -- records (imported or produced by judges; append-only, latest wins) ----------------
     def add_records(self, records: Iterable[EvaluationRecord], imported_from: str | None = None) -> int:
+        """Append records (the latest per (response, source) is the one in force); a record equal
+        to the one already in force is not appended again, so importing a file twice changes
+        nothing. Returns how many were appended."""
         records = list(records)
         now = utc_now()
 
-        def insert(conn):
+        def insert(conn) -> int:
+            added = 0
             for record in records:
+                text = json.dumps(record.to_dict())
+                latest = conn.execute(
+                    "SELECT record FROM records WHERE source = ? AND response_id = ? ORDER BY id DESC LIMIT 1",
+                    [record.source, record.response_id],
+                ).fetchone()
+                if latest is not None and latest[0] == text:
+                    continue
                 conn.execute(
                     "INSERT INTO records(response_id, source, record, imported_from, created_at) "
                     "VALUES (?, ?, ?, ?, ?)",
-                    [record.response_id, record.source, json.dumps(record.to_dict()), imported_from, now],
+                    [record.response_id, record.source, text, imported_from, now],
                 )
-            return len(records)
+                added += 1
+            return added
 
         return self.database.write(insert)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import streamlit as st
 
 from annotation.media.clips import ClipPrefetcher, cut_clip
-from annotation.project import prepare_media
+from annotation.project import media_source, prepare_media
 from annotation.protocol.citations import Citation, format_time
 from pages.widgets.context import show_text
 from pages.widgets.response_view import chip_label
@@ -57,7 +57,7 @@ def ready_proxy(store, media: dict) -> Path | None:
 def cut(store, media: dict, citation: Citation, pad_s: float):
     """The clip of `citation` with `pad_s` around it (pad 0 on a visual point: its frame)."""
     return cut_clip(
-        Path(media["path"]),
+        media_source(store, media),
         media["sha256"],
         citation.modality,
         citation.start,
@@ -144,7 +144,7 @@ def prefetch(store, video_name: str | None, citations: list[Citation], pad_s: fl
         for pad in pads:
             _prefetcher().submit(
                 cut_clip,
-                Path(media["path"]),
+                media_source(store, media),
                 media["sha256"],
                 citation.modality,
                 citation.start,

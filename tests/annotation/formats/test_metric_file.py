@@ -139,9 +139,10 @@ def test_metric_null_prediction_gives_an_unjudged_sentence(tmp_path):
     assert read_metric_file(path).items[0].record.sentences[0].verifiable is None
 
 
-def test_metric_response_id_defaults_to_the_entry_index(tmp_path):
+def test_metric_response_id_defaults_to_the_file_stem_and_entry_index(tmp_path):
+    # as in generation files, so rows without `id` in two files of one import never collide
     path = write_json(tmp_path, "m.json", [metric_row({}, id="a"), metric_row({}, id=...)])
-    assert [e.record.response_id for e in read_metric_file(path).items] == ["a", "1"]
+    assert [e.record.response_id for e in read_metric_file(path).items] == ["a", "m-1"]
 
 
 def test_metric_source_can_be_named_by_the_caller(tmp_path):

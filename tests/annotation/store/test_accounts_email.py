@@ -5,7 +5,7 @@ import sqlite3
 import pytest
 
 from annotation.store.accounts import account_for_identity, add_account, normalise_email, set_email
-from annotation.store.project_store import MIGRATIONS, ProjectStore
+from annotation.store.project_store import ProjectStore
 
 
 @pytest.fixture
@@ -94,7 +94,7 @@ def test_a_project_from_before_emails_gains_the_column_keeping_its_accounts(tmp_
     old = ProjectStore.open(directory, create=True)
     old.database.connection.execute("DROP INDEX users_by_email")
     old.database.connection.execute("ALTER TABLE users DROP COLUMN email")
-    old.database.connection.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
+    old.database.connection.execute("PRAGMA user_version = 1")  # before the email migration
     old.database.connection.execute(
         "INSERT INTO users(name, role, created_at) VALUES ('ann', 'annotator', 'then')"
     )

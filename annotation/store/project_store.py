@@ -378,6 +378,17 @@ class ProjectStore:
             else {"name": row[0], "role": row[1], "password_hash": row[2], "email": row[3]}
         )
 
+    def user_ignoring_case(self, name: str) -> dict | None:
+        """The account named `name`, or else the one whose name differs from it only in case
+        (None when there is none, or several and none exactly)."""
+        exact = self.user(name)
+        if exact is not None:
+            return exact
+        wanted = name.casefold()
+        names = [r[0] for r in self.database.connection.execute("SELECT name FROM users")]
+        matches = [n for n in names if n.casefold() == wanted]
+        return self.user(matches[0]) if len(matches) == 1 else None
+
     def user_by_email(self, email: str) -> dict | None:
         """The account whose email equals `email` ignoring case (same keys as `user`), or None."""
         row = self.database.connection.execute(

@@ -3,8 +3,8 @@ names cannot be found by timing), and the cost of scrypt at the old and the curr
 
     .venv/bin/python benchmarks/sign_in_cost.py [--tries 7]
 
-Medians over `--tries` calls of `authenticate` on a fresh project (unknown and wrong interleaved) (each try at a time a day
-apart, so the throttle never answers instead of the check). Baseline in the same run: one
+Medians over `--tries` calls of `authenticate` on a fresh project, unknown and wrong interleaved,
+each try at a time two days apart, so the throttle never answers instead of the check. Baseline in the same run: one
 scrypt at the parameters used before issue 12 (N = 2^14), and one at the current ones.
 Target: ratio unknown name / wrong password within a few percent of 1.
 """

@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import logging
 import os
+import re
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -139,6 +140,18 @@ def sso_identity() -> dict | None:
 def escaped(text: str) -> str:
     """Untrusted text as inert HTML (markup and entities shown literally, newlines kept)."""
     return html.escape(text or "").replace("\n", "<br>")
+
+
+# The marks that make links, images, autolinks (http:, www., a@b), emphasis, code, LaTeX, HTML and
+# Streamlit's directives; a '-' or ',' cannot, and stays readable in an id like 'demo-c-05'.
+_MARKDOWN_SPECIALS = re.compile(r"[\\`*_{}\[\]()<>#+.!|~:$@]")
+
+
+def literal(text) -> str:
+    """Untrusted text for a place that renders Markdown (headers, captions, labels, toasts):
+    every punctuation mark backslash-escaped, so no link, image, emphasis, LaTeX or directive
+    is made from it (`![x](http://…)` shows as written, `http://…` is no autolink)."""
+    return _MARKDOWN_SPECIALS.sub(r"\\\g<0>", str(text))
 
 
 def show_text(text: str, css_class: str = "murgat-text") -> None:

@@ -19,6 +19,7 @@ from pages.widgets.context import (
     current_store,
     current_user,
     friendly_errors,
+    literal,
     load_css,
     open_store,
     sign_out,
@@ -140,7 +141,8 @@ def run_page(body, *roles: str, title: str = "this page") -> None:
     store = current_store()
     with st.sidebar:
         st.caption(
-            f"Project **{Path(store.directory).name}** · signed in as **{user['name']}** ({user['role']})"
+            f"Project **{literal(Path(store.directory).name)}** · signed in as **{literal(user['name'])}** "
+            f"({user['role']})"
         )
         st.button("Sign out", key="sign_out", icon=":material/logout:", on_click=sign_out)
     synthetic_banner(store)

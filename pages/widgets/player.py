@@ -18,7 +18,7 @@ import streamlit as st
 from annotation.media.clips import ClipPrefetcher, cut_clip
 from annotation.project import media_source, prepare_media
 from annotation.protocol.citations import Citation, format_time
-from pages.widgets.context import show_text
+from pages.widgets.context import literal, show_text
 from pages.widgets.response_view import chip_label
 
 log = logging.getLogger("murgat.app")
@@ -106,7 +106,7 @@ def play_citation(
         show_text(chip_label(citation), "murgat-invalid")  # `raw` is the response's own text
         st.caption("An invalid citation supports nothing; there is nothing to play.")
         return
-    st.markdown(f"**{chip_label(citation)}**")
+    st.markdown(f"**{literal(chip_label(citation))}**")
     media = store.media(video_name) if video_name else None
     if media is None:
         st.warning("The media of this response is not available.")

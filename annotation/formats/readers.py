@@ -72,6 +72,9 @@ def _format_of_rows(path: Path, rows: list) -> str:
         return "records"
     if any("model_generation" in obj or "original_full_generation" in obj for obj in objects):
         return "generation"
+    bad = [obj.problem for _, _, obj in rows if isinstance(obj, BadLine)]
+    if bad:  # rows that are not (strict) JSON: their problems say more than "cannot tell"
+        raise InputError(bad)
     raise InputError(
         Problem(
             str(path),

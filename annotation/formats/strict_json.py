@@ -123,8 +123,16 @@ def _has_surrogate(text: str) -> bool:
     return not text.isascii() and any("\ud800" <= ch <= "\udfff" for ch in text)
 
 
+_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _escaped(text: str) -> str:
+    return "".join(f"\\u{ord(c):04x}" if "\ud800" <= c <= "\udfff" else c for c in text)
+
+
 def _shown_key(key: str) -> str:
-    return "".join(f"\\u{ord(c):04x}" if "\ud800" <= c <= "\udfff" else c for c in key)
+    """A key as a path step: `name`, or `["any text"]` (quoted as JSON, lone surrogates as `\\udXXX`)."""
+    return key if _NAME_RE.fullmatch(key) else "[" + _escaped(json.dumps(key, ensure_ascii=False)) + "]"
 
 
 def check_value(value: object, *, surrogates: bool = True) -> tuple[str, str] | None:
@@ -138,7 +146,10 @@ def check_value(value: object, *, surrogates: bool = True) -> tuple[str, str] | 
     steps, message = found
     path = ""
     for step in reversed(steps):
-        path += f"[{step}]" if isinstance(step, int) else (f".{step}" if path else step)
+        if isinstance(step, int):
+            path += f"[{step}]"
+        else:
+            path += f".{step}" if path and not step.startswith("[") else step
     return path, message
 
 
@@ -153,8 +164,8 @@ def _check(value: object, depth: int, surrogates: bool) -> _Found | None:
         if depth >= MAX_DEPTH:
             return [], f"nested deeper than {MAX_DEPTH} levels"
         if type(value) is _DuplicateKeys:
-            key = _shown_key(value.duplicates[0])
-            return [key], f"the key '{key}' appears twice in one object"
+            key = value.duplicates[0]
+            return [_shown_key(key)], f"the key '{_escaped(key)}' appears twice in one object"
         for key, item in value.items():
             if surrogates and _has_surrogate(key):
                 return [

@@ -18,6 +18,7 @@ from annotation.protocol.citations import (
     parse_time,
     strip_citations,
     validate_against_duration,
+    validate_against_media,
 )
 
 # --- times ------------------------------------------------------------------
@@ -359,3 +360,29 @@ def test_an_unclosed_group_cites_nothing_and_the_group_after_it_is_found():
     text = "He waves (visual, 0:01 and smiles (audio, 0:02)."
     [group] = find_citation_groups(text)
     assert text[group.start : group.end] == "(audio, 0:02)"
+
+
+# --- the media's tracks ---------------------------------------------------------------------
+
+
+def test_an_audio_citation_of_media_without_sound_is_invalid():
+    citation = validate_against_media(parse_citation("audio", "0:02"), 6.0, has_audio=False, has_video=True)
+    assert (citation.valid, citation.reason, citation.raw) == (
+        False,
+        "the media has no audio track",
+        "audio, 0:02",
+    )
+
+
+def test_a_visual_citation_of_sound_only_media_is_invalid():
+    citation = validate_against_media(parse_citation("visual", "0:02"), 6.0, has_audio=True, has_video=False)
+    assert citation.reason == "the media has no video track"
+
+
+def test_unknown_tracks_check_nothing():
+    assert validate_against_media(parse_citation("audio", "0:02"), 6.0).valid is True
+
+
+def test_a_citation_beyond_the_duration_keeps_that_reason_whatever_the_tracks():
+    citation = validate_against_media(parse_citation("audio", "0:09"), 6.0, has_audio=False)
+    assert citation.reason.startswith("beyond the media's duration")

@@ -307,14 +307,11 @@ def _response_ids(paths: list[Path], problems: list[Problem]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def score_with_config(args, problems: list[Problem], notes: list[str]) -> tuple[list, bool]:
-    """`score --config`: (scores, whether some responses got no record). Problems found are
-    appended (then nothing is run); notes go to stderr after a run."""
-    from annotation.project import import_into
+def _score_config_inputs(args, problems: list[Problem]) -> tuple:
+    """(calibrated configuration, judges) of `score --config`, each None when it has problems
+    (appended to `problems`, with those of the other arguments)."""
     from calibration.config.calibrated import read_calibrated_config
-    from calibration.judges.judges_file import load_judges, parse_configuration
-    from calibration.judges.runner import run_configurations
-    from calibration.scoring.murgat_s import score_records
+    from calibration.judges.judges_file import load_judges
 
     for flag, value in (("--project", args.project), ("--judges", args.judges)):
         if not value:
@@ -347,6 +344,18 @@ def score_with_config(args, problems: list[Problem], notes: list[str]) -> tuple[
         )
     if cfg is not None and judges is not None:
         problems.extend(judge_problems(cfg, judges, args.judges))
+    return cfg, judges
+
+
+def score_with_config(args, problems: list[Problem], notes: list[str]) -> tuple[list, bool]:
+    """`score --config`: (scores, whether some responses got no record). Problems found are
+    appended (then nothing is run); notes go to stderr after a run."""
+    from annotation.project import import_into
+    from calibration.judges.judges_file import parse_configuration
+    from calibration.judges.runner import run_configurations
+    from calibration.scoring.murgat_s import score_records
+
+    cfg, judges = _score_config_inputs(args, problems)
     paths = [Path(name) for name in args.files]
     ids = _response_ids(paths, problems)
     if problems:

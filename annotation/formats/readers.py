@@ -1,7 +1,8 @@
 """Read the files researchers have: generation, metric and evaluation-record files (PROTOCOL §4–§5).
 
 Every reader validates the whole file and collects every problem, each located by file, line
-(JSONL) or entry index (JSON list) and field. With problems and no `skip_invalid` it raises
+(JSONL) or entry index (JSON list) and field. JSON is read strictly (`strict_json`): NaN,
+±Infinity, numbers beyond a double, duplicate keys, lone surrogates and deep nesting are problems. With problems and no `skip_invalid` it raises
 `InputError` with all of them and returns nothing; with `skip_invalid` it returns the valid rows
 in `items` and one `Problem` per skipped row in `skipped`.
 """

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -236,4 +237,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except OSError as exc:
         print(f"error: {exc.filename or 'a file'}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except sqlite3.DatabaseError as exc:  # e.g. a project.db that is not a SQLite file
+        print(
+            f"error: {getattr(args, 'project', None) or 'the project'}: its database cannot be used ({exc})",
+            file=sys.stderr,
+        )
         return 2

@@ -12,6 +12,7 @@ the same files again changes nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import groupby
 from pathlib import Path
 
 from annotation.agreement.gold import gold_records
@@ -246,10 +247,10 @@ def _write(store: ProjectStore, plan: _Plan, media_root: Path | None) -> ImportR
                 store.set_media_root(media_root)
             for name, facts in plan.media.items():
                 store.register_media(name, facts.path, facts.sha256, facts.info)
-            for response, sentences, path in plan.responses:
-                report.responses += store.add_responses([(response, sentences)], imported_from=path)
-            for record, path in plan.records:
-                report.records += store.add_records([record], imported_from=path)
+            for path, items in groupby(plan.responses, key=lambda item: item[2]):  # a batch per file
+                report.responses += store.add_responses([(r, s) for r, s, _ in items], imported_from=path)
+            for path, items in groupby(plan.records, key=lambda item: item[1]):
+                report.records += store.add_records([record for record, _ in items], imported_from=path)
     except ValueError as exc:  # another process added a clashing response since the check
         raise InputError(str(exc), path=store.db_path.name, field="id") from None
     report.media = sorted({response.video for response, _, _ in plan.responses})

@@ -195,14 +195,15 @@ class ProjectStore:
     def add_responses(
         self, items: Iterable[tuple[Response, list[Sentence]]], imported_from: str | None = None
     ) -> int:
-        """Insert responses with their split sentences; an id already present is replaced
-        only when its text is unchanged (re-import); a changed text is refused (ValueError),
-        because labels point at its sentences."""
+        """Insert responses with their split sentences; an id already present with the same
+        text is left as it is (re-import); a changed text is refused (ValueError), because labels
+        point at its sentences. Returns how many were inserted."""
         items = list(items)
         now = utc_now()
 
         def insert(conn):
             position = conn.execute("SELECT COALESCE(MAX(position), -1) FROM responses").fetchone()[0]
+            added: list[str] = []
             for response, sentences in items:
                 old = conn.execute(
                     "SELECT text FROM responses WHERE response_id = ?", [response.response_id]
@@ -215,6 +216,7 @@ class ProjectStore:
                 if old is not None:
                     continue
                 position += 1
+                added.append(response.response_id)
                 conn.execute(
                     "INSERT INTO responses(response_id, position, video, question, options, answer, "
                     "text, extra, sentences, imported_from, imported_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
@@ -232,7 +234,7 @@ class ProjectStore:
                         now,
                     ],
                 )
-            return len(items)
+            return len(added)
 
         return self.database.write(insert)
 

@@ -1,24 +1,29 @@
-"""Project-level operations shared by the CLI and the app: import files, export records.
+"""Project-level operations shared by the CLI and the app: import files, export records, media.
 
-Import is all-or-nothing per call: every problem of every file is collected first
-(file, line or entry, field), and nothing is written unless there are none — or,
-with `skip_invalid`, the bad rows are left out and listed.
+Import is all-or-nothing per call. Everything is read and checked first, writing nothing: every
+row of every file (file, line or entry, field), the media file each row names (resolved inside
+the media root, probed once), id clashes with the project and between the files of the call.
+Then responses, records, media rows and the media-root setting are written in one transaction,
+so a refused import — or one killed at any moment — writes nothing, and `import_into` creates no
+project for it. With `skip_invalid` the bad rows of every kind are left out and listed. Importing
+the same files again changes nothing.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from itertools import groupby
 from pathlib import Path
 
 from annotation.agreement.gold import gold_records
 from annotation.formats.readers import read_any
 from annotation.media.clips import make_proxy
-from annotation.media.files import MediaError, file_sha256, probe_media, resolve_media
+from annotation.media.files import MediaError, file_sha256, media_file, probe_media, resolve_media
 from annotation.protocol.errors import InputError, Problem
 from annotation.protocol.ids import model_response_id
-from annotation.protocol.records import EvaluationRecord, Response
+from annotation.protocol.records import EvaluationRecord, Response, Sentence
 from annotation.protocol.sentences import sentences_for_response
-from annotation.store.project_store import ProjectStore
+from annotation.store.project_store import DB_NAME, ProjectStore
 from annotation.work.labels import annotator_records
 
 EXPORT_SOURCES = ("gold", "human", "judge", "all")
@@ -33,19 +38,51 @@ class ImportReport:
     files: list[tuple[str, str]] = field(default_factory=list)  # (path, format)
 
 
+# -- media ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MediaFacts:
+    """What a media row holds: the file relative to the media root, its hash and probe."""
+
+    path: str
+    sha256: str
+    info: dict
+
+
+def media_facts(root: Path, name: str, known: dict | None = None) -> MediaFacts:
+    """Resolve `name` inside `root` and probe it, unless `known` (its stored row) still names
+    the same file with the same size. Raises ValueError (escapes the root, not a regular file,
+    a name the file system refuses), FileNotFoundError, MediaError or OSError (unreadable)."""
+    path = resolve_media(root, name)
+    relative = path.relative_to(root).as_posix()
+    size = path.stat().st_size
+    if known and known["path"] == relative and known["info"].get("size") == size:
+        return MediaFacts(relative, known["sha256"], known["info"])
+    info = probe_media(path).to_dict()
+    info["size"] = size
+    return MediaFacts(relative, file_sha256(path), info)
+
+
 def register_media(store: ProjectStore, name: str) -> dict:
     """Resolve `name` inside the project's media root, probe it once, store the facts.
 
-    Raises ValueError (escapes the root), FileNotFoundError or media.MediaError.
+    Raises as `media_facts`.
     """
-    path = resolve_media(store.media_root, name)
-    known = store.media(name)
-    if known and Path(known["path"]) == path and known["info"].get("size") == path.stat().st_size:
-        return known
-    info = probe_media(path).to_dict()
-    info["size"] = path.stat().st_size
-    store.register_media(name, path, file_sha256(path), info)
+    facts = media_facts(store.media_root, name, store.media(name))
+    store.register_media(name, facts.path, facts.sha256, facts.info)
     return store.media(name)
+
+
+def media_source(store: ProjectStore, media: dict) -> Path:
+    """The file of a media row (`store.media(name)`), resolved again inside the media root on
+    every read: ValueError when it now leads outside (a symlink swapped in) or is no regular
+    file, FileNotFoundError when it is gone. A row stored before paths were relative is found
+    by its name."""
+    stored = media["path"]
+    if Path(stored).is_absolute():
+        return resolve_media(store.media_root, media["name"])
+    return media_file(store.media_root, stored)
 
 
 def proxy_path_for(store: ProjectStore, media: dict) -> Path:
@@ -61,33 +98,188 @@ def prepare_media(store: ProjectStore, name: str, *, sound_view: bool = True) ->
     media = store.media(name)
     if media is None:
         raise KeyError(f"media '{name}' is not registered in {store.directory}")
+    source = media_source(store, media)
     if not (media.get("proxy_path") and Path(media["proxy_path"]).exists()):
         out = proxy_path_for(store, media)
         out.parent.mkdir(parents=True, exist_ok=True)
-        make_proxy(Path(media["path"]), out)
+        make_proxy(source, out)
         store.set_proxy(name, out)
     if sound_view and media["info"].get("has_audio"):
-        load_sound_view(Path(media["path"]), media["sha256"], store.cache_dir / "clips")
+        load_sound_view(source, media["sha256"], store.cache_dir / "clips")
     return store.media(name)
 
 
-def _media_problems(store, response: Response, where: tuple[str, int | None, bool]) -> list[Problem]:
+# -- import: check everything, then write once --------------------------------------------------
+
+
+@dataclass
+class _Target:
+    """The project an import is checked against, read once (empty for a new directory)."""
+
+    media_root: Path
+    responses: dict[str, tuple[str, str | None]]  # response id → (text, video)
+    media: dict[str, dict]
+
+    @classmethod
+    def of(cls, store: ProjectStore | None, directory: Path, media_root: Path | None) -> _Target:
+        if store is None:
+            return cls(media_root or Path(directory) / "media", {}, {})
+        rows = store.database.connection.execute("SELECT response_id, text, video FROM responses")
+        media = {name: store.media(name) for name in store.media_names()}
+        return cls(media_root or store.media_root, {r[0]: (r[1], r[2]) for r in rows}, media)
+
+
+@dataclass
+class _Plan:
+    """What one import call will write, and what it found wrong."""
+
+    report: ImportReport = field(default_factory=ImportReport)
+    problems: list[Problem] = field(default_factory=list)
+    media: dict[str, MediaFacts | str] = field(default_factory=dict)  # name → facts or why not
+    responses: list[tuple[Response, list[Sentence], str]] = field(default_factory=list)
+    records: list[tuple[EvaluationRecord, str]] = field(default_factory=list)
+    seen: dict[str, tuple[str, str | None, str]] = field(default_factory=dict)  # id → text, video, where
+    record_keys: dict[tuple[str, str], tuple[dict, str]] = field(default_factory=dict)
+    used_media: set[str] = field(default_factory=set)  # media of the rows accepted
+
+    def refuse(self, problem: Problem, skip_invalid: bool) -> None:
+        (self.report.skipped if skip_invalid else self.problems).append(problem)
+
+
+def _where(path: str, line: int, is_entry: bool) -> str:
+    return f"{path}, {'entry' if is_entry else 'line'} {line}"
+
+
+def _media_of(plan: _Plan, target: _Target, name: str) -> MediaFacts | str:
+    if name not in plan.media:
+        try:
+            plan.media[name] = media_facts(target.media_root, name, target.media.get(name))
+        except (ValueError, FileNotFoundError, MediaError) as exc:
+            plan.media[name] = str(exc)
+        except OSError as exc:
+            plan.media[name] = f"media {name!r} cannot be read: {exc.strerror or exc}"
+    return plan.media[name]
+
+
+def _response_clash(plan: _Plan, target: _Target, response: Response) -> str | None:
+    """Why `response` clashes with the project or an earlier file of this call, or None."""
+    mine = (response.text, response.video)
+    if response.response_id in target.responses and target.responses[response.response_id] != mine:
+        what = "text" if target.responses[response.response_id][0] != response.text else "video"
+        return (
+            f"response '{response.response_id}' is already in the project with another {what}; "
+            "labels refer to its sentences, so it is not replaced"
+        )
+    earlier = plan.seen.get(response.response_id)
+    if earlier is not None and earlier[:2] != mine:
+        what = "text" if earlier[0] != response.text else "video"
+        return f"response '{response.response_id}' is also at {earlier[2]} with another {what}"
+    return None
+
+
+def _plan_response(plan: _Plan, target: _Target, response: Response, where: tuple, skip: bool) -> bool:
+    """Check one response row; plan its insertion when new. False when the row is refused."""
     path, line, is_entry = where
-    if not response.video:
-        return [Problem(path, line, "video", "missing: every response needs its video", is_entry)]
+    facts = _media_of(plan, target, response.video)
+    clash = _response_clash(plan, target, response)
+    if isinstance(facts, str) or clash:
+        for name, message in (("video", facts if isinstance(facts, str) else None), ("id", clash)):
+            if message:
+                plan.refuse(Problem(path, line, name, message, is_entry), skip)
+        return False
+    plan.used_media.add(response.video)
+    if response.response_id in target.responses or response.response_id in plan.seen:
+        return True  # already there (a re-import, or the same response in two files): nothing to add
+    plan.seen[response.response_id] = (response.text, response.video, _where(path, line, is_entry))
+    info = facts.info
+    sentences = sentences_for_response(
+        response.text,
+        info.get("duration_s"),
+        has_audio=info.get("has_audio"),
+        has_video=info.get("has_video"),
+    )
+    plan.responses.append((response, sentences, path))
+    return True
+
+
+def _plan_record(plan: _Plan, target: _Target, record: EvaluationRecord, where: tuple, skip: bool) -> None:
+    path, line, is_entry = where
+    rid = record.response_id
+    if rid not in target.responses and rid not in plan.seen:
+        message = f"'{rid}' is not in the project; import its generation file first"
+        plan.refuse(Problem(path, line, "response_id", message, is_entry), skip)
+        return
+    key, data = (rid, record.source), record.to_dict()
+    earlier = plan.record_keys.get(key)
+    if earlier is not None and earlier[0] != data:
+        message = f"the record of '{rid}' by '{record.source}' is also at {earlier[1]} with other content"
+        plan.refuse(Problem(path, line, "response_id", message, is_entry), skip)
+        return
+    if earlier is None:
+        plan.record_keys[key] = (data, _where(path, line, is_entry))
+        plan.records.append((record, path))
+
+
+def _plan_file(plan: _Plan, target: _Target, path: Path, options: dict, model: str | None) -> None:
     try:
-        register_media(store, response.video)
-    except (ValueError, FileNotFoundError, MediaError) as exc:
-        return [Problem(path, line, "video", f"{exc}", is_entry)]
-    return []
+        kind, result = read_any(path, **options)
+    except InputError as exc:
+        plan.problems.extend(exc.problems)
+        return
+    skip = options["skip_invalid"]
+    plan.report.files.append((str(path), kind))
+    plan.report.skipped.extend(result.skipped)
+    for item, (line, is_entry) in zip(result.items, result.locations, strict=True):
+        where = (str(path), line, is_entry)
+        if kind == "records":
+            _plan_record(plan, target, item, where, skip)
+            continue
+        response, record, refused = _as_written_by(item, model, where)
+        for problem in refused:
+            plan.refuse(problem, skip)
+        if not refused and _plan_response(plan, target, response, where, skip) and record is not None:
+            _plan_record(plan, target, record, where, skip)
 
 
-def _location(result, index: int) -> tuple[int, bool]:
-    """(line or entry index, is_entry) of the index-th item a reader returned."""
-    locations = getattr(result, "locations", None)
-    if locations and index < len(locations):
-        return locations[index]
-    return index, True
+def _write(store: ProjectStore, plan: _Plan, media_root: Path | None) -> ImportReport:
+    """Everything the plan holds, in one transaction (see module doc)."""
+    report = plan.report
+    try:
+        with store.database.transaction():
+            if media_root is not None:
+                store.set_media_root(media_root)
+            for name, facts in plan.media.items():
+                store.register_media(name, facts.path, facts.sha256, facts.info)
+            for path, items in groupby(plan.responses, key=lambda item: item[2]):  # a batch per file
+                report.responses += store.add_responses([(r, s) for r, s, _ in items], imported_from=path)
+            for path, items in groupby(plan.records, key=lambda item: item[1]):
+                report.records += store.add_records([record for record, _ in items], imported_from=path)
+    except ValueError as exc:  # another process added a clashing response since the check
+        raise InputError(str(exc), path=store.db_path.name, field="id") from None
+    report.media = sorted({response.video for response, _, _ in plan.responses})
+    return report
+
+
+def _plan(target: _Target, paths: list[Path], options: dict, model: str | None = None) -> _Plan:
+    plan = _Plan()
+    for path in map(Path, paths):
+        _plan_file(plan, target, path, options, model)
+    if plan.problems:
+        raise InputError(plan.problems)
+    plan.media = {  # only what changes: an unchanged media row is not written again
+        name: facts
+        for name, facts in plan.media.items()
+        if name in plan.used_media and _changed(facts, target.media.get(name))
+    }
+    return plan
+
+
+def _changed(facts: MediaFacts, known: dict | None) -> bool:
+    return known is None or (known["path"], known["sha256"], known["info"]) != (
+        facts.path,
+        facts.sha256,
+        facts.info,
+    )
 
 
 def _as_written_by(item, model: str | None, where) -> tuple[Response, EvaluationRecord | None, list]:
@@ -111,59 +303,36 @@ def import_files(
     skip_invalid: bool = False,
     fmt: str = "auto",
     source: str | None = None,
+    media_root: Path | None = None,
     model: str | None = None,
 ) -> ImportReport:
-    """Import generation, metric or record files into the project (see module doc). `model`
-    names the model that wrote the responses of generation and metric files whose rows name none."""
-    report = ImportReport()
-    problems: list[Problem] = []
-    to_add_responses: list[tuple[Response, list]] = []
-    to_add_records: list[tuple[EvaluationRecord, str]] = []
-    known_ids = set(store.response_ids())
-    for path in map(Path, paths):
-        try:
-            kind, result = read_any(path, fmt=fmt, skip_invalid=skip_invalid, source=source)
-        except InputError as exc:
-            problems.extend(exc.problems)
-            continue
-        report.files.append((str(path), kind))
-        report.skipped.extend(result.skipped)
-        for index, item in enumerate(result.items):
-            line, is_entry = _location(result, index)
-            where = (str(path), line, is_entry)
-            if kind in ("generation", "metric"):
-                response, record, row_problems = _as_written_by(item, model, where)
-                row_problems = row_problems or _media_problems(store, response, where)
-                if row_problems:
-                    (report.skipped if skip_invalid else problems).extend(row_problems)
-                    continue
-                duration = store.media(response.video)["info"].get("duration_s")
-                to_add_responses.append((response, sentences_for_response(response.text, duration)))
-                known_ids.add(response.response_id)
-                if record is not None:
-                    to_add_records.append((record, str(path)))
-            else:
-                if item.response_id not in known_ids:
-                    problem = Problem(
-                        where[0],
-                        where[1],
-                        "response_id",
-                        f"'{item.response_id}' is not in the project; import its generation file first",
-                        where[2],
-                    )
-                    (report.skipped if skip_invalid else problems).append(problem)
-                    continue
-                to_add_records.append((item, str(path)))
-    if problems:
-        raise InputError(problems)
-    try:
-        report.responses = store.add_responses(to_add_responses, imported_from=",".join(map(str, paths)))
-    except ValueError as exc:
-        raise InputError(str(exc), path=",".join(map(str, paths)), field="response_id") from None
-    for record, path in to_add_records:
-        report.records += store.add_records([record], imported_from=path)
-    report.media = sorted({r.video for r, _ in to_add_responses if r.video})
-    return report
+    """Import generation, metric or record files into the project (see module doc); with
+    `media_root` the project's media root becomes that folder, in the same transaction. `model`
+    names the model that wrote the responses of generation and metric files whose rows name none.
+    InputError (every problem located) when anything is wrong and `skip_invalid` is not set."""
+    options = {"fmt": fmt, "skip_invalid": skip_invalid, "source": source}
+    plan = _plan(_Target.of(store, store.directory, media_root), paths, options, model)
+    return _write(store, plan, media_root)
+
+
+def import_into(
+    directory: Path,
+    paths: list[Path],
+    *,
+    skip_invalid: bool = False,
+    fmt: str = "auto",
+    source: str | None = None,
+    media_root: Path | None = None,
+    model: str | None = None,
+) -> tuple[ProjectStore, ImportReport]:
+    """`import_files` into the project at `directory`, created only once the import is accepted:
+    a refused import into a new directory leaves nothing behind (not even the directory)."""
+    directory = Path(directory)
+    store = ProjectStore.open(directory) if (directory / DB_NAME).exists() else None
+    options = {"fmt": fmt, "skip_invalid": skip_invalid, "source": source}
+    plan = _plan(_Target.of(store, directory, media_root), paths, options, model)
+    store = store or ProjectStore.open(directory, create=True)
+    return store, _write(store, plan, media_root)
 
 
 @dataclass

@@ -8,6 +8,7 @@ from annotation.store.accounts import add_account, hash_password, set_email
 from annotation.store.project_store import ROLES
 from annotation.work.queues import overlap, pool, team_progress
 from annotation.work.session import CAMPAIGN_MODES, normalise_campaign_mode
+from pages.widgets.context import literal
 from pages.widgets.frame import run_page
 
 MODE_NAMES = {
@@ -30,9 +31,9 @@ def people_tab(store) -> None:
                 if len(password) < 3:
                     raise ValueError("choose a password of at least 3 characters")
                 add_account(store, name, role, password, email)
-                st.success(f"Added {name.strip()} ({role}).")
+                st.success(f"Added {literal(name.strip())} ({role}).")
             except ValueError as exc:
-                st.error(str(exc))
+                st.error(literal(exc))
     st.subheader("Change a role, password or email")
     # The person is chosen outside the form, so the role below starts at theirs: saving a new
     # password alone must not change anybody's role.
@@ -61,9 +62,9 @@ def people_tab(store) -> None:
                         role=new_role,
                         password_hash=hash_password(new_password) if new_password else None,
                     )
-                    st.success(f"Saved {who}.")
+                    st.success(f"Saved {literal(who)}.")
                 except ValueError as exc:
-                    st.error(str(exc))
+                    st.error(literal(exc))
 
 
 def queue_tab(store) -> None:

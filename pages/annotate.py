@@ -12,7 +12,7 @@ import streamlit as st
 from annotation.work.proposals import rule_based_facts
 from annotation.work.session import Question, normalise_campaign_mode, plan, propose_facts
 from pages.widgets import decisions, player, queue_view, response_view, sound, timeline
-from pages.widgets.context import APP_DIR, show_text
+from pages.widgets.context import APP_DIR, literal, show_text
 from pages.widgets.facts_editor import facts_editor, start_draft
 from pages.widgets.frame import run_page
 
@@ -26,7 +26,7 @@ def header():
         st.markdown((APP_DIR / "assets" / "guidelines.md").read_text())
     notice = st.session_state.pop("notice", None)
     if notice:
-        st.toast(notice)
+        st.toast(notice)  # our own words only (no typed or imported text)
     return left
 
 
@@ -68,9 +68,11 @@ def decision(store, who: str, rid: str, sentence, question: Question) -> None:
         about = ", ".join(response_view.chip_label(sentence.citations[i]) for i in question.segments)
         if question.kind == "without":
             removed = sentence.citations[question.fact.citations[question.j]]
-            st.caption(f"Without {response_view.chip_label(removed)}; the other segments: {about or 'none'}")
+            st.caption(
+                literal(f"Without {response_view.chip_label(removed)}; the other segments: {about or 'none'}")
+            )
         else:
-            st.caption(f"Segments: {about}")
+            st.caption(literal(f"Segments: {about}"))
         decisions.answer_buttons(store, who, rid, question)
 
 
@@ -135,7 +137,7 @@ def annotate(me: dict, store) -> None:
     questions, _ = plan(sentences, labels, mode, queue.gold.get(rid))
     open_questions = [q for q in questions if (q.unit, q.task) not in labels]
 
-    st.subheader(f"{STAGE_NAMES[question.stage]}  ·  response {rid}")
+    st.subheader(f"{STAGE_NAMES[question.stage]}  ·  response {literal(rid)}")
     st.caption(
         f"Sentence {question.sentence_index + 1} of {len(sentences)} · "
         f"{len(questions) - len(open_questions)} of {len(questions)} decisions known so far · "

@@ -8,7 +8,6 @@ its inputs and settings, so reruns (a click on the scatter, a tab) do not redo i
 
 from __future__ import annotations
 
-import re
 import tempfile
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from pages.widgets.calibration_tables import (
     stage_rows,
     sweep_rows,
 )
+from pages.widgets.context import literal
 from pages.widgets.frame import run_page
 from pages.widgets.judges_file import load_project_judges
 from pages.widgets.opened_response import open_response, picked_from_scatter
@@ -40,7 +40,6 @@ from pages.widgets.problem_box import show_problems
 RULES = {"heldout": "Highest held-out r", "cheapest": "Cheapest not significantly worse than the best"}
 DEFAULT_SETTINGS = {"modes": list(PRECISION_MODES), "n_boot": 2000, "folds": 5, "seed": 0}
 SCATTER_KEY = "calibrate_scatter"
-_MARKDOWN_SPECIALS = re.compile(r"[\\`*_{}\[\]()<>#+\-.!|~:$]")
 
 
 def cached_sweep(gold, judges, humans, settings: dict) -> dict:
@@ -161,11 +160,6 @@ def chosen_summary(report, choice) -> None:
             f"{mode}: {charts.ceiling_text(report.human_ceiling, mode)}" for mode in report.settings["modes"]
         )
     )
-
-
-def literal(text: str) -> str:
-    """Text from records (source names come from imported files) as literal Markdown."""
-    return _MARKDOWN_SPECIALS.sub(r"\\\g<0>", str(text))
 
 
 def _number(value) -> str:

@@ -17,6 +17,7 @@ from annotation.agreement.gold import RULES, gold_from_store, gold_settings, wri
 from annotation.agreement.reliability import STAGES
 from annotation.formats.readers import write_records_jsonl
 from pages.widgets import player, response_view, ruling
+from pages.widgets.context import literal
 from pages.widgets.frame import run_page
 from pages.widgets.opened_response import DISPUTES_FILTER
 from pages.widgets.ruling import ALL, STAGE_REQUEST
@@ -142,7 +143,7 @@ def show_dispute(store, who: str, value, upcoming, pad_s: float) -> None:
     sentences = store.response_sentences(value.response_id)
     sentence = sentences[value.sentence]
     st.subheader(
-        f"{ruling.STAGE_NAMES[value.stage]} · response {value.response_id} · sentence {value.sentence + 1}"
+        f"{ruling.STAGE_NAMES[value.stage]} · response {literal(value.response_id)} · sentence {value.sentence + 1}"
     )
     text_side, media_side = st.columns([3, 2], gap="large")
     with text_side:
@@ -171,7 +172,7 @@ def disputes(me: dict, store) -> None:
     try:
         gold = gold_from_store(store)  # once per rerun: rulings are written before the rerun
     except ValueError as exc:  # an unknown gold_rule setting
-        st.error(f"{exc}. An admin sets the rule under Gold settings on this page.")
+        st.error(f"{literal(exc)}. An admin sets the rule under Gold settings on this page.")
         return
     every = gold.disputes()
     open_count = sum(1 for v in every if v.ruling is None)

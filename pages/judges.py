@@ -22,7 +22,7 @@ from calibration.judges.judges_file import GOLD, parse_configuration
 from calibration.judges.pipeline import select_responses
 from calibration.judges.plan import plan_run
 from pages.widgets import judge_run
-from pages.widgets.context import show_text
+from pages.widgets.context import literal, show_text
 from pages.widgets.frame import run_page
 from pages.widgets.judges_file import (
     JUDGES_SETTING,
@@ -139,7 +139,7 @@ def run_section(store, judges) -> None:
     if configurations:
         st.caption("Configurations: " + ", ".join(f"`{c.id}`" for c in configurations))
     for reason in refused:
-        st.caption(f"Left out: {reason}")
+        st.caption(f"Left out: {literal(reason)}")
     responses = st.radio(
         "Responses",
         ("gold", "all"),

@@ -3,6 +3,7 @@ real media made with the bundled ffmpeg, and a few AppTest helpers."""
 
 from __future__ import annotations
 
+import functools
 import subprocess
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from annotation.media.files import ffmpeg_exe
 from annotation.project import register_media
 from annotation.protocol.records import Response
 from annotation.protocol.sentences import sentences_for_response
-from annotation.store.accounts import add_account
+from annotation.store.accounts import hash_password
 from annotation.store.project_store import ProjectStore
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
@@ -57,6 +58,12 @@ def make_video(path: Path, seconds: int = 6) -> Path:
     return path
 
 
+@functools.cache
+def password_hash(password: str) -> str:
+    """A real scrypt hash (N = 2^17, ~0.7 s), made once per password per test process."""
+    return hash_password(password)
+
+
 def tiny_project(
     directory: Path, *, texts=(FIRST_TEXT, SECOND_TEXT), with_media: bool = False, **settings
 ) -> ProjectStore:
@@ -79,7 +86,7 @@ def tiny_project(
         ]
     )
     for name, role in PEOPLE:
-        add_account(store, name, role, name)
+        store.add_user(name, role, password_hash(name))
     store.set_setting("overlap", 2)
     for key, value in settings.items():
         store.set_setting(key, value)

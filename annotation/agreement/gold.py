@@ -25,6 +25,7 @@ Provenance strings: "unanimous 3/3", "majority 2/3", "adjudicated:ada" or
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections import Counter
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ from annotation.agreement.reliability import (
     fact_identity,
     records_by_response,
 )
+from annotation.formats.atomic_file import write_text_atomically
 from annotation.protocol.derivation import derive_entailment
 from annotation.protocol.ids import QuestionKey, Task, Unit, fact_unit, is_ruling, sentence_unit
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
@@ -506,13 +508,15 @@ def gold_csv_rows(values: list[GoldValue]) -> list[dict[str, str]]:
 
 
 def write_gold_csv(values: list[GoldValue], path: Path | str) -> int:
-    """Write `gold_csv_rows(values)` as UTF-8 CSV with a header; returns the row count."""
+    """Write `gold_csv_rows(values)` as UTF-8 CSV with a header, atomically (a failure leaves an
+    existing file as it was); returns the row count."""
     rows = gold_csv_rows(values)
     names = sorted({name for v in values for name in v.values})
-    with open(path, "w", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=[*CSV_FIELDS, *names])
-        writer.writeheader()
-        writer.writerows(rows)
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=[*CSV_FIELDS, *names])
+    writer.writeheader()
+    writer.writerows(rows)
+    write_text_atomically(path, text.getvalue())
     return len(rows)
 
 

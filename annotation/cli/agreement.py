@@ -114,7 +114,10 @@ def cmd_gold(args) -> int:
         gold = gold_from_store(store)
     except (FileNotFoundError, ValueError) as exc:
         return _fail(str(exc))
-    count = write_records_jsonl(gold.records, Path(args.out))
+    try:
+        count = write_records_jsonl(gold.records, Path(args.out))
+    except ValueError as exc:  # a record that is not strict JSON; --out is left as it was
+        return _fail(f"nothing written to {args.out}: {exc}")
     counts = ", ".join(f"{kind} {n}" for kind, n in sorted(gold.counts().items()))
     print(f"wrote {count} gold record(s) to {args.out} (rule: {gold.rule}; values: {counts or 'none'})")
     if args.csv:

@@ -6,6 +6,7 @@ Exit codes: 0 success, 2 invalid input (every problem on stderr, nothing on stdo
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -13,15 +14,19 @@ from annotation.cli.agreement import add_agreement_parser, add_gold_parser
 from annotation.protocol.errors import InputError
 
 
-def _print_problems(exc: InputError) -> None:
-    print(f"error: invalid input ({len(exc.problems)} problem(s)); nothing was imported", file=sys.stderr)
+def _print_problems(exc: InputError, what: str = "nothing was imported") -> None:
+    print(f"error: invalid input ({len(exc.problems)} problem(s)); {what}", file=sys.stderr)
     for problem in exc.problems:
         print(f"  {problem}", file=sys.stderr)
 
 
+def _fail(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
 def cmd_import(args) -> int:
-    from annotation.project import import_files
-    from annotation.store.project_store import ProjectStore
+    from annotation.project import import_into, prepare_media
 
     missing = [p for p in args.files if not Path(p).is_file()]
     if missing or (args.model is not None and not args.model.strip()):
@@ -30,21 +35,20 @@ def cmd_import(args) -> int:
         if args.model is not None and not args.model.strip():
             print("error: --model: must name a model", file=sys.stderr)
         return 2
-    store = ProjectStore.open(args.project, create=True)
+    root = None
     if args.media_root:
         root = Path(args.media_root).resolve()
         if not root.is_dir():
-            print(f"error: --media-root {args.media_root}: not a directory", file=sys.stderr)
-            return 2
-        store.set_setting("media_root", str(root))
+            return _fail(f"--media-root {args.media_root}: not a directory")
     try:
-        report = import_files(
-            store,
+        store, report = import_into(
+            Path(args.project),
             [Path(p) for p in args.files],
             skip_invalid=args.skip_invalid,
             fmt=args.format,
             source=args.source,
             model=args.model,
+            media_root=root,
         )
     except InputError as exc:
         _print_problems(exc)
@@ -52,8 +56,6 @@ def cmd_import(args) -> int:
     for path, kind in report.files:
         print(f"{path}: {kind} file")
     if not args.no_prepare:
-        from annotation.project import prepare_media
-
         for name in report.media:
             print(f"preparing {name} (annotation proxy, sound view)…", file=sys.stderr)
             prepare_media(store, name)
@@ -76,10 +78,12 @@ def cmd_export(args) -> int:
     try:
         store = ProjectStore.open(args.project)
     except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(str(exc))
     records = export_records(store, args.source)
-    count = write_records_jsonl(records, Path(args.out))
+    try:
+        count = write_records_jsonl(records, Path(args.out))
+    except ValueError as exc:  # a record that is not strict JSON; --out is left as it was
+        return _fail(f"nothing written to {args.out}: {exc}")
     sources = sorted({r.source for r in records})
     print(f"wrote {count} record(s) from {len(sources)} source(s) to {args.out}: {', '.join(sources)}")
     return 0
@@ -164,5 +168,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; its exit code. No input makes a traceback: bad input is exit 2 with every
+    problem located; a file that cannot be read or written is exit 2 naming it."""
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except InputError as exc:
+        _print_problems(exc, "nothing was written")
+        return 2
+    except OSError as exc:
+        return _fail(f"{exc.filename or 'a file'}: {exc.strerror or exc}")
+    except sqlite3.DatabaseError as exc:  # e.g. a project.db that is not a SQLite file
+        return _fail(
+            f"{getattr(args, 'project', None) or 'the project'}: its database cannot be used ({exc})"
+        )

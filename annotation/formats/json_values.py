@@ -1,7 +1,9 @@
-"""Values made fit for strict JSON before any writer emits them (JSON has no NaN, tuples or numpy types)."""
+"""Values made fit for strict JSON before any writer emits them (JSON has no NaN, tuples or numpy
+types), and the one strict encoder every writer uses."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -18,3 +20,15 @@ def json_safe(value):
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
+
+
+def strict_dumps(value, **options) -> str:
+    """`value` as strict JSON text (UTF-8 characters kept): ValueError for NaN or ±Infinity and
+    for a string holding a lone surrogate, which no UTF-8 file can carry. `options` go to
+    `json.dumps` (indent, sort_keys, …)."""
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, **options)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("a string holds a lone surrogate (an unpaired \\ud800-\\udfff)") from None
+    return text

@@ -209,12 +209,13 @@ def metric_entries_from_rows(path: Path, rows: list, skip_invalid: bool, source:
     duplicate = unique_ids("id")
 
     def check_row(index: int, row: object, where: str) -> tuple[object, Found]:
-        response, found = response_from_row(row, str(index), metric=True)
+        default_id = f"{path.stem}-{index}"  # as in generation files: two files' rows never collide
+        response, found = response_from_row(row, default_id, metric=True)
         if not isinstance(row, dict):
             return None, found
         found += _check_evaluations(row)
         if not any(name in (None, "id") for name, _ in found):  # the row has a usable id
-            found += duplicate(effective_id(row, str(index)), where)
+            found += duplicate(effective_id(row, default_id), where)
         if found:
             return None, found
         sentences = []
@@ -236,14 +237,15 @@ def read_metric_file(
 
     Rows need the generation fields (text may come from `original_full_generation`) and a fully
     well-formed `evaluations`; a row without it (the pipeline failed on it) is a problem. Fact
-    `scores` may be absent (entailment not done → `entailment` None). response_id = `id`, else the
-    0-based entry index; source defaults to 'judge:<file stem>'. The record has one Sentence per
-    evaluations key in order: verifiable = prediction; citations parsed from the key, plus any a
-    fact cites that the key lacks; a fact's citations index the citations parsed from its text
-    (plus any judged citation its text lacks: a judgement key the reference parser read that ours
-    does not); alone[j] = the judgement whose key parses to citation j (null if none); all =
-    recall > 0.5 (null when recall is null, or when the fact has citations but no judgements);
-    without all null; fact text without its "- " bullet and citation groups. Raises InputError per the module promise.
+    `scores` may be absent (entailment not done → `entailment` None). response_id = `id`, else
+    '<file stem>-<0-based index>' (as in generation files); source defaults to 'judge:<file stem>'.
+    The record has one Sentence per evaluations key in order: verifiable = prediction; citations
+    parsed from the key, plus any a fact cites that the key lacks; a fact's citations index the
+    citations parsed from its text (plus any judged citation its text lacks: a judgement key the
+    reference parser read that ours does not); alone[j] = the judgement whose key parses to citation
+    j (null if none); all = recall > 0.5 (null when recall is null, or when the fact has citations
+    but no judgements); without all null; fact text without its "- " bullet and citation groups.
+    Raises InputError per the module promise.
     """
     path = Path(path)
     return metric_entries_from_rows(path, parse_rows(path), skip_invalid, source)

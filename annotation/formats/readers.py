@@ -1,17 +1,19 @@
 """Read the files researchers have: generation, metric and evaluation-record files (PROTOCOL §4–§5).
 
 Every reader validates the whole file and collects every problem, each located by file, line
-(JSONL) or entry index (JSON list) and field. With problems and no `skip_invalid` it raises
+(JSONL) or entry index (JSON list) and field. JSON is read strictly (`strict_json`): NaN,
+±Infinity, numbers beyond a double, duplicate keys, lone surrogates and deep nesting are problems. With problems and no `skip_invalid` it raises
 `InputError` with all of them and returns nothing; with `skip_invalid` it returns the valid rows
 in `items` and one `Problem` per skipped row in `skipped`.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
+from annotation.formats.atomic_file import write_text_atomically
+from annotation.formats.json_values import strict_dumps
 from annotation.formats.metric_file import MetricEntry, metric_entries_from_rows, read_metric_file
 from annotation.formats.record_schema import validate_record
 from annotation.formats.rows import (
@@ -24,6 +26,7 @@ from annotation.formats.rows import (
     response_from_row,
     unique_ids,
 )
+from annotation.protocol.citations import shown
 from annotation.protocol.errors import InputError, Problem
 from annotation.protocol.records import EvaluationRecord
 
@@ -70,6 +73,9 @@ def _format_of_rows(path: Path, rows: list) -> str:
         return "records"
     if any("model_generation" in obj or "original_full_generation" in obj for obj in objects):
         return "generation"
+    bad = [obj.problem for _, _, obj in rows if isinstance(obj, BadLine)]
+    if bad:  # rows that are not (strict) JSON: their problems say more than "cannot tell"
+        raise InputError(bad)
     raise InputError(
         Problem(
             str(path),
@@ -147,25 +153,32 @@ def read_records_file(path: Path | str, *, skip_invalid: bool = False) -> ReadRe
 
 
 def write_records_jsonl(records: Iterable[EvaluationRecord], path_or_file) -> int:
-    """Write records as JSONL (UTF-8, one per line) to a path or an open text file; returns the count.
+    """Write records as strict JSONL (UTF-8, one per line) to a path or an open text file;
+    returns the count.
 
-    Every record is validated first, so a bad one raises ValueError (naming its position and
-    field) before anything is written.
+    Every record is validated and encoded first, so a bad one (a schema problem, NaN, a lone
+    surrogate) raises ValueError naming its position and field before anything is written. A
+    path is written atomically (a temporary file renamed over it): a failing export never
+    touches the file that was there.
     """
-    dicts = [record.to_dict() for record in records]
-    for position, data in enumerate(dicts):
+    lines = []
+    for position, record in enumerate(records):
+        data = record.to_dict()
         found = validate_record(data)
+        try:
+            lines.append(strict_dumps(data) + "\n")
+        except ValueError as exc:
+            found = [*found, ("", str(exc))]
         if found:
             raise ValueError(
-                f"record {position} ({data.get('response_id')}, {data.get('source')}): "
-                + "; ".join(f"{name}: {message}" for name, message in found)
+                f"record {position} ({shown(str(data.get('response_id')))}, {shown(str(data.get('source')))}): "
+                + "; ".join(f"{name or 'record'}: {message}" for name, message in found)
             )
-    lines = "".join(json.dumps(data, ensure_ascii=False) + "\n" for data in dicts)
     if isinstance(path_or_file, (str, Path)):
-        Path(path_or_file).write_text(lines, encoding="utf-8")
+        write_text_atomically(path_or_file, "".join(lines))
     else:
-        path_or_file.write(lines)
-    return len(dicts)
+        path_or_file.write("".join(lines))
+    return len(lines)
 
 
 def read_any(

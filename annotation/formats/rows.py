@@ -6,12 +6,12 @@ Callers outside the readers use `annotation.formats.readers`; this module exists
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from annotation.formats import strict_json
 from annotation.protocol.errors import InputError, Problem
 from annotation.protocol.ids import model_response_id
 from annotation.protocol.records import Response
@@ -57,8 +57,8 @@ def is_number(value: object) -> bool:
 
 def _is_json_object(line: str) -> bool:
     try:
-        return isinstance(json.loads(line), dict)
-    except json.JSONDecodeError:
+        return isinstance(strict_json.decode(line), dict)
+    except strict_json.StrictJSONError:
         return False
 
 
@@ -85,51 +85,58 @@ def parse_rows(path: Path) -> list[tuple[int, bool, object]]:
     return _parse_text(str(path), read_input_text(path))
 
 
+def _checked_row(where: str, number: int, is_entry: bool, value: object, surrogates: bool) -> tuple:
+    """(number, is_entry, value), or a BadLine in its place when the value is not strict JSON."""
+    found = strict_json.check_value(value, surrogates=surrogates)
+    if found is None:
+        return number, is_entry, value
+    field_path, message = found
+    return number, is_entry, BadLine(Problem(where, number, field_path or None, message, entry=is_entry))
+
+
 def _parse_text(where: str, text: str) -> list[tuple[int, bool, object]]:
     if not text.strip():
         raise InputError(Problem(where, None, None, "the file is empty"))
     # split on \n only: JSON strings may hold a raw U+2028, which str.splitlines would cut
     lines = [(number, line) for number, line in enumerate(text.split("\n"), 1) if line.strip()]
-    as_jsonl = _is_json_object(lines[0][1])
-    if not as_jsonl:
+    surrogates = strict_json.may_hold_surrogates(text)
+    if not _is_json_object(lines[0][1]):
         try:
-            whole = json.loads(text)
-        except json.JSONDecodeError as exc:
+            whole = strict_json.decode(text)
+        except strict_json.StrictJSONError as exc:
             # a bad first line in a file whose other lines are mostly objects is still JSONL
             others = sum(_is_json_object(line) for _, line in lines[1:])
             if not (lines[0][1].lstrip().startswith("{") and others and 2 * others >= len(lines) - 1):
-                raise InputError(
-                    Problem(where, exc.lineno, None, f"not valid JSON (column {exc.colno}: {exc.msg})")
-                ) from None
-            as_jsonl = True
+                raise InputError(Problem(where, exc.line, None, exc.message)) from None
         else:
-            if isinstance(whole, dict):
-                return [(0, True, whole)]
-            if not isinstance(whole, list):
-                raise InputError(
-                    Problem(
-                        where,
-                        None,
-                        None,
-                        f"expected a JSON list of objects, one object or JSON Lines, got {kind_of(whole)}",
-                    )
-                )
-            if not whole:
-                raise InputError(Problem(where, None, None, "the file holds no entries (an empty list)"))
-            return [(index, True, obj) for index, obj in enumerate(whole)]
+            return _whole_document_rows(where, whole, surrogates)
     rows: list[tuple[int, bool, object]] = []
     for number, line in lines:
         try:
-            rows.append((number, False, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            rows.append(
-                (
-                    number,
-                    False,
-                    BadLine(Problem(where, number, None, f"not valid JSON (column {exc.colno}: {exc.msg})")),
-                )
-            )
+            rows.append(_checked_row(where, number, False, strict_json.decode(line), surrogates))
+        except strict_json.StrictJSONError as exc:
+            rows.append((number, False, BadLine(Problem(where, number, None, exc.message))))
     return rows
+
+
+def _whole_document_rows(where: str, whole: object, surrogates: bool) -> list[tuple[int, bool, object]]:
+    if isinstance(whole, dict):
+        return [_checked_row(where, 0, True, whole, surrogates)]
+    if not isinstance(whole, list):
+        found = strict_json.check_value(whole)
+        if found:
+            raise InputError(Problem(where, None, None, found[1]))
+        raise InputError(
+            Problem(
+                where,
+                None,
+                None,
+                f"expected a JSON list of objects, one object or JSON Lines, got {kind_of(whole)}",
+            )
+        )
+    if not whole:
+        raise InputError(Problem(where, None, None, "the file holds no entries (an empty list)"))
+    return [_checked_row(where, index, True, obj, surrogates) for index, obj in enumerate(whole)]
 
 
 def collect_rows(

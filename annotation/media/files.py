@@ -10,6 +10,7 @@ import functools
 import hashlib
 import os
 import re
+import stat
 import subprocess
 import uuid
 from dataclasses import asdict, dataclass
@@ -74,36 +75,81 @@ def temp_path_beside(final: Path) -> Path:
 # ---------------------------------------------------------------------------- finding media
 
 
-def resolve_media(root: Path, name: str) -> Path:
-    """A data row's `video` value → an existing file inside `root`.
+def _named(name: str) -> str:
+    """`name` as a message quotes it (a hostile name may be thousands of characters long)."""
+    return repr(name if len(name) <= 80 else f"{name[:38]}…{name[-38:]}")
 
-    Tries `name`, then `name + '.mp4'` when `name` has no suffix. Raises ValueError (with the
-    reason) for an empty name, an absolute path, a `..` component, or a path whose symlinks lead
-    out of `root`; FileNotFoundError when no candidate is an existing file.
-    """
+
+def _checked_relative(name: str) -> None:
     if not isinstance(name, str) or not name.strip():
         raise ValueError("media name is empty")
+    if "\0" in name:
+        raise ValueError(f"media name {_named(name)} holds a NUL character")
     if (
         PurePosixPath(name).is_absolute()
         or PureWindowsPath(name).is_absolute()
-        or name.startswith(("/", "\\"))
+        or name.startswith(("/", "\\", "~"))
         or PureWindowsPath(name).drive
     ):
-        raise ValueError(f"media name {name!r} is an absolute path; give a path inside the media folder")
+        raise ValueError(
+            f"media name {_named(name)} is an absolute path; give a path inside the media folder"
+        )
     if ".." in re.split(r"[\\/]", name):
-        raise ValueError(f"media name {name!r} contains '..'; give a path inside the media folder")
-    root_real = Path(os.path.realpath(root))
-    candidates = [Path(root) / name]
-    if not PurePosixPath(name).suffix:
-        candidates.append(Path(root) / f"{name}.mp4")
-    for candidate in candidates:
+        raise ValueError(f"media name {_named(name)} contains '..'; give a path inside the media folder")
+
+
+def _file_inside(root: Path, relative: str, name: str) -> Path | None:
+    """`root / relative` when it is a regular file whose real path lies inside `root`'s; None when
+    nothing is there; ValueError when it leads outside, is not a regular file (a FIFO, a device,
+    a folder) or cannot be looked at (e.g. a name too long for the file system)."""
+    candidate = Path(root) / relative
+    try:
         real = Path(os.path.realpath(candidate))
-        if not real.is_relative_to(root_real):
-            raise ValueError(f"media name {name!r} leads outside the media folder (symlink to {real})")
-        if real.is_file():
-            return candidate
-    tried = " or ".join(str(c) for c in candidates)
-    raise FileNotFoundError(f"media {name!r} not found: no file {tried}")
+        if not real.is_relative_to(Path(os.path.realpath(root))):
+            raise ValueError(
+                f"media name {_named(name)} leads outside the media folder (symlink to {_named(str(real))})"
+            )
+        mode = real.stat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise ValueError(f"media name {_named(name)} cannot be opened: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
+        if stat.S_ISDIR(mode):
+            return None
+        raise ValueError(f"media name {_named(name)} is not a regular file (a FIFO, device or socket)")
+    return candidate
+
+
+def resolve_media(root: Path, name: str) -> Path:
+    """A data row's `video` value → an existing regular file inside `root`.
+
+    Tries `name`, then `name + '.mp4'` when `name` has no suffix. Raises ValueError (with the
+    reason) for an empty name, an absolute or `~` path, a `..` component, a path whose symlinks
+    lead out of `root`, a FIFO or device, or a name the file system refuses (too long);
+    FileNotFoundError when no candidate is an existing file.
+    """
+    _checked_relative(name)
+    candidates = [name]
+    if not PurePosixPath(name).suffix:
+        candidates.append(f"{name}.mp4")
+    for candidate in candidates:
+        found = _file_inside(root, candidate, name)
+        if found is not None:
+            return found
+    tried = " or ".join(_named(c) for c in candidates)
+    raise FileNotFoundError(f"media {_named(name)} not found in the media folder: no file {tried}")
+
+
+def media_file(root: Path, relative: str) -> Path:
+    """The file a media row names (`relative` to the media root, as stored at import), checked
+    again on every read: ValueError when it now leads outside `root` (a symlink swapped in), is
+    no regular file or has become an absolute or `..` path; FileNotFoundError when it is gone."""
+    _checked_relative(relative)
+    found = _file_inside(root, relative, relative)
+    if found is None:
+        raise FileNotFoundError(f"media file {_named(relative)} is no longer in the media folder {root}")
+    return found
 
 
 def file_sha256(path: Path) -> str:

@@ -21,14 +21,13 @@ _SYNONYMS = {
     "speech": "audio",
     "sound": "audio",
 }
-
-# One citation inside a group: a word (the modality), a comma, a time or span.
-_TIME = r"\d[\d:.]*"
-_PART = rf"\s*([A-Za-z][A-Za-z_\- ]*?)\s*,\s*({_TIME}(?:\s*[-\u2013\u2014]\s*{_TIME})?)\s*"
-_GROUP_RE = re.compile(rf"\(({_PART}(?:;{_PART})*)\)")
-_PART_RE = re.compile(rf"^{_PART}$")
-_SPAN_SPLIT_RE = re.compile(r"\s*[-\u2013\u2014]\s*")
-_SECONDS_RE = re.compile(r"\d{2}(\.\d+)?")
+_DASHES = "-\u2013\u2014"  # hyphen-minus, en dash, em dash
+_ASCII_DIGITS = frozenset("0123456789")
+_MAX_WHOLE_DIGITS = 6  # hours or minutes: up to 999,999, far past any media
+_MAX_FRACTION_DIGITS = 9
+# A group is an innermost pair of parentheses. `[^()]*` stops at the next parenthesis, so a failed
+# attempt never rescans what an earlier one read: matching is linear in the text's length.
+_GROUP_RE = re.compile(r"\(([^()]*)\)")
 _SPACE_BEFORE_PUNCTUATION_RE = re.compile(r"\s+([.,;:!?])")
 _SPACE_RUN_RE = re.compile(r"\s{2,}")
 # Files repeat the same times and groups over and over (a fact restates its sentence's group, a
@@ -85,36 +84,58 @@ class CitationGroup:
     citations: tuple[Citation, ...]
 
 
+def shown(text: str) -> str:
+    """`text` as a reason quotes it: characters a person cannot see (zero-width spaces, controls,
+    direction marks) written as `<U+200B>`, and very long text shortened in the middle."""
+    if len(text) > 60:
+        text = text[:28] + "…" + text[-28:]
+    return "".join(ch if ch.isprintable() or ch == " " else f"<U+{ord(ch):04X}>" for ch in text)
+
+
+def _time_problem(text: str) -> str | None:
+    """Why `text` (already stripped) is not an ASCII `M:SS`, `MM:SS` or `H:MM:SS` time, or None."""
+    odd = next((ch for ch in text if ch not in _ASCII_DIGITS and ch not in ":."), None)
+    if odd is not None and odd.isdigit():
+        return f"time '{shown(text)}' has the digit '{odd}' (U+{ord(odd):04X}); write times with 0-9"
+    if odd is not None and not odd.isprintable():
+        return f"time '{shown(text)}' holds an invisible character (U+{ord(odd):04X})"
+    parts = text.split(":")
+    if odd is not None or len(parts) not in (2, 3) or any(p == "" for p in parts):
+        return f"time '{shown(text)}' is not M:SS, MM:SS or H:MM:SS"
+    *whole, seconds = parts
+    if any("." in p for p in whole):
+        return f"time '{shown(text)}' is not M:SS, MM:SS or H:MM:SS"
+    if any(len(p) > _MAX_WHOLE_DIGITS for p in whole):
+        return f"time '{shown(text)}' is too large"
+    integer, dot, fraction = seconds.partition(".")
+    if len(integer) != 2 or "." in fraction or (dot and not fraction):
+        return f"time '{shown(text)}': seconds must have two digits"
+    if len(fraction) > _MAX_FRACTION_DIGITS:
+        return f"time '{shown(text)}' has more than {_MAX_FRACTION_DIGITS} decimal places"
+    if int(integer) >= 60:
+        return f"time '{shown(text)}': seconds must be below 60"
+    if len(whole) == 2 and int(whole[1]) >= 60:
+        return f"time '{shown(text)}': minutes must be below 60 in H:MM:SS"
+    return None
+
+
 @functools.lru_cache(maxsize=_CACHE_SIZE)
 def parse_time(text: str) -> float:
-    """`M:SS`, `MM:SS` or `H:MM:SS` (seconds may carry a decimal part) → seconds.
+    """`M:SS`, `MM:SS` or `H:MM:SS` in ASCII digits (seconds may carry up to 9 decimals) → seconds.
 
-    Raises ValueError with a reason a person can act on.
+    Raises ValueError with a reason a person can act on (never a message from Python itself).
     """
     text = text.strip()
-    parts = text.split(":")
-    if len(parts) not in (2, 3) or any(p == "" for p in parts):
-        raise ValueError(f"time '{text}' is not M:SS, MM:SS or H:MM:SS")
-    try:
-        *whole, seconds_text = parts
-        numbers = [int(p) for p in whole]
-        seconds = float(seconds_text)
-    except ValueError:
-        raise ValueError(f"time '{text}' is not M:SS, MM:SS or H:MM:SS") from None
-    if not _SECONDS_RE.fullmatch(seconds_text):
-        raise ValueError(f"time '{text}': seconds must have two digits")
-    if seconds >= 60:
-        raise ValueError(f"time '{text}': seconds must be below 60")
-    if len(numbers) == 2:
-        hours, minutes = numbers
-        if minutes >= 60:
-            raise ValueError(f"time '{text}': minutes must be below 60 in H:MM:SS")
-        numbers = [hours * 60 + minutes]
+    problem = _time_problem(text)
+    if problem:
+        raise ValueError(problem)
+    *whole, seconds_text = text.split(":")
+    minutes = int(whole[0]) * 60 + int(whole[1]) if len(whole) == 2 else int(whole[0])
     # One exact integer division, so '1:00:00.1' is the float nearest 3600.1
     # and format_time/parse_time round-trip exactly.
     whole_text, _, frac_text = seconds_text.partition(".")
     scale = 10 ** len(frac_text)
-    total = (numbers[0] * 60 + int(whole_text)) * scale + (int(frac_text) if frac_text else 0)
+    total = (minutes * 60 + int(whole_text)) * scale + (int(frac_text) if frac_text else 0)
     return total / scale
 
 
@@ -136,30 +157,57 @@ def format_time(seconds: float) -> str:
     return f"{minutes}:{sec_text}"
 
 
+def _span_problem(time_text: str, ends: list[str]) -> str | None:
+    if len(ends) == 1:
+        return None if ends[0] else "the time is missing"
+    if ends[0] == "" and len(ends) == 2:
+        return f"span '{shown(time_text)}' has no start (a time cannot be negative)"
+    if "" in ends:
+        return f"span '{shown(time_text)}' has an empty end"
+    if len(ends) > 2:
+        return f"span '{shown(time_text)}' has more than two ends"
+    return None
+
+
 def parse_citation(modality_text: str, time_text: str, raw: str | None = None) -> Citation:
     """One citation from its two parts; invalid ones carry the reason."""
     raw = raw if raw is not None else f"{modality_text}, {time_text}"
-    word = modality_text.strip().lower()
-    modality = _SYNONYMS.get(word)
+    word = modality_text.strip()
+    modality = _SYNONYMS.get(word.lower())
     if modality is None:
-        return Citation(word, None, None, False, raw, f"unknown modality '{modality_text.strip()}'")
-    ends = _SPAN_SPLIT_RE.split(time_text.strip())
+        return Citation(word.lower(), None, None, False, raw, f"unknown modality '{shown(word)}'")
+    time_text = time_text.strip()
+    ends = [end.strip() for end in re.split(f"[{_DASHES}]", time_text)]
+    problem = _span_problem(time_text, ends)
+    if problem:
+        return Citation(modality, None, None, False, raw, problem)
     try:
         start = parse_time(ends[0])
         end = parse_time(ends[1]) if len(ends) == 2 else start
     except ValueError as exc:
         return Citation(modality, None, None, False, raw, str(exc))
-    if len(ends) > 2:
-        return Citation(modality, None, None, False, raw, f"span '{time_text}' has more than two ends")
     if end < start:
         return Citation(modality, start, end, False, raw, "end before start")
     return Citation(modality, start, end, True, raw)
 
 
+def _parse_part(part: str) -> Citation:
+    """One `;`-separated part of a citation group (stripped, not empty) → a Citation."""
+    word, comma, time_text = part.partition(",")
+    if comma:
+        return parse_citation(word, time_text, raw=part)
+    lead = _lead_modality(part)
+    if lead is not None:
+        reason = f"no comma between the modality and the time in '{shown(part)}'"
+        return Citation(lead, None, None, False, part, reason)
+    return Citation("", None, None, False, part, "not of the form 'modality, time'")
+
+
 def parse_citation_group(inner: str) -> list[Citation]:
     """The text inside one group's parentheses → its citations, in order.
 
-    Parts that do not have the `modality, time` shape come back invalid.
+    Parts that do not have the `modality, time` shape come back invalid; empty parts (a
+    trailing ';') are not citations.
     """
     return list(_parsed_group(inner)[0])
 
@@ -167,27 +215,61 @@ def parse_citation_group(inner: str) -> list[Citation]:
 @functools.lru_cache(maxsize=_CACHE_SIZE)
 def _parsed_group(inner: str) -> tuple[tuple[Citation, ...], bool]:
     """`parse_citation_group(inner)` as a tuple, and whether the group is a citation group."""
-    out = []
-    for part in inner.split(";"):
-        match = _PART_RE.match(part)
-        if match:
-            out.append(parse_citation(match.group(1), match.group(2), raw=part.strip()))
-        else:
-            out.append(Citation("", None, None, False, part.strip(), "not of the form 'modality, time'"))
-    return tuple(out), _is_citation_group(out)
+    parts = [part.strip() for part in inner.split(";")]
+    parts = [part for part in parts if part]
+    return tuple(_parse_part(part) for part in parts), any(_citation_shaped(p) for p in parts)
 
 
-def _is_citation_group(citations: list[Citation]) -> bool:
-    # `(Option A, 2)` has the shape but is prose: a group counts when some part
-    # names a known modality or writes a clock time (`(smell, 0:12)` is a citation, invalid).
-    return any(c.modality in MODALITIES or ":" in (c.raw or "").rpartition(",")[2] for c in citations)
+def _visible(text: str) -> str:
+    """`text` without invisible format characters (zero-width spaces, direction marks)."""
+    return text if text.isprintable() else "".join(ch for ch in text if ch.isprintable() or ch.isspace())
+
+
+def _lead_modality(part: str) -> str | None:
+    """The modality a part starts with when a known modality word (or synonym) is followed by
+    something other than a letter (`visual 0:05`, `audio,`), else None (`video games`)."""
+    bare = _visible(part).lstrip()
+    head = bare[:7].lower()  # 'visual', 'vision', 'speech': the longest words are 6 letters
+    for word, modality in _SYNONYMS.items():
+        if head.startswith(word):
+            after = bare[len(word) :].lstrip()
+            return modality if after and not after[0].isalpha() else None
+    return None
+
+
+def _citation_shaped(part: str) -> bool:
+    """A part makes its group a citation group (see `find_citation_groups`)."""
+    bare = _visible(part)
+    if _lead_modality(bare) is not None:
+        word, _, time_text = bare.partition(",")
+        time_text = time_text.strip()
+        return not time_text or not time_text[0].isalpha()
+    word, comma, time_text = bare.partition(",")
+    word, time_text = word.strip(), time_text.strip()
+    return bool(
+        comma
+        and word
+        and word[0].isascii()
+        and word[0].isalpha()
+        and all(ch.isascii() and (ch.isalpha() or ch in "_- ") for ch in word)
+        and ":" in time_text
+        and all(ch.isdigit() or ch in ":." or ch in _DASHES or ch.isspace() for ch in time_text)
+    )
 
 
 def find_citation_groups(text: str) -> list[CitationGroup]:
     """Every citation group in `text`, with offsets [start, end), left to right.
 
-    Parenthesised prose is skipped: `(see above)`, `(e.g., red)`, `(3 times)`,
-    and `(Option A, 2)` (no part has a known modality or a clock time).
+    The grammar, scanned in time linear in the text's length: a group is an innermost `(…)`;
+    its parts are separated by `;` (empty parts ignored). It is a citation group when some part
+    is citation-shaped: it starts with a known modality word (or synonym, any case) followed by
+    something other than a letter, and the text after its first comma (if any) does not start
+    with a letter (`visual, 0:05`, `visual 0:05`, `audio, -0:05`, `Visual, 1e3`, `visual, `);
+    or it reads `word, clock` where the word is ASCII letters, spaces, '_' or '-' and the clock
+    holds a ':' and only digits, ':', '.', dashes and spaces (`smell, 0:12`). Invisible format
+    characters are ignored for this decision. Every part of a citation group is a citation; one
+    that does not parse is invalid with the reason. Parenthesised prose is skipped:
+    `(see above)`, `(e.g., red)`, `(3 times)`, `(Option A, 2)`, `(video games)`, `(0:12)`.
     """
     return list(_groups_in(text))
 
@@ -254,4 +336,24 @@ def validate_against_duration(citation: Citation, duration_s: float | None) -> C
             raw=citation.raw or format_citation(citation),
             reason=f"beyond the media's duration ({format_time(duration_s)})",
         )
+    return citation
+
+
+def validate_against_media(
+    citation: Citation,
+    duration_s: float | None,
+    *,
+    has_audio: bool | None = None,
+    has_video: bool | None = None,
+) -> Citation:
+    """`validate_against_duration`, then: an audio citation of media without an audio track
+    (`has_audio` False) is invalid, "the media has no audio track"; a visual one of media without
+    a video track likewise. None (not known) checks nothing; an invalid citation keeps its reason."""
+    citation = validate_against_duration(citation, duration_s)
+    if not citation.valid:
+        return citation
+    for modality, present, track in (("audio", has_audio, "audio"), ("visual", has_video, "video")):
+        if citation.modality == modality and present is False:
+            raw = citation.raw or format_citation(citation)
+            return replace(citation, valid=False, raw=raw, reason=f"the media has no {track} track")
     return citation

@@ -16,7 +16,7 @@ from annotation.protocol.citations import (
     Citation,
     CitationGroup,
     find_citation_groups,
-    validate_against_duration,
+    validate_against_media,
 )
 
 
@@ -101,14 +101,24 @@ def split_response(text: str) -> SplitResponse:
     return SplitResponse(tuple(spans), answer, answer_start)
 
 
-def sentences_for_response(text: str, duration_s: float | None = None) -> list[records.Sentence]:
+def sentences_for_response(
+    text: str,
+    duration_s: float | None = None,
+    *,
+    has_audio: bool | None = None,
+    has_video: bool | None = None,
+) -> list[records.Sentence]:
     """`split_response` as records: offsets set, citations checked against the media's
-    duration (None: not checked), `verifiable` None and no facts yet."""
+    duration and tracks (None: not checked; see `validate_against_media`), `verifiable` None
+    and no facts yet."""
     return [
         records.Sentence(
             text=s.text,
             verifiable=None,
-            citations=[validate_against_duration(c, duration_s) for c in s.citations],
+            citations=[
+                validate_against_media(c, duration_s, has_audio=has_audio, has_video=has_video)
+                for c in s.citations
+            ],
             facts=[],
             start=s.start,
             end=s.end,

@@ -58,6 +58,17 @@ MIGRATIONS: list[str] = [
         WHERE json_type(extra, '$.model') = 'text' AND trim(json_extract(extra, '$.model')) != '';
     CREATE INDEX responses_by_model ON responses(model, position);
     """,
+    # Media paths relative to the media root and proxy paths relative to the project directory,
+    # so a project served from another working directory (or moved) keeps its media and proxies.
+    # A path that does not end with the media's name stays as it was (the name is resolved then).
+    """
+    UPDATE media SET proxy_path = 'cache/proxies/' || substr(sha256, 1, 20) || '.mp4'
+        WHERE proxy_path IS NOT NULL;
+    UPDATE media SET path = CASE
+        WHEN path = name OR substr(path, -length(name) - 1) = '/' || name THEN name
+        WHEN substr(path, -length(name) - 5) = '/' || name || '.mp4' THEN name || '.mp4'
+        ELSE path END;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -113,15 +124,27 @@ class ProjectStore:
 
     @property
     def media_root(self) -> Path:
+        """The folder media names resolve in: the `media_root` setting (relative to the project
+        directory unless absolute), else `<project>/media`."""
         root = self.get_setting("media_root")
-        return Path(root) if root else self.directory / "media"
+        return self.directory / (root or "media")
+
+    def set_media_root(self, root: Path) -> None:
+        """Store `root` relative to the project directory when it lies inside it, else absolute."""
+        self.set_setting("media_root", self._relative_to_project(Path(root)))
+
+    def _relative_to_project(self, path: Path) -> str:
+        here, there = self.directory.resolve(), path.resolve()
+        return there.relative_to(here).as_posix() if there.is_relative_to(here) else str(there)
 
     @property
     def cache_dir(self) -> Path:
         return self.directory / "cache"
 
     # -- media ----------------------------------------------------------------------------
-    def register_media(self, name: str, path: Path, sha256: str, info: dict) -> None:
+    def register_media(self, name: str, path: str, sha256: str, info: dict) -> None:
+        """Store what a probe found for media `name`; `path` is the file relative to the media
+        root (`annotation.project.media_source` resolves it again on every read)."""
         self.database.write(
             lambda c: c.execute(
                 "INSERT INTO media(name, path, sha256, info, probed_at) VALUES (?, ?, ?, ?, ?) "
@@ -133,12 +156,16 @@ class ProjectStore:
         )
 
     def set_proxy(self, name: str, proxy_path: Path) -> None:
+        """Remember the media's proxy (stored relative to the project directory when inside it)."""
+        stored = self._relative_to_project(Path(proxy_path))
         self.database.write(
-            lambda c: c.execute("UPDATE media SET proxy_path = ? WHERE name = ?", [str(proxy_path), name])
+            lambda c: c.execute("UPDATE media SET proxy_path = ? WHERE name = ?", [stored, name])
         )
 
     def media(self, name: str) -> dict | None:
-        """{'name','path','sha256','info': dict,'proxy_path'} or None when not registered."""
+        """{'name','path','sha256','info': dict,'proxy_path'} or None when not registered. `path`
+        is relative to the media root: read the file through `annotation.project.media_source`,
+        which checks it again; `proxy_path` is the proxy's full path (or None)."""
         row = self.database.connection.execute(
             "SELECT name, path, sha256, info, proxy_path FROM media WHERE name = ?", [name]
         ).fetchone()
@@ -149,7 +176,7 @@ class ProjectStore:
             "path": row[1],
             "sha256": row[2],
             "info": json.loads(row[3]),
-            "proxy_path": row[4],
+            "proxy_path": None if row[4] is None else str(self.directory / row[4]),
         }
 
     def media_names(self) -> list[str]:
@@ -159,14 +186,15 @@ class ProjectStore:
     def add_responses(
         self, items: Iterable[tuple[Response, list[Sentence]]], imported_from: str | None = None
     ) -> int:
-        """Insert responses with their split sentences; an id already present is replaced
-        only when its text is unchanged (re-import); a changed text is refused (ValueError),
-        because labels point at its sentences."""
+        """Insert responses with their split sentences; an id already present with the same
+        text is left as it is (re-import); a changed text is refused (ValueError), because labels
+        point at its sentences. Returns how many were inserted."""
         items = list(items)
         now = utc_now()
 
         def insert(conn):
             position = conn.execute("SELECT COALESCE(MAX(position), -1) FROM responses").fetchone()[0]
+            added: list[str] = []
             for response, sentences in items:
                 old = conn.execute(
                     "SELECT text FROM responses WHERE response_id = ?", [response.response_id]
@@ -179,6 +207,7 @@ class ProjectStore:
                 if old is not None:
                     continue
                 position += 1
+                added.append(response.response_id)
                 conn.execute(
                     "INSERT INTO responses(response_id, position, video, question, options, answer, "
                     "text, extra, sentences, imported_from, imported_at, model) "
@@ -198,7 +227,7 @@ class ProjectStore:
                         response.model,
                     ],
                 )
-            return len(items)
+            return len(added)
 
         return self.database.write(insert)
 
@@ -243,17 +272,29 @@ class ProjectStore:
 
     # -- records (imported or produced by judges; append-only, latest wins) ----------------
     def add_records(self, records: Iterable[EvaluationRecord], imported_from: str | None = None) -> int:
+        """Append records (the latest per (response, source) is the one in force); a record equal
+        to the one already in force is not appended again, so importing a file twice changes
+        nothing. Returns how many were appended."""
         records = list(records)
         now = utc_now()
 
-        def insert(conn):
+        def insert(conn) -> int:
+            added = 0
             for record in records:
+                text = json.dumps(record.to_dict())
+                latest = conn.execute(
+                    "SELECT record FROM records WHERE source = ? AND response_id = ? ORDER BY id DESC LIMIT 1",
+                    [record.source, record.response_id],
+                ).fetchone()
+                if latest is not None and latest[0] == text:
+                    continue
                 conn.execute(
                     "INSERT INTO records(response_id, source, record, imported_from, created_at) "
                     "VALUES (?, ?, ?, ?, ?)",
-                    [record.response_id, record.source, json.dumps(record.to_dict()), imported_from, now],
+                    [record.response_id, record.source, text, imported_from, now],
                 )
-            return len(records)
+                added += 1
+            return added
 
         return self.database.write(insert)
 
@@ -342,6 +383,17 @@ class ProjectStore:
             if row is None
             else {"name": row[0], "role": row[1], "password_hash": row[2], "email": row[3]}
         )
+
+    def user_ignoring_case(self, name: str) -> dict | None:
+        """The account named `name`, or else the one whose name differs from it only in case
+        (None when there is none, or several and none exactly)."""
+        exact = self.user(name)
+        if exact is not None:
+            return exact
+        wanted = name.casefold()
+        names = [r[0] for r in self.database.connection.execute("SELECT name FROM users")]
+        matches = [n for n in names if n.casefold() == wanted]
+        return self.user(matches[0]) if len(matches) == 1 else None
 
     def user_by_email(self, email: str) -> dict | None:
         """The account whose email equals `email` ignoring case (same keys as `user`), or None."""

@@ -307,15 +307,11 @@ def _response_ids(paths: list[Path], problems: list[Problem]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def score_with_config(args, problems: list[Problem], notes: list[str]) -> tuple[list, bool]:
-    """`score --config`: (scores, whether some responses got no record). Problems found are
-    appended (then nothing is run); notes go to stderr after a run."""
-    from annotation.project import import_files
-    from annotation.store.project_store import ProjectStore
+def _score_config_inputs(args, problems: list[Problem]) -> tuple:
+    """(calibrated configuration, judges) of `score --config`, each None when it has problems
+    (appended to `problems`, with those of the other arguments)."""
     from calibration.config.calibrated import read_calibrated_config
-    from calibration.judges.judges_file import load_judges, parse_configuration
-    from calibration.judges.runner import run_configurations
-    from calibration.scoring.murgat_s import score_records
+    from calibration.judges.judges_file import load_judges
 
     for flag, value in (("--project", args.project), ("--judges", args.judges)):
         if not value:
@@ -348,25 +344,32 @@ def score_with_config(args, problems: list[Problem], notes: list[str]) -> tuple[
         )
     if cfg is not None and judges is not None:
         problems.extend(judge_problems(cfg, judges, args.judges))
+    return cfg, judges
+
+
+def score_with_config(args, problems: list[Problem], notes: list[str]) -> tuple[list, bool]:
+    """`score --config`: (scores, whether some responses got no record). Problems found are
+    appended (then nothing is run); notes go to stderr after a run."""
+    from annotation.project import import_into
+    from calibration.judges.judges_file import parse_configuration
+    from calibration.judges.runner import run_configurations
+    from calibration.scoring.murgat_s import score_records
+
+    cfg, judges = _score_config_inputs(args, problems)
     paths = [Path(name) for name in args.files]
     ids = _response_ids(paths, problems)
     if problems:
         return [], False
-    store = ProjectStore.open(args.project, create=True)
+    root = Path(args.media_root).resolve() if args.media_root else None
+    if root is not None and not root.is_dir():
+        problems.append(Problem("<arguments>", None, "--media-root", f"{args.media_root}: not a directory"))
+        return [], False
+    try:  # the project is created (and its media root set) only when the import is accepted
+        store, _ = import_into(Path(args.project), paths, media_root=root)
+    except InputError as exc:
+        problems.extend(exc.problems)
+        return [], False
     try:
-        if args.media_root:
-            root = Path(args.media_root).resolve()
-            if not root.is_dir():
-                problems.append(
-                    Problem("<arguments>", None, "--media-root", f"{args.media_root}: not a directory")
-                )
-                return [], False
-            store.set_setting("media_root", str(root))
-        try:
-            import_files(store, paths)
-        except InputError as exc:
-            problems.extend(exc.problems)
-            return [], False
         configuration = parse_configuration(cfg.configuration, judges)
         used = {name: judges[name] for name in configuration.judge_names}
         report = run_configurations(store, used, [configuration], responses=ids, concurrency=args.concurrency)

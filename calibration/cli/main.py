@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -228,5 +229,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; its exit code. Bad input is exit 2 with every problem located (never a
+    traceback); a file that cannot be read or written is exit 2 naming it."""
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except InputError as exc:
+        _print_problems(exc.problems)
+        return 2
+    except OSError as exc:
+        print(f"error: {exc.filename or 'a file'}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except sqlite3.DatabaseError as exc:  # e.g. a project.db that is not a SQLite file
+        print(
+            f"error: {getattr(args, 'project', None) or 'the project'}: its database cannot be used ({exc})",
+            file=sys.stderr,
+        )
+        return 2

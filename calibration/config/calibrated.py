@@ -16,6 +16,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from annotation.formats import strict_json
 from annotation.formats.json_values import json_safe
 from annotation.formats.rows import read_input_text
 from annotation.protocol.errors import InputError
@@ -330,9 +331,9 @@ def read_calibrated_config(path: str | Path) -> CalibratedConfig:
     where = str(path)
     text = read_input_text(Path(path))
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON: {exc.msg}", path=where, line=exc.lineno) from None
+        data = strict_json.loads(text)
+    except strict_json.StrictJSONError as exc:
+        raise InputError(exc.message, path=where, line=exc.line) from None
     problems = validate_calibrated_dict(data, where, text)
     if problems:
         raise InputError(problems)

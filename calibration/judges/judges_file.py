@@ -196,6 +196,8 @@ def load_judges(path: str | Path) -> dict[str, JudgeConfig]:
         match = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
         line = int(match.group(1)) if match else None
         raise InputError(f"not valid TOML: {exc}", path=where, line=line) from None
+    except RecursionError:  # tomllib reads nested arrays and tables recursively
+        raise InputError("not valid TOML: nested too deeply", path=where) from None
     headers, key_lines = line_index(text)
     problems: list[Problem] = []
     judges_table = data.get("judges")

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import annotation.media.clips as media_recipe
 from annotation.agreement.gold import gold_records
+from annotation.project import media_source
 from annotation.protocol.citations import Citation
 from annotation.protocol.derivation import derive_entailment
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Response, Sentence
@@ -435,6 +436,11 @@ def project_pipelines(
         response = store.response(response_id)
         sentences = store.response_sentences(response_id)
         media = store.media(response.video) if response.video else None
+        if media is not None:  # the file is checked again inside the media root on every read
+            try:
+                media = {**media, "path": str(media_source(store, media))}
+            except (ValueError, FileNotFoundError):
+                media = None  # escaped or gone: the judge is not shown it (the fact is undetermined)
         for configuration in configurations:
             try:
                 yield (

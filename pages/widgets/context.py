@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import logging
 import os
+import re
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -139,6 +140,22 @@ def sso_identity() -> dict | None:
 def escaped(text: str) -> str:
     """Untrusted text as inert HTML (markup and entities shown literally, newlines kept)."""
     return html.escape(text or "").replace("\n", "<br>")
+
+
+# The marks that make links, images, emphasis, code, LaTeX, HTML and Streamlit's directives; a '-'
+# or ',' cannot, and stays readable in an id like 'demo-c-05'.
+_MARKDOWN_SPECIALS = re.compile(r"[\\`*_{}\[\]()<>#+.!|~:$@]")
+# Streamlit finds autolinks (`http://…`, `www.…`, `a@b.org`) in the text *after* escapes are
+# read, so an invisible word joiner (U+2060) goes where those patterns would match.
+_AUTOLINK_RE = re.compile(r"(?i)(?<=:)(?=//)|(?<=www)(?=\.)|(?<=@)")
+
+
+def literal(text) -> str:
+    """Untrusted text for a place that renders Markdown (headers, captions, labels, toasts):
+    punctuation backslash-escaped and autolink patterns broken by an invisible word joiner, so
+    no link, image, emphasis, LaTeX or directive is made from it (`![x](http://…)` shows as
+    written)."""
+    return _MARKDOWN_SPECIALS.sub(r"\\\g<0>", _AUTOLINK_RE.sub("\u2060", str(text)))
 
 
 def show_text(text: str, css_class: str = "murgat-text") -> None:

@@ -8,6 +8,7 @@ import streamlit as st
 
 from annotation.protocol.records import Sentence
 from annotation.work.session import check_fact_list
+from pages.widgets.context import literal
 from pages.widgets.response_view import chip_label
 
 GUIDANCE = (
@@ -84,7 +85,7 @@ def facts_editor(sentence: Sentence, draft_key: str, on_confirm) -> None:
             columns = st.columns([3] * max(n, 1) + [1, 1, 1])
             for c, citation in enumerate(sentence.citations):
                 columns[c].checkbox(
-                    chip_label(citation),
+                    literal(chip_label(citation)),  # an invalid citation shows the response's text
                     key=_cite_key(draft_key, row, c),
                     disabled=not citation.valid
                     and not st.session_state.get(_cite_key(draft_key, row, c), False),

@@ -8,16 +8,18 @@ server process); then the page still signs people in and still refuses other rol
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import streamlit as st
 
-from annotation.store.accounts import account_for_identity, authenticate
+from annotation.store.accounts import account_for_identity, authenticate, sign_in_wait_s
 from pages.widgets.context import (
     available_projects,
     current_store,
     current_user,
     friendly_errors,
+    literal,
     load_css,
     open_store,
     sign_out,
@@ -62,9 +64,16 @@ def sign_in_page() -> None:
         password = st.text_input("Password", type="password", key="sign_in_password")
         submitted = st.form_submit_button("Sign in", type="primary")
     if submitted:
-        user = authenticate(store, name, password)
+        address = st.context.ip_address  # None on localhost (and no str in AppTest): name only
+        client = address if isinstance(address, str) else None
+        user = authenticate(store, name, password, client=client)
         if user is None:
-            st.error("Unknown name or wrong password.")
+            wait = math.ceil(sign_in_wait_s(store, name, client=client))
+            st.error(
+                f"Too many failed sign-ins: try again in {wait} s."
+                if wait
+                else "Unknown name or wrong password."
+            )
             return
         st.session_state["user"] = user
         st.rerun()
@@ -132,7 +141,8 @@ def run_page(body, *roles: str, title: str = "this page") -> None:
     store = current_store()
     with st.sidebar:
         st.caption(
-            f"Project **{Path(store.directory).name}** · signed in as **{user['name']}** ({user['role']})"
+            f"Project **{literal(Path(store.directory).name)}** · signed in as **{literal(user['name'])}** "
+            f"({user['role']})"
         )
         st.button("Sign out", key="sign_out", icon=":material/logout:", on_click=sign_out)
     synthetic_banner(store)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from pages.widgets import player, response_view
-from pages.widgets.context import APP_DIR
+from pages.widgets.context import APP_DIR, literal
 
 OPEN_KEY = "calibrate_response"
 LAST_PICK_KEY = "calibrate_last_pick"
@@ -62,9 +62,9 @@ def open_response(
     inspected configuration's precision mode."""
     response = store.response(response_id)
     if response is None:
-        st.warning(f"Response {response_id} is not in the project.")
+        st.warning(f"Response {literal(response_id)} is not in the project.")
         return
-    st.subheader(f"Response {response_id}")
+    st.subheader(f"Response {literal(response_id)}")
     gold_score, judge_score = scores
     left, middle, right = st.columns([1, 1, 2])
     left.metric("Gold MURGAT-S", "—" if gold_score is None else f"{gold_score:.3f}")

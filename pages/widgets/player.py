@@ -16,9 +16,9 @@ from pathlib import Path
 import streamlit as st
 
 from annotation.media.clips import ClipPrefetcher, cut_clip
-from annotation.project import prepare_media
+from annotation.project import media_source, prepare_media
 from annotation.protocol.citations import Citation, format_time
-from pages.widgets.context import show_text
+from pages.widgets.context import literal, show_text
 from pages.widgets.response_view import chip_label
 
 log = logging.getLogger("murgat.app")
@@ -57,7 +57,7 @@ def ready_proxy(store, media: dict) -> Path | None:
 def cut(store, media: dict, citation: Citation, pad_s: float):
     """The clip of `citation` with `pad_s` around it (pad 0 on a visual point: its frame)."""
     return cut_clip(
-        Path(media["path"]),
+        media_source(store, media),
         media["sha256"],
         citation.modality,
         citation.start,
@@ -106,7 +106,7 @@ def play_citation(
         show_text(chip_label(citation), "murgat-invalid")  # `raw` is the response's own text
         st.caption("An invalid citation supports nothing; there is nothing to play.")
         return
-    st.markdown(f"**{chip_label(citation)}**")
+    st.markdown(f"**{literal(chip_label(citation))}**")
     media = store.media(video_name) if video_name else None
     if media is None:
         st.warning("The media of this response is not available.")
@@ -144,7 +144,7 @@ def prefetch(store, video_name: str | None, citations: list[Citation], pad_s: fl
         for pad in pads:
             _prefetcher().submit(
                 cut_clip,
-                Path(media["path"]),
+                media_source(store, media),
                 media["sha256"],
                 citation.modality,
                 citation.start,

@@ -13,7 +13,7 @@ from annotation.agreement.gold import FAST_MS, REASONS, GoldValue, adjudicate
 from annotation.protocol.ids import Task
 from annotation.protocol.records import Response, Sentence
 from pages.widgets import decisions, player, response_view
-from pages.widgets.context import show_text
+from pages.widgets.context import literal, show_text
 from pages.widgets.facts_editor import facts_editor, start_draft
 
 STAGE_NAMES = {
@@ -84,7 +84,9 @@ def show_question(value: GoldValue, sentence: Sentence) -> None:
     st.markdown(f"**{FACTS_WORDING if kind == 'facts' else decisions.WORDING[kind]}**")
     if kind in ("alone", "without"):
         about = ", ".join(response_view.chip_label(sentence.citations[i]) for i in value.segments)
-        st.caption(("This segment: " if kind == "alone" else "The other segments: ") + (about or "none"))
+        st.caption(
+            ("This segment: " if kind == "alone" else "The other segments: ") + literal(about or "none")
+        )
 
 
 def annotator_values(value: GoldValue, sentence: Sentence) -> None:
@@ -98,7 +100,7 @@ def annotator_values(value: GoldValue, sentence: Sentence) -> None:
         return
     for column, name in zip(st.columns(len(names)), names, strict=True):
         with column.container(border=True):
-            st.markdown(f"**{name}**")
+            st.markdown(f"**{literal(name)}**")
             answer = value.values[name]
             if isinstance(answer, list):
                 show_text(fact_lines(answer, sentence), "murgat-facts")
@@ -110,7 +112,7 @@ def annotator_values(value: GoldValue, sentence: Sentence) -> None:
         if isinstance(value.value, list)
         else answer_words(value.question, value.value)
     )
-    st.caption(f"Gold now: {shown} — {value.provenance}")
+    st.caption(f"Gold now: {literal(shown)} — {literal(value.provenance)}")
 
 
 def play_segments(store, response: Response, sentence: Sentence, value: GoldValue, pad_s: float) -> None:
@@ -140,7 +142,7 @@ def _record_ruling(store, who: str, value: GoldValue, answer) -> bool:
         return False
     st.session_state[_RESET_REASON] = True  # the tag is per ruling, not sticky
     st.session_state[NOTICE_KEY] = (
-        f"Ruled “{answer_words(value.question, answer)}” on {value.response_id}, "
+        f"Ruled “{answer_words(value.question, answer)}” on {literal(value.response_id)}, "
         f"sentence {value.sentence + 1}, {value.question}" + (f" ({reason})" if reason else "") + "."
     )
     return True
@@ -153,7 +155,7 @@ def ruling_controls(store, who: str, value: GoldValue, sentence: Sentence) -> No
         st.session_state[REASON_KEY] = None
     error = st.session_state.pop(ERROR_KEY, None)
     if error:
-        st.error(f"The ruling was not recorded: {error}")
+        st.error(f"The ruling was not recorded: {literal(error)}")
     decisions.shown_at(f"dispute|{value.key}")
     st.pills(
         "Reason (optional)",
@@ -183,7 +185,7 @@ def ruling_controls(store, who: str, value: GoldValue, sentence: Sentence) -> No
     for start in range(0, len(names), 2):  # two per row: the labels stay readable
         for column, name in zip(st.columns(2), names[start : start + 2], strict=False):
             column.button(
-                f"Rule {name}'s facts" if name in value.values else "Rule the current gold facts",
+                f"Rule {literal(name)}'s facts" if name in value.values else "Rule the current gold facts",
                 key=f"rule_facts:{name}:{value.key}",
                 width="stretch",
                 on_click=_record_ruling,

@@ -4,7 +4,6 @@ plotly, with the cited span shaded. The arrays come from annotation.media.sound_
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 import plotly.colors
 import plotly.graph_objects as go
@@ -14,6 +13,7 @@ from plotly.subplots import make_subplots
 from annotation.media.clips import AUDIO_POINT_S
 from annotation.media.sound_cache import load_sound_view
 from annotation.media.soundview import compact_db
+from annotation.project import media_source
 from annotation.protocol.citations import Citation
 
 log = logging.getLogger("murgat.app")
@@ -89,7 +89,7 @@ def whole_media_sound(store, media: dict):
     log entry) when the sound cannot be decoded."""
     try:
         return load_sound_view(
-            Path(media["path"]), media["sha256"], store.cache_dir / "clips", overview_first=True
+            media_source(store, media), media["sha256"], store.cache_dir / "clips", overview_first=True
         )
     except Exception:
         log.exception("could not decode the sound of %s", media.get("name"))
@@ -104,7 +104,7 @@ def sound_view(store, video_name: str | None, citation: Citation, pad_s: float) 
     end = citation.end + (AUDIO_POINT_S if citation.is_point else 0.0)
     try:
         view = load_sound_view(
-            Path(media["path"]),
+            media_source(store, media),
             media["sha256"],
             store.cache_dir / "clips",
             start_s=max(0.0, citation.start - pad_s),

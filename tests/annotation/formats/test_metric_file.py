@@ -80,13 +80,16 @@ def test_metric_judgement_key_matches_a_citation_written_differently(tmp_path):
     assert (converted.citations, converted.entailment.alone) == ([0], [True])
 
 
-def test_metric_judged_citation_our_parser_does_not_see_is_kept(tmp_path):
-    # the reference reads each ';' part on its own; ours rejects a group with a non-citation part
+def test_metric_group_with_a_prose_part_keeps_the_judged_citation_and_an_invalid_one(tmp_path):
+    # the reference reads each ';' part on its own; ours keeps the prose part as an invalid citation
     fact = judged_fact("- He waves (visual, 0:05; see above).", {"(visual, 0:05)": True})
     path = write_jsonl(tmp_path, "m.jsonl", [metric_row({"He waves.": worthy(True, [fact])})])
     [sentence] = read_metric_file(path).items[0].record.sentences
-    assert [(c.modality, c.start) for c in sentence.citations] == [("visual", 5.0)]
-    assert sentence.facts[0].entailment.alone == [True]
+    assert [(c.modality, c.start, c.valid) for c in sentence.citations] == [
+        ("visual", 5.0, True),
+        ("", None, False),
+    ]
+    assert sentence.facts[0].entailment.alone == [True, None]
 
 
 def test_metric_invalid_citation_is_matched_to_its_judgement_by_its_text(tmp_path):
@@ -136,9 +139,10 @@ def test_metric_null_prediction_gives_an_unjudged_sentence(tmp_path):
     assert read_metric_file(path).items[0].record.sentences[0].verifiable is None
 
 
-def test_metric_response_id_defaults_to_the_entry_index(tmp_path):
+def test_metric_response_id_defaults_to_the_file_stem_and_entry_index(tmp_path):
+    # as in generation files, so rows without `id` in two files of one import never collide
     path = write_json(tmp_path, "m.json", [metric_row({}, id="a"), metric_row({}, id=...)])
-    assert [e.record.response_id for e in read_metric_file(path).items] == ["a", "1"]
+    assert [e.record.response_id for e in read_metric_file(path).items] == ["a", "m-1"]
 
 
 def test_metric_source_can_be_named_by_the_caller(tmp_path):

@@ -18,6 +18,7 @@ from annotation.protocol.citations import (
     parse_time,
     strip_citations,
     validate_against_duration,
+    validate_against_media,
 )
 
 # --- times ------------------------------------------------------------------
@@ -286,3 +287,102 @@ def test_parsing_arbitrary_text_never_raises(text):
 def test_parsing_citation_like_text_never_raises(text):
     parse_citations(text)
     parse_citation_group(text)
+
+
+# --- the grammar's edges (PROTOCOL §1, issue 12) -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("group", "reason"),
+    [
+        ("(visual, \u0660:\u0660\u0663)", "has the digit '\u0660' (U+0660); write times with 0-9"),
+        ("(visual, \uff10:\uff10\uff13)", "has the digit '\uff10' (U+FF10); write times with 0-9"),
+        ("(audio, \u0966:\u0966\u0969)", "has the digit '\u0966' (U+0966); write times with 0-9"),
+        ("(visual, -0:05)", "span '-0:05' has no start (a time cannot be negative)"),
+        ("(visual, 0:03--0:01)", "span '0:03--0:01' has an empty end"),
+        ("(visual, 1e3)", "time '1e3' is not M:SS, MM:SS or H:MM:SS"),
+        ("(visual 0:05)", "no comma between the modality and the time in 'visual 0:05'"),
+        ("(visual, )", "the time is missing"),
+        ("(visual,\u200b0:05)", "time '<U+200B>0:05' holds an invisible character (U+200B)"),
+        ("(audio, 0:01-0:02-0:03)", "span '0:01-0:02-0:03' has more than two ends"),
+        ("(visual, 1234567:00)", "time '1234567:00' is too large"),
+    ],
+)
+def test_a_citation_shaped_group_that_fails_is_kept_as_an_invalid_citation_with_a_readable_reason(
+    group, reason
+):
+    [citation] = parse_citations(f"He waves {group}.")
+    assert citation.valid is False
+    assert reason in citation.reason
+
+
+def test_a_time_with_thousands_of_digits_gets_a_reason_without_python_internals():
+    [citation] = parse_citations("He waves (visual, " + "9" * 5000 + ":00).")
+    assert citation.reason == f"time '{'9' * 28}…{'9' * 25}:00' is too large"
+
+
+def test_seconds_with_more_than_nine_decimals_are_refused():
+    with pytest.raises(ValueError, match="more than 9 decimal places"):
+        parse_time("0:01.1234567890")
+
+
+def test_non_ascii_digits_are_not_a_time():
+    with pytest.raises(ValueError, match="write times with 0-9"):
+        parse_time("\u0660:\u0660\u0663")
+
+
+def test_underscores_in_numbers_are_not_a_time():
+    with pytest.raises(ValueError, match="not M:SS"):
+        parse_time("1_0:00")
+
+
+def test_a_group_with_a_citation_and_prose_keeps_the_prose_as_an_invalid_citation():
+    [group] = find_citation_groups("He waves (visual, 0:01; see above).")
+    assert [c.valid for c in group.citations] == [True, False]
+
+
+def test_a_trailing_semicolon_adds_no_citation():
+    [group] = find_citation_groups("He waves (visual, 0:01;).")
+    assert [c.start for c in group.citations] == [1.0]
+
+
+@pytest.mark.parametrize("prose", ["(video games)", "(sound, as expected)", "(image of a cat)", "(audio)"])
+def test_a_modality_word_starting_prose_does_not_make_a_citation_group(prose):
+    assert find_citation_groups(f"They talk {prose} a lot.") == []
+
+
+def test_an_invisible_character_before_the_modality_still_makes_a_citation_group():
+    [group] = find_citation_groups("He waves (\u200bvisual, 0:05).")
+    assert group.citations[0].reason == "unknown modality '<U+200B>visual'"
+
+
+def test_an_unclosed_group_cites_nothing_and_the_group_after_it_is_found():
+    text = "He waves (visual, 0:01 and smiles (audio, 0:02)."
+    [group] = find_citation_groups(text)
+    assert text[group.start : group.end] == "(audio, 0:02)"
+
+
+# --- the media's tracks ---------------------------------------------------------------------
+
+
+def test_an_audio_citation_of_media_without_sound_is_invalid():
+    citation = validate_against_media(parse_citation("audio", "0:02"), 6.0, has_audio=False, has_video=True)
+    assert (citation.valid, citation.reason, citation.raw) == (
+        False,
+        "the media has no audio track",
+        "audio, 0:02",
+    )
+
+
+def test_a_visual_citation_of_sound_only_media_is_invalid():
+    citation = validate_against_media(parse_citation("visual", "0:02"), 6.0, has_audio=True, has_video=False)
+    assert citation.reason == "the media has no video track"
+
+
+def test_unknown_tracks_check_nothing():
+    assert validate_against_media(parse_citation("audio", "0:02"), 6.0).valid is True
+
+
+def test_a_citation_beyond_the_duration_keeps_that_reason_whatever_the_tracks():
+    citation = validate_against_media(parse_citation("audio", "0:09"), 6.0, has_audio=False)
+    assert citation.reason.startswith("beyond the media's duration")

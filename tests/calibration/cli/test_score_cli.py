@@ -147,10 +147,10 @@ def test_table_shows_mean_murgat_s_per_source_and_mode(tmp_path):
     ]
 
 
-def test_metric_file_is_scored_per_entry_with_id_or_index(tmp_path):
+def test_metric_file_is_scored_per_entry_with_id_or_file_stem_and_index(tmp_path):
     result = run_cli("score", "--json", metric_file(tmp_path / "gemini_run.json"))
     rows = [(row["response_id"], row["source"], row["murgat_s"]) for row in json_lines(result.stdout)]
-    assert rows == [("ws-1", "judge:gemini_run", 0.5), ("1", "judge:gemini_run", 1.0)]
+    assert rows == [("ws-1", "judge:gemini_run", 0.5), ("gemini_run-1", "judge:gemini_run", 1.0)]
 
 
 def test_source_option_names_the_metric_file_judge(tmp_path):
@@ -170,7 +170,7 @@ def test_stored_response_score_that_disagrees_is_warned_about_by_entry(tmp_path)
     assert (
         result.returncode,
         len(warnings),
-        "entry 1 (id 1)" in warnings[0],
+        "entry 1 (id run-1)" in warnings[0],
         "final_score: stored 0.9, computed 1" in warnings[0],
     ) == (0, 1, True, True)
 

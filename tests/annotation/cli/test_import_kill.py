@@ -1,0 +1,100 @@
+"""An import killed with SIGKILL in the middle of its write leaves all or nothing, and importing
+the same file again afterwards gives each response and record exactly once (issue 12, class 6).
+
+The import runs as a real process; it is killed once its transaction has spilled a given number
+of bytes into the SQLite write-ahead log (so the kill lands inside the one transaction), watched
+by waiting on the process itself, never by sleeping."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from import_support import generation_row, metric_row
+
+ROOT = Path(__file__).resolve().parents[3]
+ROWS = 3000
+
+
+@pytest.fixture(scope="module")
+def big_metric_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("kill") / "run.jsonl"
+    with path.open("w", encoding="utf-8") as out:
+        for i in range(ROWS):
+            out.write(json.dumps(metric_row(f"k{i:05d}")) + "\n")
+    return path
+
+
+def start_import(project: Path, data: Path, media: Path) -> subprocess.Popen:
+    cmd = [sys.executable, "-m", "annotation", "import", "--project", str(project), str(data)]
+    cmd += ["--media-root", str(media), "--no-prepare"]
+    return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def kill_when_the_log_holds(proc: subprocess.Popen, wal: Path, wal_bytes: int) -> int:
+    """SIGKILL `proc` once `wal` holds `wal_bytes`; its exit code (-9 when killed in time)."""
+    while proc.poll() is None:
+        if wal.exists() and wal.stat().st_size >= wal_bytes:
+            proc.send_signal(signal.SIGKILL)
+            break
+        try:
+            proc.wait(timeout=0.002)
+        except subprocess.TimeoutExpired:
+            pass
+    proc.wait()
+    proc.stderr.close()
+    return proc.returncode
+
+
+def counts(project: Path) -> tuple[int, int]:
+    """(responses, record rows) of the project; (0, 0) when it holds none yet."""
+    with sqlite3.connect(project / "project.db") as conn:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "responses" not in tables:
+            return 0, 0
+        return tuple(
+            conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("responses", "records")
+        )
+
+
+def run_import(project: Path, data: Path, media: Path) -> None:
+    proc = start_import(project, data, media)
+    _, err = proc.communicate()
+    assert proc.returncode == 0, err.decode()
+
+
+def test_an_import_killed_mid_write_into_a_new_project_leaves_nothing_and_reimports_once(
+    tmp_path, big_metric_file, import_media
+):
+    project = tmp_path / "p"
+    code = kill_when_the_log_holds(
+        start_import(project, big_metric_file, import_media), project / "project.db-wal", 256 * 1024
+    )
+    assert code == -signal.SIGKILL, "the import finished before the kill point"
+    assert counts(project) == (0, 0)
+    run_import(project, big_metric_file, import_media)
+    assert counts(project) == (ROWS, ROWS)
+    run_import(project, big_metric_file, import_media)
+    assert counts(project) == (ROWS, ROWS)
+
+
+def test_an_import_killed_mid_write_into_a_project_keeps_what_it_held(
+    tmp_path, big_metric_file, import_media
+):
+    project = tmp_path / "p"
+    first = tmp_path / "first.jsonl"
+    first.write_text(json.dumps(generation_row("earlier")) + "\n")
+    run_import(project, first, import_media)
+    with sqlite3.connect(project / "project.db") as conn:  # an empty log: what the import writes grows it
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    proc = start_import(project, big_metric_file, import_media)
+    # the log is empty and only the import writes to it: its first frames are the transaction's
+    assert kill_when_the_log_holds(proc, project / "project.db-wal", 4096) == -signal.SIGKILL
+    assert counts(project) == (1, 0)
+    run_import(project, big_metric_file, import_media)
+    assert counts(project) == (ROWS + 1, ROWS)

@@ -36,7 +36,8 @@ def test_rows_from_before_relative_paths_are_migrated(tmp_path):
     directory = tmp_path / "old"
     old = ProjectStore.open(directory, create=True)
     conn = old.database.connection
-    conn.execute("PRAGMA user_version = 2")  # before the relative-path migration
+    relative_paths = next(i for i, m in enumerate(MIGRATIONS) if "cache/proxies/" in m)
+    conn.execute(f"PRAGMA user_version = {relative_paths}")  # just before the relative-path migration
     rows = [
         ("clip", "/data/videos/clip.mp4", "proj/cache/proxies/whatever.mp4"),
         ("set1/a.mp4", "/data/videos/set1/a.mp4", None),

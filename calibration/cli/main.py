@@ -69,7 +69,7 @@ def add_score_parser(subparsers) -> None:
         "records files carry their own sources",
     )
     parser.add_argument("--json", action="store_true", help="JSON lines instead of the table")
-    from calibration.cli.export import add_score_config_arguments
+    from calibration.cli.score_config import add_score_config_arguments
 
     add_score_config_arguments(parser)
     parser.set_defaults(func=cmd_score)
@@ -173,11 +173,11 @@ def cmd_score(args) -> int:
     scores: list[ResponseScore] = []
     incomplete = False
     if getattr(args, "config", None):  # run the calibrated judges on new responses, then score
-        from calibration.cli.export import score_with_config
+        from calibration.cli.score_config import score_with_config
 
         scores, incomplete = score_with_config(args, problems, notes)
     else:
-        from calibration.cli.export import config_only_problems
+        from calibration.cli.score_config import config_only_problems
 
         problems += config_only_problems(args)
     for name in [] if getattr(args, "config", None) else args.files:

@@ -13,9 +13,13 @@ r*_j − r*_i) and T = max_{i,j∈M} |t_ij|; the bootstrap null distribution of 
 max_{i,j∈M} |(r*_j − r*_i) − (r_j − r_i)| / se_ij; p = share of resamples with T* ≥ T (+1 in both
 counts). When p < α the configuration that trails another the most (largest max_j t_ij) is
 eliminated and the test repeats on the rest; a configuration's MCS p-value is the largest p seen
-up to its elimination (1 for the last one). The set is {i : MCS p ≥ α}. (HLN's other statistic,
-T_max, compares each configuration with the set's average: one configuration better than many
-equal ones barely moves the average, so T_max rarely rejects; the range compares pairs.)
+up to its elimination (1 for the last one). The set is {i : MCS p ≥ α}.
+
+Why the range: HLN's other statistic, T_max, compares each configuration with the set's average,
+which one better configuration among many equal ones barely moves (12 configurations, one better by
+.2 at n = 60: T_max kept everything). Pre-pivoting each pair into its own bootstrap tail probability
+(Westfall–Young min-p) was tried too: with B resamples it cannot resolve tail probabilities below
+1/B, far above α over k(k − 1)/2 pairs, and lost half the range's power.
 benchmarks/confidence_set.py measures how often the set drops a true best (target ≤ α) and its
 power. Cost: O(B·k²) for k configurations and B resamples (kept O(B·k) per elimination).
 """

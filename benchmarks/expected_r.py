@@ -1,5 +1,5 @@
 """The expected r of the selection rule on new responses (calibration/stats/selection.py: nested
-cross-validation, pooled held-out predictions) against the truth, beside the numbers it replaces.
+cross-validation, pooled within-fold correlation) against the truth, beside the numbers it replaces.
 
     .venv/bin/python benchmarks/expected_r.py [--reps 1000] [--n 60] [--k 12] [--seed 0]
 

@@ -178,7 +178,7 @@ def chosen_summary(report, choice) -> None:
     st.caption(
         f"Expected r of choosing the highest r, on responses it was not chosen on: "
         f"{_number(s.get('expected_r'))} ({s.get('folds')}-fold nested cross-validation × "
-        f"{s.get('repeats')}, held-out predictions pooled); the pick's in-sample r "
+        f"{s.get('repeats')}, held-out deviations pooled into one r); the pick's in-sample r "
         f"{_number(s.get('in_sample_r'))}, optimism {_number(s.get('optimism'))}. "
         f"{charts.parity_text(choice.parity)} (the judge may replace the annotators when the "
         "winning rate is at least 0.5)."

@@ -33,8 +33,8 @@ def add_sweep_parser(subparsers) -> None:
         "bootstrap CIs). The best is the highest full-sample r; the 95%% confidence set of best "
         "configurations is Hansen-Lunde-Nason's model confidence set on paired-bootstrap r, with each "
         "configuration's bootstrap probability of being best; the expected r of choosing the highest "
-        "r on responses it was not chosen on comes from nested cross-validation with pooled held-out "
-        "predictions. Human parity compares each configuration with each annotator against the gold "
+        "r on responses it was not chosen on comes from nested cross-validation with a pooled "
+        "within-fold correlation. Human parity compares each configuration with each annotator against the gold "
         "derived without that annotator. Prints a table sorted by r, or one JSON object with --json.",
     )
     where = parser.add_mutually_exclusive_group(required=True)

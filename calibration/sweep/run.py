@@ -16,7 +16,7 @@ What each number is:
   Nason), selection-aware; `p_best`: the share of bootstrap resamples in which the configuration
   has the highest r; `mcs_p`: its MCS p-value.
 - `selection`: the r that the rule "take the highest r" can be expected to reach on responses it
-  was not chosen on (nested cross-validation, pooled held-out predictions) and its optimism.
+  was not chosen on (nested cross-validation, pooled within-fold correlation) and its optimism.
 - `parity` and `annotators`: human parity (calibration/sweep/parity.py).
 """
 

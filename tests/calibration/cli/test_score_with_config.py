@@ -26,7 +26,7 @@ EVIDENCE = {
     "n": 40,
     "best_set": [{"source": "judge:j+j+j", "precision_mode": "individual"}],
     "selection": {
-        "method": "nested cross-validation, pooled held-out predictions",
+        "method": "nested cross-validation, pooled within-fold correlation",
         "expected_r": 0.85,
         "optimism": 0.05,
     },

@@ -155,7 +155,7 @@ def test_exported_evidence_holds_parity_the_best_set_and_the_expected_r():
         (m["source"], m["precision_mode"]) for m in report.best_set
     ]
     assert evidence["selection"]["expected_r"] == report.selection["expected_r"]
-    assert evidence["selection"]["method"] == "nested cross-validation, pooled held-out predictions"
+    assert evidence["selection"]["method"] == "nested cross-validation, pooled within-fold correlation"
     assert [(a["source"], a["n_finished"]) for a in evidence["annotators"]] == [
         ("human:ann", 20),
         ("human:bob", 17),

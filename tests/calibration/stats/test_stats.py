@@ -240,18 +240,19 @@ def test_a_configuration_equal_to_gold_is_chosen_in_every_fold_and_reaches_r_one
     assert found.optimism == pytest.approx(0.0, abs=1e-12)
 
 
-def test_held_out_predictions_are_pooled_and_correlated_once():
+def test_held_out_deviations_are_pooled_into_one_correlation():
     rng = np.random.default_rng(7)
     y = rng.normal(size=12)
     X = np.vstack([y + rng.normal(size=12), rng.normal(size=12)])
     found = selection.expected_selected_r(X, y, folds=3, repeats=1, seed=4)
-    predicted, gold = np.full(12, np.nan), y.copy()
+    sxy = sxx = syy = 0.0
     for held_out in selection.kfold_indices(12, 3, seed=4):
         train = np.setdiff1d(np.arange(12), held_out)
         pick = int(np.argmax([scipy_stats.pearsonr(x[train], y[train]).statistic for x in X]))
-        slope, intercept = np.polyfit(X[pick, train], y[train], 1)
-        predicted[held_out] = intercept + slope * X[pick, held_out]
-    assert found.expected_r == pytest.approx(scipy_stats.pearsonr(predicted, gold).statistic, abs=1e-12)
+        dx = (X[pick, held_out] - X[pick, held_out].mean()) / X[pick, train].std()
+        dy = (y[held_out] - y[held_out].mean()) / y[train].std()
+        sxy, sxx, syy = sxy + dx @ dy, sxx + dx @ dx, syy + dy @ dy
+    assert found.expected_r == pytest.approx(sxy / math.sqrt(sxx * syy), abs=1e-12)
 
 
 def test_too_few_responses_for_two_folds_give_no_expected_r():

@@ -222,7 +222,7 @@ def test_the_best_set_lists_every_configuration_flagged_in_it():
 def test_selection_reports_the_expected_r_of_choosing_and_its_optimism():
     report = sweep(*dataset())
     s = report.selection
-    assert s["method"] == "nested cross-validation, pooled held-out predictions"
+    assert s["method"] == "nested cross-validation, pooled within-fold correlation"
     assert s["optimism"] == pytest.approx(s["in_sample_r"] - s["expected_r"])
     assert s["in_sample_r"] == report.best.pearson and s["chosen"] == {"judge:good [individual]": 50}
 

@@ -305,26 +305,8 @@ def export_section(store, report, choice, rule: str, gold) -> None:
     )
 
 
-def calibrate(me: dict, store) -> None:
-    st.title("Calibrate")
-    gold, humans, judges = inputs_from_project(store)
-    if not gold or not judges:
-        st.info(
-            ("No gold records yet: adjudicate and publish gold on the Disputes page. " if not gold else "")
-            + (
-                "No judge records yet: run judges on the Judges page or import judge records."
-                if not judges
-                else ""
-            )
-        )
-        return
-    settings = {**settings_form(), "gold_rule": project_gold_rule(store)}
-    try:
-        cached = cached_sweep(gold, judges, humans, settings)
-    except InputError as error:
-        show_problems(error, "The sweep cannot run on these records:")
-        return
-    report = cached["report"]
+def sweep_section(report, settings: dict) -> None:
+    """What the sweep ran on, its notes, and the table of configurations."""
     st.caption(
         f"{report.gold['n_responses']} gold responses · {len(report.sources)} judge source(s) · "
         f"{len({row['source'] for row in report.annotators})} annotator(s) with finished work · "
@@ -347,6 +329,40 @@ def calibrate(me: dict, store) -> None:
         "resamples in which the configuration has the highest r. In best set: 'yes' when in the 95 % "
         "confidence set of the best configurations. Parity: see the Human parity tab."
     )
+
+
+def opened_section(store, opened: str, inspected, gold, judges, cached: dict) -> None:
+    """The response picked on the scatter (or in the chooser), in the inspected configuration's mode."""
+    mode = inspected.precision_mode
+    scores = (
+        response_scores(cached, gold, "gold", mode).get(opened),
+        response_scores(cached, judges, inspected.source, mode).get(opened),
+    )
+    judged = next((r for r in judges if r.source == inspected.source and r.response_id == opened), None)
+    open_response(store, opened, inspected, scores, next(r for r in gold if r.response_id == opened), judged)
+
+
+def calibrate(me: dict, store) -> None:
+    st.title("Calibrate")
+    gold, humans, judges = inputs_from_project(store)
+    if not gold or not judges:
+        st.info(
+            ("No gold records yet: adjudicate and publish gold on the Disputes page. " if not gold else "")
+            + (
+                "No judge records yet: run judges on the Judges page or import judge records."
+                if not judges
+                else ""
+            )
+        )
+        return
+    settings = {**settings_form(), "gold_rule": project_gold_rule(store)}
+    try:
+        cached = cached_sweep(gold, judges, humans, settings)
+    except InputError as error:
+        show_problems(error, "The sweep cannot run on these records:")
+        return
+    report = cached["report"]
+    sweep_section(report, settings)
     st.subheader("Choice")
     choice, rule = choose(store, report, cached)
     chosen_summary(report, choice)
@@ -354,15 +370,7 @@ def calibrate(me: dict, store) -> None:
     inspected, picked = figures(report, choice, gold, judges, cached)
     opened = picked_from_scatter(picked, [r.response_id for r in gold])
     if opened is not None:
-        mode = inspected.precision_mode
-        scores = (
-            response_scores(cached, gold, "gold", mode).get(opened),
-            response_scores(cached, judges, inspected.source, mode).get(opened),
-        )
-        judged = next((r for r in judges if r.source == inspected.source and r.response_id == opened), None)
-        open_response(
-            store, opened, inspected, scores, next(r for r in gold if r.response_id == opened), judged
-        )
+        opened_section(store, opened, inspected, gold, judges, cached)
     with st.expander("Where the loss is, stage by stage"):
         st.dataframe(stage_rows(report), hide_index=True, width="stretch", column_config=dataframe_numbers())
     if report.annotators:

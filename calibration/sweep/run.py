@@ -183,13 +183,15 @@ def _pair(bounds, i: int) -> tuple[float, float]:
     return float(bounds[0][i]), float(bounds[1][i])
 
 
-def _config_result(i: int, row, ids, X, Y, found: dict, decided: Verdict, missing, undetermined, parity):
+def _config_result(i: int, row, X, Y, found: dict, decided: Verdict, ids, judges_by, judge_scores, parity):
+    """Row i's ConfigResult from the sweep's matrices, correlations, verdict and parity block."""
     m = np.isfinite(X[i]) & np.isfinite(Y[i])
+    undetermined = judge_scores.undetermined[row]
     return ConfigResult(
         source=row[0],
         precision_mode=row[1],
         n=int(m.sum()),
-        missing_ids=missing,
+        missing_ids=[rid for rid in ids if rid not in judges_by[row[0]]],
         undetermined_ids=undetermined,
         n_undetermined=len(undetermined),
         pearson=float(found["pearson"][i]),
@@ -307,19 +309,9 @@ def run_sweep(
     found = _correlations(X, Y, n_boot, seed)
     decided = verdict(found["pearson"], found["boot_pearson"], alpha)
     tables = parity_tables(humans, ids, modes, gold_rule)
+    parity = [config_parity(X[i], tables[mode], epsilon, alpha, CI_LEVEL) for i, (_, mode) in enumerate(rows)]
     configs = [
-        _config_result(
-            i,
-            row,
-            ids,
-            X,
-            Y,
-            found,
-            decided,
-            [rid for rid in ids if rid not in judges_by[row[0]]],
-            judge_scores.undetermined[row],
-            config_parity(X[i], tables[row[1]], epsilon, alpha, CI_LEVEL),
-        )
+        _config_result(i, row, X, Y, found, decided, ids, judges_by, judge_scores, parity[i])
         for i, row in enumerate(rows)
     ]
     gold_undetermined = {mode: gold_scores.undetermined[(gold_source, mode)] for mode in modes}

@@ -38,21 +38,8 @@ def parity_text(parity: dict) -> str:
     )
 
 
-def scatter_figure(points: list[tuple[str, float, float]], title: str, parity: dict, mode: str) -> go.Figure:
-    """One marker per response (x gold MURGAT-S, y the judge's; customdata = response id, for
-    selection), the regression line with its 95 % band, and the y = x diagonal."""
-    figure = go.Figure()
-    ids = [p[0] for p in points]
-    x = np.array([p[1] for p in points], dtype=float)
-    y = np.array([p[2] for p in points], dtype=float)
-    figure.add_scatter(
-        x=[0, 1],
-        y=[0, 1],
-        mode="lines",
-        name="judge = gold",
-        line={"dash": "dot", "color": NOTE_COLOUR, "width": 1},
-        hoverinfo="skip",
-    )
+def _add_regression(figure: go.Figure, x: np.ndarray, y: np.ndarray, mode: str) -> None:
+    """The least-squares line of judge on gold with its 95 % band, when there is one."""
     grid = np.linspace(0, 1, 51)
     band = regression_band(x, y, grid)
     if band is not None:
@@ -74,6 +61,24 @@ def scatter_figure(points: list[tuple[str, float, float]], title: str, parity: d
             line={"color": MODE_COLOURS.get(mode, "#1f77b4")},
             hoverinfo="skip",
         )
+
+
+def scatter_figure(points: list[tuple[str, float, float]], title: str, parity: dict, mode: str) -> go.Figure:
+    """One marker per response (x gold MURGAT-S, y the judge's; customdata = response id, for
+    selection), the regression line with its 95 % band, and the y = x diagonal."""
+    figure = go.Figure()
+    ids = [p[0] for p in points]
+    x = np.array([p[1] for p in points], dtype=float)
+    y = np.array([p[2] for p in points], dtype=float)
+    figure.add_scatter(
+        x=[0, 1],
+        y=[0, 1],
+        mode="lines",
+        name="judge = gold",
+        line={"dash": "dot", "color": NOTE_COLOUR, "width": 1},
+        hoverinfo="skip",
+    )
+    _add_regression(figure, x, y, mode)
     figure.add_scatter(
         x=x.tolist(),
         y=y.tolist(),

@@ -25,7 +25,7 @@ from calibration.config.calibrated import (
 )
 from calibration.config.costs import cheapest_choice
 from calibration.scoring.murgat_s import PRECISION_MODES, score_records
-from calibration.sweep.inputs import inputs_from_project, inputs_key, project_gold_rule
+from calibration.sweep.inputs import inputs_from_project, inputs_key
 from calibration.sweep.parity import DEFAULT_EPSILON
 from calibration.sweep.run import run_sweep
 from pages.widgets import calibration_charts as charts
@@ -54,8 +54,7 @@ _MARKDOWN_SPECIALS = re.compile(r"[\\`*_{}\[\]()<>#+\-.!|~:$]")
 
 def cached_sweep(gold, judges, humans, settings: dict) -> dict:
     """{'key', 'report', 'scores': {}} for these inputs: from session state when the inputs
-    and settings (with the project's `gold_rule`) are unchanged, else a new sweep. InputError
-    passes through."""
+    and settings are unchanged, else a new sweep. InputError passes through."""
     key = inputs_key(gold, judges, humans, settings)
     cached = st.session_state.get("calibrate_sweep")
     if cached is not None and cached["key"] == key:
@@ -69,7 +68,6 @@ def cached_sweep(gold, judges, humans, settings: dict) -> dict:
             n_boot=settings["n_boot"],
             folds=settings["folds"],
             seed=settings["seed"],
-            gold_rule=settings["gold_rule"],
             epsilon=settings["epsilon"],
         )
     cached = {"key": key, "report": report, "scores": {}}
@@ -112,7 +110,7 @@ def settings_form() -> dict:
             step=0.05,
             value=float(settings["epsilon"]),
             key="sweep_epsilon",
-            help="A judge wins against an annotator when its r against the gold derived without "
+            help="A judge wins against an annotator when its r against the other annotators' mean "
             "them is significantly more than ε below the annotator's at most.",
         )
         if st.form_submit_button("Run the sweep with these settings"):
@@ -255,9 +253,9 @@ def parity_section(report, choice) -> None:
         return
     st.plotly_chart(figure, key="calibrate_parity", config={"displayModeBar": False})
     st.caption(
-        "For each annotator, gold is derived without them (the project's gold rule, other annotators' "
-        "finished work only, no rulings); the advantage is r(judge, that gold) − r(annotator, that gold) "
-        "on the responses both scored, averaged over the annotators (95 % CI: jackknife over responses). "
+        "For each annotator, the target is the mean MURGAT-S of the other annotators (their finished "
+        "work only); the advantage is r(judge, that target) − r(annotator, that target) on the responses "
+        "both scored, averaged over the annotators (95 % CI: jackknife over responses). "
         "Winning rate: the share of annotators for whom the judge is not more than ε worse, by a "
         "one-sided test (Benjamini–Yekutieli over annotators)."
     )
@@ -355,7 +353,7 @@ def calibrate(me: dict, store) -> None:
             )
         )
         return
-    settings = {**settings_form(), "gold_rule": project_gold_rule(store)}
+    settings = settings_form()
     try:
         cached = cached_sweep(gold, judges, humans, settings)
     except InputError as error:
@@ -374,7 +372,7 @@ def calibrate(me: dict, store) -> None:
     with st.expander("Where the loss is, stage by stage"):
         st.dataframe(stage_rows(report), hide_index=True, width="stretch", column_config=dataframe_numbers())
     if report.annotators:
-        with st.expander("Annotators against the gold derived without them"):
+        with st.expander("Annotators against the other annotators' mean score"):
             st.dataframe(
                 annotator_rows(report), hide_index=True, width="stretch", column_config=dataframe_numbers()
             )

@@ -2,7 +2,7 @@
 
     python -m calibration export (--project DIR | --gold FILE --judges-records FILE...)
         --judges FILE.toml [--choose best|cheapest] [--precision MODE|all]
-        [--bootstrap N] [--folds K] [--seed S] [--gold-rule RULE] [--epsilon E] --out calibrated.json
+        [--bootstrap N] [--folds K] [--seed S] [--epsilon E] --out calibrated.json
 
 Only exportable configurations are swept (judge:V+D+E with every stage a judge of the judges file;
 the others are listed on stderr and left out, since new responses have no human labels). The
@@ -155,14 +155,14 @@ def cmd_export(args) -> int:
     except InputError as exc:
         problems.extend(exc.problems)
     if not problems:
-        inputs, rule = load_sweep_inputs(args, args.judges_records, problems)
+        inputs = load_sweep_inputs(args, args.judges_records, problems)
     if not problems:
         exportable = exportable_records(args, inputs.judges, judges, problems)
     if problems:
         _print_problems(problems)
         return 2
     try:
-        report = sweep_with_args(args, inputs, exportable, rule)
+        report = sweep_with_args(args, inputs, exportable)
         cfg = build_calibrated_config(
             report, _choice(args, report, judges), judges, inputs.gold, chosen_by=args.choose
         )

@@ -14,7 +14,6 @@ import json
 import math
 import sys
 
-from annotation.agreement.gold import DEFAULT_RULE, RULES
 from annotation.protocol.errors import InputError, Problem
 from calibration.scoring.murgat_s import PRECISION_MODES
 from calibration.sweep.inputs import SweepInputs, inputs_from_files, inputs_from_project_dir
@@ -34,8 +33,8 @@ def add_sweep_parser(subparsers) -> None:
         "configurations is Hansen-Lunde-Nason's model confidence set on paired-bootstrap r, with each "
         "configuration's bootstrap probability of being best; the expected r of choosing the highest "
         "r on responses it was not chosen on comes from nested cross-validation with a pooled "
-        "within-fold correlation. Human parity compares each configuration with each annotator against the gold "
-        "derived without that annotator. Prints a table sorted by r, or one JSON object with --json.",
+        "within-fold correlation. Human parity compares each configuration with each annotator against the mean "
+        "score of the other annotators. Prints a table sorted by r, or one JSON object with --json.",
     )
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument(
@@ -71,13 +70,6 @@ def add_statistics_arguments(parser) -> None:
     )
     parser.add_argument(
         "--seed", type=int, default=0, metavar="S", help="seed for resamples and folds (default 0)"
-    )
-    parser.add_argument(
-        "--gold-rule",
-        choices=RULES,
-        default=None,
-        help="rule that derives each annotator's gold-without-them for human parity (default: the "
-        "project's setting with --project, else majority)",
     )
     parser.add_argument(
         "--epsilon",
@@ -185,7 +177,7 @@ def format_sweep_table(report: SweepReport) -> str:
     lines += ["", *_verdict_lines(report)]
     for row in report.annotators:
         lines.append(
-            f"{row['source']} [{row['precision_mode']}]: r vs the gold derived without them "
+            f"{row['source']} [{row['precision_mode']}]: r vs the other annotators' mean "
             f"{_number(row['r_vs_gold_without'])} (n {row['n']} of {row['n_finished']} finished)"
         )
     for c in report.configs:
@@ -224,17 +216,14 @@ def sweep_argument_problems(args, judge_files, judges_flag: str) -> list[Problem
     return problems
 
 
-def load_sweep_inputs(args, judge_files, problems: list[Problem]) -> tuple[SweepInputs, str]:
-    """The sweep's records and the gold rule for parity: from --project (its own rule unless
-    --gold-rule is given) or from --gold and `judge_files` (majority unless --gold-rule)."""
+def load_sweep_inputs(args, judge_files, problems: list[Problem]) -> SweepInputs:
+    """The sweep's records: from --project or from --gold and `judge_files` (one input path)."""
     if args.project:
-        inputs, rule = inputs_from_project_dir(args.project, problems)
-    else:
-        inputs, rule = inputs_from_files(args.gold, judge_files, problems), DEFAULT_RULE
-    return inputs, args.gold_rule or rule
+        return inputs_from_project_dir(args.project, problems)
+    return inputs_from_files(args.gold, judge_files, problems)
 
 
-def sweep_with_args(args, inputs: SweepInputs, judges, gold_rule: str) -> SweepReport:
+def sweep_with_args(args, inputs: SweepInputs, judges) -> SweepReport:
     """`run_sweep` of `judges` (the inputs' or a subset) with the shared options. InputError passes."""
     return run_sweep(
         inputs.gold,
@@ -244,7 +233,6 @@ def sweep_with_args(args, inputs: SweepInputs, judges, gold_rule: str) -> SweepR
         n_boot=args.bootstrap,
         folds=args.folds,
         seed=args.seed,
-        gold_rule=gold_rule,
         epsilon=args.epsilon,
     )
 
@@ -254,10 +242,10 @@ def cmd_sweep(args) -> int:
     problems = sweep_argument_problems(args, args.judges, "--judges")
     report = None
     if not problems:
-        inputs, rule = load_sweep_inputs(args, args.judges, problems)
+        inputs = load_sweep_inputs(args, args.judges, problems)
     if not problems:
         try:
-            report = sweep_with_args(args, inputs, inputs.judges, rule)
+            report = sweep_with_args(args, inputs, inputs.judges)
         except InputError as exc:
             problems.extend(exc.problems)
     if problems:

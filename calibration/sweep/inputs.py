@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 from typing import NamedTuple
 
-from annotation.agreement.gold import DEFAULT_RULE, gold_settings
 from annotation.formats.readers import load_rows, read_any
 from annotation.project import project_records
 from annotation.protocol.errors import InputError, Problem
@@ -94,16 +93,10 @@ def inputs_from_project(store) -> SweepInputs:
     return SweepInputs(found.gold, found.humans, found.judges)
 
 
-def project_gold_rule(store) -> str:
-    """The project's gold rule (`gold_rule` setting): human parity derives each annotator's
-    gold-without-them by it. ValueError for an unknown rule."""
-    return gold_settings(store)[0]
-
-
-def inputs_from_project_dir(directory: str, problems: list[Problem]) -> tuple[SweepInputs, str]:
-    """(`inputs_from_project`, `project_gold_rule`) of the project in `directory`; a missing
-    project, an unknown gold rule, no gold or no judge records are added to `problems` (then the
-    inputs may be empty)."""
+def inputs_from_project_dir(directory: str, problems: list[Problem]) -> SweepInputs:
+    """`inputs_from_project` of the project in `directory`; a missing project, an unknown gold
+    rule setting, no gold or no judge records are added to `problems` (then the inputs may be
+    empty)."""
     try:
         store = ProjectStore.open(directory)
     except (FileNotFoundError, InputError) as exc:
@@ -111,19 +104,19 @@ def inputs_from_project_dir(directory: str, problems: list[Problem]) -> tuple[Sw
             problems.extend(exc.problems)
         else:
             problems.append(Problem(directory, None, None, str(exc).removeprefix(f"{directory}: ")))
-        return SweepInputs([], [], []), DEFAULT_RULE
+        return SweepInputs([], [], [])
     try:
-        inputs, rule = inputs_from_project(store), project_gold_rule(store)
-    except ValueError as exc:
+        inputs = inputs_from_project(store)
+    except ValueError as exc:  # e.g. a gold_rule setting the gold derivation does not know
         problems.append(Problem(directory, None, "gold_rule", str(exc)))
-        return SweepInputs([], [], []), DEFAULT_RULE
+        return SweepInputs([], [], [])
     finally:
         store.close()
     if not inputs.gold:
         problems.append(Problem(directory, None, "source", "the project has no gold records yet"))
     if not inputs.judges:
         problems.append(Problem(directory, None, "source", "the project has no judge records yet"))
-    return inputs, rule
+    return inputs
 
 
 def inputs_key(gold, judges, humans, settings: dict) -> str:

@@ -1,11 +1,12 @@
 """Human parity: could a judge configuration stand in for an annotator? (It replaces the "human
-ceiling", r(annotator, mean of the others), which bounded nothing: judges were scored against gold.)
+ceiling", r(annotator, mean of the others), which was compared with r(judge, gold): two different
+targets, so it bounded nothing.)
 
-For each annotator i: gold₋ᵢ, derived by the gold rule from the OTHER annotators' finished records
-only (`derive_gold`; adjudicators' rulings are left out — they were made with i's labels in view —
-and unanimous values are accepted); then, on the responses i finished where gold₋ᵢ and the judge
-are determined, the paired advantage d_i = r(judge, gold₋ᵢ) − r(annotator i, gold₋ᵢ). Per
-configuration:
+For each annotator i, the target gold₋ᵢ is built from the OTHER annotators only: per response, the
+mean MURGAT-S of the other annotators who finished it. On the responses i finished where gold₋ᵢ
+and the judge are determined, the paired advantage is d_i = r(judge, gold₋ᵢ) − r(annotator i,
+gold₋ᵢ): the judge and the annotator are measured against the same target on the same responses.
+Per configuration:
 - `advantage`: the mean of d_i over annotators, with a 95 % CI from the jackknife over responses
   (each response left out of every d_i at once; t on m − 1 df, m the responses used);
 - `winning_rate`: the alternative-annotator test (Calderon, Reichart & Dror 2025): the share of
@@ -13,10 +14,19 @@ configuration:
   Benjamini–Yekutieli-adjusted over the annotators at level α. The judge may replace the
   annotators when the winning rate is ≥ .5 at the stated ε.
 
+Why the others' mean score and not a gold record derived from the others' labels by the project's
+gold rule: with the rule (majority: more than half agree) and no adjudication, the others' labels
+rarely settle a response — on the demo, 22 to 24 of the 24 responses of every gold₋ᵢ hold an
+unresolved verifiability or fact list (two annotators word a fact differently, or split 1–1), even
+with the adjudicator's rulings added — and an unresolved fact list scores as "no facts", 0; r(alice,
+that gold) came out .09 for the most careful annotator. The mean of the others' scores is defined
+for any number of others and needs no adjudication (which, made with i's labels in view, would not
+be independent of i anyway).
+
 An annotator counts on the responses they finished (`is_finished`: every question answered), and
 only finished records enter anyone's gold₋ᵢ, so partial work never shrinks or shifts what the
-others count on. With two annotators each one's gold₋ᵢ is the other's labels (the comparison still
-holds); with fewer there is no gold without the annotator, and the reason says so.
+others count on. With two annotators each one's gold₋ᵢ is the other's score (the comparison still
+holds); with fewer there is no one else, and the reason says so.
 """
 
 from __future__ import annotations
@@ -27,7 +37,6 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as scipy_stats
 
-from annotation.agreement.gold import derive_gold
 from annotation.protocol.derivation import derive_entailment, fact_citation_validity
 from annotation.protocol.errors import InputError, Problem
 from annotation.protocol.ids import annotator_name
@@ -65,8 +74,9 @@ def is_finished(record: EvaluationRecord) -> bool:
 @dataclass
 class ParityTable:
     """One precision mode: `names` (human:* sources with finished work), `annotator` and `gold_without`
-    (a × n): each annotator's MURGAT-S and their gold₋ᵢ's over the sweep's responses (NaN: not
-    finished, not derivable or undetermined); `reason` when there is no parity."""
+    (a × n): each annotator's MURGAT-S and their gold₋ᵢ (the others' mean) over the sweep's
+    responses (NaN: not finished, no other annotator, or undetermined); `reason` when there is no
+    parity."""
 
     names: list[str]
     annotator: np.ndarray
@@ -89,43 +99,38 @@ def finished_records(humans: list[EvaluationRecord]) -> list[EvaluationRecord]:
     return out
 
 
-def parity_tables(
-    humans: list[EvaluationRecord], ids: list[str], modes, gold_rule: str
-) -> dict[str, ParityTable]:
+def _others_mean(scores: np.ndarray) -> np.ndarray:
+    """(a × n): row i is the mean of the other rows' finite values per column (NaN where none)."""
+    finite = np.isfinite(scores)
+    values = np.where(finite, scores, 0.0)
+    total, count = values.sum(axis=0) - values, finite.sum(axis=0) - finite
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / count, np.nan)
+
+
+def parity_tables(humans: list[EvaluationRecord], ids: list[str], modes) -> dict[str, ParityTable]:
     """{mode: ParityTable} from the annotators' records (unfinished ones ignored). Raises InputError
-    for a record the scorer rejects, ValueError for an unknown gold rule."""
-    finished = finished_records(humans)
+    for a record the scorer or `is_finished` rejects."""
     by_name: dict[str, dict[str, EvaluationRecord]] = {}
-    for record in finished:
+    for record in finished_records(humans):
         by_name.setdefault(record.source, {})[record.response_id] = record
     names = sorted(by_name)
     own = score_rows(by_name, ids, modes).values
-    golds = {}
-    for name in names:
-        others = [r for r in finished if r.source != name]
-        derived = derive_gold(others, rule=gold_rule, auto_accept_unanimous=True).records
-        golds[name] = {r.response_id: r for r in derived}
-    without = score_rows(golds, ids, modes).values
     reason = None
     if len(names) < 2:
         reason = (
             f"needs two annotators with finished work ({len(names)} found): "
-            "with fewer, no gold can be derived without the annotator compared"
+            "with fewer, there is no one else to compare the annotator with"
         )
-    empty = np.empty((0, len(ids)))
-    return {
-        mode: ParityTable(
-            names,
-            np.array([own[(name, mode)] for name in names]) if names else empty,
-            np.array([without[(name, mode)] for name in names]) if names else empty,
-            reason,
-        )
-        for mode in modes
-    }
+    tables = {}
+    for mode in modes:
+        scores = np.array([own[(name, mode)] for name in names]) if names else np.empty((0, len(ids)))
+        tables[mode] = ParityTable(names, scores, _others_mean(scores), reason)
+    return tables
 
 
 def annotator_rows(tables: dict[str, ParityTable]) -> list[dict]:
-    """Each annotator against the gold derived without them, per mode: r, n (responses with both
+    """Each annotator against gold₋ᵢ (the others' mean score), per mode: r, n (responses with both
     determined), n_finished (responses finished) and why r is undefined."""
     rows = []
     for mode, table in tables.items():

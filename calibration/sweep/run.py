@@ -27,7 +27,6 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from annotation.agreement.gold import DEFAULT_RULE
 from annotation.formats.json_values import json_safe
 from annotation.protocol.errors import InputError, Problem
 from annotation.protocol.ids import source_kind
@@ -256,7 +255,7 @@ def _undetermined_notes(gold_undetermined: dict[str, list[str]], parity_reason, 
         notes.append(f"human parity: {parity_reason}")
 
 
-def _settings(modes, n_boot, folds, seed, alpha, gold_rule, epsilon) -> dict:
+def _settings(modes, n_boot, folds, seed, alpha, epsilon) -> dict:
     return {
         "modes": list(modes),
         "n_boot": n_boot,
@@ -268,7 +267,7 @@ def _settings(modes, n_boot, folds, seed, alpha, gold_rule, epsilon) -> dict:
         "pearson_ci": "Fisher z, jackknife standard error, t on n - 1 df",
         "rank_ci": "percentile paired bootstrap",
         "best_set": "Hansen-Lunde-Nason model confidence set, range statistic, paired bootstrap",
-        "gold_rule": gold_rule,
+        "parity_gold": "mean MURGAT-S of the other annotators' finished records",
         "parity_epsilon": epsilon,
         "parity_test": "one-sided jackknife t per annotator, Benjamini-Yekutieli over annotators",
     }
@@ -283,7 +282,6 @@ def run_sweep(
     folds: int = 5,
     seed: int = 0,
     alpha: float = 0.05,
-    gold_rule: str = DEFAULT_RULE,
     epsilon: float = DEFAULT_EPSILON,
 ) -> SweepReport:
     """Sweep every judge source × precision mode against gold (see the module docstring).
@@ -291,10 +289,10 @@ def run_sweep(
     Responses are those of the gold records; a source missing some is compared on the ones it has
     and the rest are listed (`missing_ids`, `sources`); judge records for responses without gold
     are listed too, never used. `humans` (human:* records, finished or not) give human parity;
-    `gold_rule` derives each annotator's gold₋ᵢ. Raises InputError (locations like '<judges>,
+    Raises InputError (locations like '<judges>,
     entry 3') for: no gold or no judges, gold from several sources, a gold record among the judges,
     a non-human source among `humans`, a repeated (response, source), an unknown mode, or a record
-    the scorer rejects; ValueError for n_boot < 1, folds < 2 or an unknown gold rule.
+    the scorer rejects; ValueError for n_boot < 1 or folds < 2.
     """
     modes, humans = tuple(modes), list(humans or [])
     if n_boot < 1 or folds < 2:
@@ -308,7 +306,7 @@ def run_sweep(
     Y = np.vstack([gold_scores.values[(gold_source, mode)] for _, mode in rows])
     found = _correlations(X, Y, n_boot, seed)
     decided = verdict(found["pearson"], found["boot_pearson"], alpha)
-    tables = parity_tables(humans, ids, modes, gold_rule)
+    tables = parity_tables(humans, ids, modes)
     parity = [config_parity(X[i], tables[mode], epsilon, alpha, CI_LEVEL) for i, (_, mode) in enumerate(rows)]
     configs = [
         _config_result(i, row, X, Y, found, decided, ids, judges_by, judge_scores, parity[i])
@@ -325,6 +323,6 @@ def run_sweep(
         gold={"source": gold_source, "n_responses": len(ids), "undetermined": gold_undetermined},
         annotators=annotator_rows(tables),
         stages=stage_losses(list(gold_records.values()), judges),
-        settings=_settings(modes, n_boot, folds, seed, alpha, gold_rule, epsilon),
+        settings=_settings(modes, n_boot, folds, seed, alpha, epsilon),
         notes=notes,
     )

@@ -226,7 +226,7 @@ def forest_figure(configs, best=None) -> go.Figure:
 
 
 def parity_figure(configs, epsilon: float, best=None) -> go.Figure | None:
-    """Each configuration's mean advantage r(judge, gold without i) − r(annotator i, same) over
+    """Each configuration's mean advantage r(judge, others' mean) − r(annotator i, others' mean) over
     the annotators, with its 95 % CI, and the lines 0 (parity) and −ε (the margin of the
     alternative-annotator test); hover gives the winning rate. None when no configuration has
     parity (fewer than two annotators with finished work)."""
@@ -272,7 +272,7 @@ def parity_figure(configs, epsilon: float, best=None) -> go.Figure | None:
         height=180 + 24 * len(rows),
         margin={"l": 10, "r": 10, "t": 50, "b": 40},
         xaxis={
-            "title": "r(judge, gold without i) − r(annotator i, gold without i), mean over annotators (95 % CI)"
+            "title": "r(judge, others' mean) − r(annotator i, others' mean), mean over annotators (95 % CI)"
         },
         yaxis={"categoryorder": "array", "categoryarray": [c.name for c in rows]},
         showlegend=False,

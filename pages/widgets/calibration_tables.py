@@ -1,5 +1,5 @@
 """The calibration page's tables as rows for st.dataframe: the sweep, the per-stage losses and
-the annotators against the gold derived without them. Undefined numbers (NaN) become empty
+the annotators against the other annotators' mean score. Undefined numbers (NaN) become empty
 cells, never 'nan'."""
 
 from __future__ import annotations
@@ -78,12 +78,12 @@ def stage_rows(report) -> list[dict]:
 
 
 def annotator_rows(report) -> list[dict]:
-    """Each annotator against the gold derived without them, per precision mode."""
+    """Each annotator against the other annotators' mean score, per precision mode."""
     return [
         {
             "annotator": row["source"],
             "mode": row["precision_mode"],
-            "r vs gold without them": _cell(row["r_vs_gold_without"]),
+            "r vs the others' mean": _cell(row["r_vs_gold_without"]),
             "n": row["n"],
             "finished": row["n_finished"],
             "note": row.get("reason") or "",
@@ -119,6 +119,6 @@ def dataframe_numbers() -> dict:
         "alone κ",
         "without accuracy",
         "without κ",
-        "r vs gold without them",
+        "r vs the others' mean",
     )
     return {name: three for name in names}

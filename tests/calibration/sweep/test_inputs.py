@@ -13,7 +13,7 @@ from annotation.agreement.gold import adjudicate, gold_from_store
 from annotation.demo.project import build_demo
 from annotation.protocol.ids import sentence_unit
 from annotation.store.project_store import ProjectStore
-from calibration.sweep.inputs import inputs_from_project, project_gold_rule
+from calibration.sweep.inputs import inputs_from_project
 from calibration.sweep.run import run_sweep
 
 ANNOTATORS = ["human:alice", "human:bob", "human:carol"]
@@ -30,7 +30,7 @@ def sweep_of(directory):
     store = ProjectStore.open(directory)
     try:
         gold, humans, judges = inputs_from_project(store)
-        return run_sweep(gold, judges, humans=humans, n_boot=200, gold_rule=project_gold_rule(store))
+        return run_sweep(gold, judges, humans=humans, n_boot=200)
     finally:
         store.close()
 

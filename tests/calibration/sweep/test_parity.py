@@ -1,4 +1,4 @@
-"""Human parity (calibration/sweep/parity.py): each annotator against the gold derived without them,
+"""Human parity (calibration/sweep/parity.py): each annotator against the others' mean score,
 paired with each configuration, and what partial work may and may not change."""
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def test_a_cited_verifiable_sentence_without_facts_is_unfinished():
 # --- parity ----------------------------------------------------------------------------------
 
 
-def test_with_two_annotators_each_ones_gold_is_the_others_labels():
+def test_with_two_annotators_each_ones_target_is_the_others_score():
     gold, judges, humans = people(("ann", "bob"))
     block = sweep(gold, judges, humans).best.parity
     judge, ann, bob = scores(judges), scores(humans[:N]), scores(humans[N:])
@@ -97,12 +97,20 @@ def test_with_two_annotators_each_ones_gold_is_the_others_labels():
     )
 
 
-def test_annotators_are_reported_against_the_gold_derived_without_them():
+def test_annotators_are_reported_against_the_others_mean():
     gold, judges, humans = people(("ann", "bob"))
     rows = sweep(gold, judges, humans).annotators
     r = scipy_stats.pearsonr(scores(humans[:N]), scores(humans[N:])).statistic
     assert [(row["source"], row["n"]) for row in rows] == [("human:ann", N), ("human:bob", N)]
     assert [row["r_vs_gold_without"] for row in rows] == pytest.approx([r, r], abs=1e-12)
+
+
+def test_with_three_annotators_the_target_is_the_mean_of_the_other_two():
+    gold, judges, humans = people()
+    rows = {row["source"]: row for row in sweep(gold, judges, humans).annotators}
+    ann, bob, cy = scores(humans[:N]), scores(humans[N : 2 * N]), scores(humans[2 * N :])
+    expected = scipy_stats.pearsonr(bob, (ann + cy) / 2).statistic
+    assert rows["human:bob"]["r_vs_gold_without"] == pytest.approx(expected, abs=1e-12)
 
 
 def test_a_judge_equal_to_an_annotator_has_zero_advantage_over_them_and_wins():

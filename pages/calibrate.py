@@ -1,9 +1,11 @@
 """Calibrate (admin): which judge configuration tracks the human gold best, how sure we are,
-and the calibrated configuration to export.
+whether it could stand in for an annotator, and the calibrated configuration to export.
 
-The sweep is `calibration.sweep.run.run_sweep` over the project's gold, `judge:*` and human
-records (imported or derived from the event log), cached in session state under a hash of
-its inputs and settings, so reruns (a click on the scatter, a tab) do not redo it.
+The sweep is `calibration.sweep.run.run_sweep` over `calibration.sweep.inputs.inputs_from_project`
+(gold derived on read, annotators from the event log, judges) — the input path of `sweep
+--project` and `export --project` too, so the page and the commands give the same numbers. It is
+cached in session state under a hash of its inputs and settings, so reruns (a click on the
+scatter, a tab) do not redo it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from calibration.config.calibrated import (
 from calibration.config.costs import cheapest_choice
 from calibration.scoring.murgat_s import PRECISION_MODES, score_records
 from calibration.sweep.inputs import inputs_from_project, inputs_key
+from calibration.sweep.parity import DEFAULT_EPSILON
 from calibration.sweep.run import run_sweep
 from pages.widgets import calibration_charts as charts
 from pages.widgets.calibration_tables import (
@@ -37,8 +40,14 @@ from pages.widgets.judges_file import load_project_judges
 from pages.widgets.opened_response import open_response, picked_from_scatter
 from pages.widgets.problem_box import show_problems
 
-RULES = {"heldout": "Highest held-out r", "cheapest": "Cheapest not significantly worse than the best"}
-DEFAULT_SETTINGS = {"modes": list(PRECISION_MODES), "n_boot": 2000, "folds": 5, "seed": 0}
+RULES = {"best": "Highest r", "cheapest": "Cheapest in the 95 % confidence set of the best"}
+DEFAULT_SETTINGS = {
+    "modes": list(PRECISION_MODES),
+    "n_boot": 2000,
+    "folds": 5,
+    "seed": 0,
+    "epsilon": DEFAULT_EPSILON,
+}
 SCATTER_KEY = "calibrate_scatter"
 
 
@@ -49,7 +58,7 @@ def cached_sweep(gold, judges, humans, settings: dict) -> dict:
     cached = st.session_state.get("calibrate_sweep")
     if cached is not None and cached["key"] == key:
         return cached
-    with st.spinner("Running the sweep (bootstrap, cross-validation, Williams' tests)…"):
+    with st.spinner("Running the sweep (bootstrap, confidence set, cross-validation, human parity)…"):
         report = run_sweep(
             gold,
             judges,
@@ -58,6 +67,7 @@ def cached_sweep(gold, judges, humans, settings: dict) -> dict:
             n_boot=settings["n_boot"],
             folds=settings["folds"],
             seed=settings["seed"],
+            epsilon=settings["epsilon"],
         )
     cached = {"key": key, "report": report, "scores": {}}
     st.session_state["calibrate_sweep"] = cached
@@ -79,7 +89,7 @@ def settings_form() -> dict:
         modes = st.multiselect(
             "Precision modes", PRECISION_MODES, default=settings["modes"], key="sweep_modes"
         )
-        left, middle, right = st.columns(3)
+        left, middle, right, last = st.columns(4)
         n_boot = left.number_input(
             "Bootstrap resamples",
             min_value=100,
@@ -92,12 +102,23 @@ def settings_form() -> dict:
             "Cross-validation folds", min_value=2, max_value=20, value=settings["folds"], key="sweep_folds"
         )
         seed = right.number_input("Seed", min_value=0, value=settings["seed"], key="sweep_seed")
+        epsilon = last.number_input(
+            "Parity margin ε",
+            min_value=0.0,
+            max_value=1.0,
+            step=0.05,
+            value=float(settings["epsilon"]),
+            key="sweep_epsilon",
+            help="A judge wins against an annotator when its r against the other annotators' mean "
+            "them is significantly more than ε below the annotator's at most.",
+        )
         if st.form_submit_button("Run the sweep with these settings"):
             settings = {
                 "modes": [m for m in PRECISION_MODES if m in modes] or list(PRECISION_MODES),
                 "n_boot": int(n_boot),
                 "folds": int(folds),
                 "seed": int(seed),
+                "epsilon": float(epsilon),
             }
             st.session_state["calibrate_settings"] = settings
     return settings
@@ -108,16 +129,16 @@ def choose(store, report, cached: dict):
     rule = st.radio(
         "Choose the configuration by", tuple(RULES), format_func=RULES.get, horizontal=True, key="choose_rule"
     )
-    if rule == "heldout" or report.best is None:
-        return report.best, "heldout"
+    if rule == "best" or report.best is None:
+        return report.best, "best"
     path, judges, problem = load_project_judges(store)
     if not judges:
         st.info(
             "The cheapest rule needs the judges' prices from the judges file (Judges page)"
             + (", which has problems" if problem else "")
-            + "; showing the highest held-out r."
+            + "; showing the highest r."
         )
-        return report.best, "heldout"
+        return report.best, "best"
     key = (str(path), path.stat().st_mtime_ns)
     if cached.get("cheapest", (None,))[0] != key:
         try:
@@ -126,8 +147,8 @@ def choose(store, report, cached: dict):
             cached["cheapest"] = (key, None, str(error))
     _, cheapest, why = cached["cheapest"]
     if cheapest is None:
-        st.info(f"No price for the cheapest rule: {literal(why)}. Showing the highest held-out r.")
-        return report.best, "heldout"
+        st.info(f"No price for the cheapest rule: {literal(why)}. Showing the highest r.")
+        return report.best, "best"
     return cheapest, "cheapest"
 
 
@@ -136,29 +157,28 @@ def chosen_summary(report, choice) -> None:
         st.warning("No configuration has a defined correlation with gold: nothing to choose.")
         return
     st.success(
-        f"Chosen: **{literal(choice.name)}** — held-out r {_number(choice.heldout_pearson)}, r "
-        f"{_number(choice.pearson)} [{_number(choice.pearson_ci[0])}, {_number(choice.pearson_ci[1])}], "
-        f"n {choice.n}",
+        f"Chosen: **{literal(choice.name)}** — r {_number(choice.pearson)} [{_number(choice.pearson_ci[0])}, "
+        f"{_number(choice.pearson_ci[1])}], n {choice.n}, P(best) {_number(choice.p_best)}",
         icon=":material/star:",
     )
-    tied = [c.name for c in report.configs if c.indistinguishable_from_best and c is not report.best]
     if choice is not report.best and report.best is not None:
         st.caption(
-            f"The best by held-out r is {literal(report.best.name)}; the chosen one is not "
-            "significantly worse."
+            f"The highest r is {literal(report.best.name)}'s; the chosen one is in the 95 % "
+            "confidence set of the best."
         )
     st.markdown(
-        "**Not significantly worse than the best** (Holm-adjusted p ≥ "
-        f"{report.settings['alpha']}): " + (", ".join(literal(name) for name in tied) or "none")
+        f"**95 % confidence set of the best** ({len(report.best_set)} of {len(report.configs)}; "
+        "Hansen–Lunde–Nason model confidence set): "
+        + (", ".join(literal(f"{m['source']} [{m['precision_mode']}]") for m in report.best_set) or "none")
     )
     s = report.selection
     st.caption(
-        f"Selection by {report.settings['folds_used']}-fold cross-validation: in-sample r "
-        f"{_number(s.get('in_sample_r'))}, held-out r {_number(s.get('heldout_r'))}, optimism "
-        f"{_number(s.get('optimism'))}. "
-        + " · ".join(
-            f"{mode}: {charts.ceiling_text(report.human_ceiling, mode)}" for mode in report.settings["modes"]
-        )
+        f"Expected r of choosing the highest r, on responses it was not chosen on: "
+        f"{_number(s.get('expected_r'))} ({s.get('folds')}-fold nested cross-validation × "
+        f"{s.get('repeats')}, held-out deviations pooled into one r); the pick's in-sample r "
+        f"{_number(s.get('in_sample_r'))}, optimism {_number(s.get('optimism'))}. "
+        f"{charts.parity_text(choice.parity)} (the judge may replace the annotators when the "
+        "winning rate is at least 0.5)."
     )
 
 
@@ -176,8 +196,8 @@ def figures(report, choice, gold, judges, cached: dict):
     inspected = report.configs[
         names.index(st.selectbox("Configuration to inspect", names, index=default, key="inspect_config"))
     ]
-    scatter_tab, heatmap_tab, forest_tab = st.tabs(
-        ["Judge vs gold", "Verifier × entailment judge", "Forest plot"]
+    scatter_tab, heatmap_tab, forest_tab, parity_tab = st.tabs(
+        ["Judge vs gold", "Verifier × entailment judge", "Forest plot", "Human parity"]
     )
     with scatter_tab:
         mode = inspected.precision_mode
@@ -190,7 +210,7 @@ def figures(report, choice, gold, judges, cached: dict):
         ]
         title = f"{inspected.name}: r {_number(inspected.pearson)} over {len(points)} responses"
         event = st.plotly_chart(
-            charts.scatter_figure(points, title, report.human_ceiling, mode),
+            charts.scatter_figure(points, title, inspected.parity, mode),
             key=SCATTER_KEY,
             on_select="rerun",
             selection_mode="points",
@@ -198,7 +218,7 @@ def figures(report, choice, gold, judges, cached: dict):
         )
         st.caption("Click a response to open it below.")
     with heatmap_tab:
-        figure = charts.heatmap_figure(report.configs, report.settings["modes"], report.human_ceiling, choice)
+        figure = charts.heatmap_figure(report.configs, report.settings["modes"], choice)
         if figure is not None:
             st.plotly_chart(figure, key="calibrate_heatmap", config={"displayModeBar": False})
         other = sorted({c.source for c in report.configs if configuration_of(c.source) is None})
@@ -209,11 +229,30 @@ def figures(report, choice, gold, judges, cached: dict):
             )
     with forest_tab:
         st.plotly_chart(
-            charts.forest_figure(report.configs, report.human_ceiling, choice),
+            charts.forest_figure(report.configs, choice),
             key="calibrate_forest",
             config={"displayModeBar": False},
         )
+    with parity_tab:
+        parity_section(report, choice)
     return inspected, charts.selected_response(event)
+
+
+def parity_section(report, choice) -> None:
+    """The human-parity plot, or why there is none, and what it shows."""
+    figure = charts.parity_figure(report.configs, report.settings["parity_epsilon"], choice)
+    if figure is None:
+        reason = report.configs[0].parity.get("reason") if report.configs else None
+        st.info(f"No human parity: {literal(reason or 'no annotator has finished work')}.")
+        return
+    st.plotly_chart(figure, key="calibrate_parity", config={"displayModeBar": False})
+    st.caption(
+        "For each annotator, the target is the mean MURGAT-S of the other annotators (their finished "
+        "work only); the advantage is r(judge, that target) − r(annotator, that target) on the responses "
+        "both scored, averaged over the annotators (95 % CI: jackknife over responses). "
+        "Winning rate: the share of annotators for whom the judge is not more than ε worse, by a "
+        "one-sided test (Benjamini–Yekutieli over annotators)."
+    )
 
 
 def export_section(store, report, choice, rule: str, gold) -> None:
@@ -258,6 +297,43 @@ def export_section(store, report, choice, rule: str, gold) -> None:
     )
 
 
+def sweep_section(report, settings: dict) -> None:
+    """What the sweep ran on, its notes, and the table of configurations."""
+    st.caption(
+        f"{report.gold['n_responses']} gold responses · {len(report.sources)} judge source(s) · "
+        f"{len({row['source'] for row in report.annotators})} annotator(s) with finished work · "
+        f"{settings['n_boot']} bootstrap resamples"
+    )
+    for note in report.notes:
+        st.caption(f"Note: {literal(note)}")
+    st.subheader("Sweep")
+    st.dataframe(
+        sweep_rows(report),
+        hide_index=True,
+        width="stretch",
+        key="sweep_table",
+        column_config=dataframe_numbers(),
+    )
+    st.caption(
+        "Sorted by r (full-sample Pearson r with gold over the n responses where both scores are "
+        "determined; 'undetermined' responses are left out, never scored 0); click a column header to "
+        "sort. r 95% CI: Fisher z with a jackknife standard error. P(best): the share of bootstrap "
+        "resamples in which the configuration has the highest r. In best set: 'yes' when in the 95 % "
+        "confidence set of the best configurations. Parity: see the Human parity tab."
+    )
+
+
+def opened_section(store, opened: str, inspected, gold, judges, cached: dict) -> None:
+    """The response picked on the scatter (or in the chooser), in the inspected configuration's mode."""
+    mode = inspected.precision_mode
+    scores = (
+        response_scores(cached, gold, "gold", mode).get(opened),
+        response_scores(cached, judges, inspected.source, mode).get(opened),
+    )
+    judged = next((r for r in judges if r.source == inspected.source and r.response_id == opened), None)
+    open_response(store, opened, inspected, scores, next(r for r in gold if r.response_id == opened), judged)
+
+
 def calibrate(me: dict, store) -> None:
     st.title("Calibrate")
     gold, humans, judges = inputs_from_project(store)
@@ -278,25 +354,7 @@ def calibrate(me: dict, store) -> None:
         show_problems(error, "The sweep cannot run on these records:")
         return
     report = cached["report"]
-    st.caption(
-        f"{report.gold['n_responses']} gold responses · {len(report.sources)} judge source(s) · "
-        f"{len({r.source for r in humans})} annotator(s) · {settings['n_boot']} bootstrap resamples"
-    )
-    for note in report.notes:
-        st.caption(f"Note: {literal(note)}")
-    st.subheader("Sweep")
-    st.dataframe(
-        sweep_rows(report),
-        hide_index=True,
-        width="stretch",
-        key="sweep_table",
-        column_config=dataframe_numbers(),
-    )
-    st.caption(
-        "Sorted by held-out r; click a column header to sort. ~ best: 'yes' when not significantly "
-        "worse than the best, '?' when untestable. p vs best: one-sided Williams' test (paired "
-        "bootstrap across modes whose gold scores differ), Holm-adjusted over the sweep."
-    )
+    sweep_section(report, settings)
     st.subheader("Choice")
     choice, rule = choose(store, report, cached)
     chosen_summary(report, choice)
@@ -304,19 +362,11 @@ def calibrate(me: dict, store) -> None:
     inspected, picked = figures(report, choice, gold, judges, cached)
     opened = picked_from_scatter(picked, [r.response_id for r in gold])
     if opened is not None:
-        mode = inspected.precision_mode
-        scores = (
-            response_scores(cached, gold, "gold", mode).get(opened),
-            response_scores(cached, judges, inspected.source, mode).get(opened),
-        )
-        judged = next((r for r in judges if r.source == inspected.source and r.response_id == opened), None)
-        open_response(
-            store, opened, inspected, scores, next(r for r in gold if r.response_id == opened), judged
-        )
+        opened_section(store, opened, inspected, gold, judges, cached)
     with st.expander("Where the loss is, stage by stage"):
         st.dataframe(stage_rows(report), hide_index=True, width="stretch", column_config=dataframe_numbers())
     if report.annotators:
-        with st.expander("Annotators against gold and against each other"):
+        with st.expander("Annotators against the other annotators' mean score"):
             st.dataframe(
                 annotator_rows(report), hide_index=True, width="stretch", column_config=dataframe_numbers()
             )

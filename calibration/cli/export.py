@@ -1,28 +1,31 @@
-"""The calibrated configuration at the command line: `export` writes it, `score --config` uses it.
+"""`python -m calibration export`: sweep the exportable configurations, choose one, write it.
 
     python -m calibration export (--project DIR | --gold FILE --judges-records FILE...)
-        --judges FILE.toml [--choose heldout|cheapest] [--precision MODE|all]
-        [--bootstrap N] [--folds K] [--seed S] --out calibrated.json
-    python -m calibration score --config calibrated.json --project DIR --judges FILE.toml FILE...
+        --judges FILE.toml [--choose best|cheapest] [--precision MODE|all]
+        [--bootstrap N] [--folds K] [--seed S] [--epsilon E] --out calibrated.json
 
-`export` sweeps the exportable configurations only (judge:V+D+E with every stage a judge of
-the judges file; the others are listed on stderr and left out, since new responses have no
-human labels), chooses one, and writes it with its evidence (assets/calibrated-config.md).
-`score --config` imports the generation files into the project, runs the calibrated judges on
-exactly those responses through the judge runner (cached, so a rerun costs nothing) and scores
-the records in the calibrated precision mode.
-Exit codes: 0 done, 1 some responses got no record (failed calls: rerun), 2 bad input.
+Only exportable configurations are swept (judge:V+D+E with every stage a judge of the judges file;
+the others are listed on stderr and left out, since new responses have no human labels). The
+records come from the same input path as `sweep` (calibration.sweep.inputs), so the numbers are the
+sweep's. The file and its evidence are documented in assets/calibrated-config.md; `score --config`
+(calibration/cli/score_config.py) runs it on new responses.
+Exit codes: 0 done, 2 bad input (every problem on stderr, nothing written).
 """
 
 from __future__ import annotations
 
 import math
 import sys
-from pathlib import Path
 
 from annotation.protocol.errors import InputError, Problem
-from calibration.cli.sweep import sweep_argument_problems
-from calibration.scoring.murgat_s import PRECISION_MODES
+from calibration.cli.sweep import (
+    add_statistics_arguments,
+    load_sweep_inputs,
+    sweep_argument_problems,
+    sweep_with_args,
+)
+
+CHOICES = ("best", "cheapest")
 
 
 def add_export_parser(subparsers) -> None:
@@ -30,13 +33,14 @@ def add_export_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "export",
         help="choose the calibrated MURGAT-SCORE configuration and write it as JSON",
-        description="Sweep the exportable judge configurations against gold, choose one (highest "
-        "held-out r, or the cheapest not significantly worse) and write it with its "
-        "evidence to --out (schema: assets/calibrated-config.md).",
+        description="Sweep the exportable judge configurations against gold, choose one (the highest "
+        "full-sample r, or the cheapest configuration in the 95%% confidence set of best ones) and "
+        "write it with its evidence — r with its CI, the confidence set, the expected r of the "
+        "choice on new responses, human parity — to --out (schema: assets/calibrated-config.md).",
     )
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument(
-        "--project", metavar="DIR", help="project directory (gold, human:* and judge:* records)"
+        "--project", metavar="DIR", help="project directory (gold, annotators from the event log, judges)"
     )
     where.add_argument("--gold", metavar="FILE", help="records file with the gold records (and human:* ones)")
     parser.add_argument(
@@ -50,26 +54,12 @@ def add_export_parser(subparsers) -> None:
     )
     parser.add_argument(
         "--choose",
-        choices=("heldout", "cheapest"),
-        default="heldout",
-        help="highest held-out r (default), or the cheapest configuration not "
-        "significantly worse than it (prices × recorded tokens; needs --project)",
+        choices=CHOICES,
+        default="best",
+        help="the highest full-sample r (default), or the cheapest configuration in the 95%% "
+        "confidence set of best ones (prices × recorded tokens; needs --project)",
     )
-    parser.add_argument(
-        "--precision",
-        choices=(*PRECISION_MODES, "all"),
-        default="all",
-        help="precision mode(s) to sweep (default: all)",
-    )
-    parser.add_argument(
-        "--bootstrap", type=int, default=2000, metavar="N", help="bootstrap resamples (default 2000)"
-    )
-    parser.add_argument(
-        "--folds", type=int, default=5, metavar="K", help="cross-validation folds (default 5)"
-    )
-    parser.add_argument(
-        "--seed", type=int, default=0, metavar="S", help="seed for resamples and folds (default 0)"
-    )
+    add_statistics_arguments(parser)
     parser.add_argument("--out", required=True, metavar="FILE", help="where to write the calibrated JSON")
     parser.set_defaults(func=cmd_export)
 
@@ -93,74 +83,89 @@ def _argument_problems(args) -> list[Problem]:
     return problems
 
 
-def cmd_export(args) -> int:
-    """Sweep, choose, write --out; bad input → every problem on stderr, exit 2, nothing written."""
-    from calibration.config.calibrated import (
-        build_calibrated_config,
-        exportable_configuration,
-        write_calibrated_config,
-    )
-    from calibration.config.costs import cheapest_choice
-    from calibration.judges.judges_file import load_judges
-    from calibration.sweep.inputs import inputs_from_files, inputs_from_project_dir
-    from calibration.sweep.run import run_sweep
+def exportable_records(args, judge_records, judges: dict, problems: list[Problem]):
+    """The judge records whose source is exportable with `judges`; the others are noted on stderr.
+    None exportable → a problem naming the sources found."""
+    from calibration.config.calibrated import exportable_configuration
 
-    problems = _argument_problems(args)
-    judges = {}
-    try:
-        judges = load_judges(args.judges)
-    except InputError as exc:
-        problems.extend(exc.problems)
-    if problems:
-        _print_problems(problems)
-        return 2
-    if args.project:
-        gold, humans, judge_records = inputs_from_project_dir(args.project, problems)
-    else:
-        gold, humans, judge_records = inputs_from_files(args.gold, args.judges_records, problems)
     left_out = {}
     for record in judge_records:
         if record.source not in left_out:
             left_out[record.source] = exportable_configuration(record.source, judges)[1]
     exportable = [r for r in judge_records if left_out[r.source] is None]
-    if not problems and not exportable:
-        where = args.project or ", ".join(args.judges_records)
+    if not exportable:
         problems.append(
             Problem(
-                where,
+                args.project or ", ".join(args.judges_records),
                 None,
                 "source",
                 "no exportable judge configuration (judge:V+D+E with "
                 f"every stage a judge of {args.judges}) among: {', '.join(left_out) or 'none'}",
             )
         )
+    else:
+        for source, why in left_out.items():
+            if why is not None:
+                print(f"note: {source} left out: {why}", file=sys.stderr)
+    return exportable
+
+
+def _choice(args, report, judges: dict):
+    """The configuration --choose picks (None: the sweep's best). ValueError when none has a price."""
+    if args.choose != "cheapest":
+        return None
+    from annotation.store.project_store import ProjectStore
+    from calibration.config.costs import cheapest_choice
+
+    store = ProjectStore.open(args.project)
+    try:
+        return cheapest_choice(report, judges, store)
+    finally:
+        store.close()
+
+
+def _number(value, digits: int = 3) -> str:
+    return "—" if value is None or not math.isfinite(value) else f"{value:.{digits}f}"
+
+
+def _print_summary(cfg, out: str) -> None:
+    e = cfg.evidence
+    print(
+        f"exported {cfg.source} [{cfg.precision_mode}] to {out}: r {_number(e['pearson'])} "
+        f"[{_number(e['pearson_ci'][0])}, {_number(e['pearson_ci'][1])}], n {e['n']}, chosen by "
+        f"{e['chosen_by']}; 95% confidence set of the best: {len(e['best_set'])} configuration(s); "
+        f"expected r on new responses {_number(e['selection']['expected_r'])}; human parity: "
+        + (
+            f"advantage {_number(e['parity']['advantage'])}, winning rate "
+            f"{_number(e['parity']['winning_rate'], 2)}"
+            if not e["parity"].get("reason")
+            else e["parity"]["reason"]
+        )
+    )
+
+
+def cmd_export(args) -> int:
+    """Sweep, choose, write --out; bad input → every problem on stderr, exit 2, nothing written."""
+    from calibration.config.calibrated import build_calibrated_config, write_calibrated_config
+    from calibration.judges.judges_file import load_judges
+
+    problems, judges = _argument_problems(args), {}
+    try:
+        judges = load_judges(args.judges)
+    except InputError as exc:
+        problems.extend(exc.problems)
+    if not problems:
+        inputs = load_sweep_inputs(args, args.judges_records, problems)
+    if not problems:
+        exportable = exportable_records(args, inputs.judges, judges, problems)
     if problems:
         _print_problems(problems)
         return 2
-    for source, why in left_out.items():
-        if why is not None:
-            print(f"note: {source} left out: {why}", file=sys.stderr)
-    modes = PRECISION_MODES if args.precision == "all" else (args.precision,)
     try:
-        report = run_sweep(
-            gold,
-            exportable,
-            modes=modes,
-            humans=humans,
-            n_boot=args.bootstrap,
-            folds=args.folds,
-            seed=args.seed,
+        report = sweep_with_args(args, inputs, exportable)
+        cfg = build_calibrated_config(
+            report, _choice(args, report, judges), judges, inputs.gold, chosen_by=args.choose
         )
-        choice = None
-        if args.choose == "cheapest":
-            from annotation.store.project_store import ProjectStore
-
-            store = ProjectStore.open(args.project)
-            try:
-                choice = cheapest_choice(report, judges, store)
-            finally:
-                store.close()
-        cfg = build_calibrated_config(report, choice, judges, gold, chosen_by=args.choose)
         write_calibrated_config(cfg, args.out)
     except InputError as exc:
         _print_problems(exc.problems)
@@ -171,220 +176,5 @@ def cmd_export(args) -> int:
     except OSError as exc:
         _print_problems([Problem(args.out, None, "--out", exc.strerror or str(exc))])
         return 2
-    e = cfg.evidence
-    print(
-        f"exported {cfg.source} [{cfg.precision_mode}] to {args.out}: r {_number(e['pearson'])} "
-        f"[{_number(e['pearson_ci'][0])}, {_number(e['pearson_ci'][1])}], held-out r "
-        f"{_number(e['heldout_pearson'])}, n {e['n']}, chosen by {e['chosen_by']}"
-    )
-    if e.get("runner_up"):
-        r = e["runner_up"]
-        print(
-            f"runner-up: {r['source']} [{r['precision_mode']}] r {_number(r['pearson'])}, "
-            f"p vs best {_number(r['p_vs_best'], 4)}"
-        )
+    _print_summary(cfg, args.out)
     return 0
-
-
-def _number(value, digits: int = 3) -> str:
-    return "—" if value is None or not math.isfinite(value) else f"{value:.{digits}f}"
-
-
-# ---------------------------------------------------------------- score --config
-
-
-def add_score_config_arguments(parser) -> None:
-    """The `score` options that run a calibrated configuration on new responses."""
-    parser.add_argument(
-        "--config",
-        metavar="CALIBRATED.json",
-        help="run this calibrated configuration on the responses of the generation FILE(s) "
-        "(needs --project and --judges) and score them in its precision mode",
-    )
-    parser.add_argument(
-        "--project",
-        metavar="DIR",
-        help="with --config: project the responses are imported into (created if missing)",
-    )
-    parser.add_argument(
-        "--judges",
-        metavar="FILE.toml",
-        help="with --config: judges file with the endpoints; "
-        "each stage's judge must match the calibrated one",
-    )
-    parser.add_argument(
-        "--media-root",
-        metavar="DIR",
-        help="with --config: folder the rows' `video` names resolve in (default: the project's)",
-    )
-    parser.add_argument(
-        "--concurrency",
-        type=int,
-        default=8,
-        metavar="N",
-        help="with --config: judge calls in flight at most (default 8)",
-    )
-
-
-def config_only_problems(args) -> list[Problem]:
-    """The --config companions given without --config (they would be silently ignored)."""
-    return [
-        Problem("<arguments>", None, flag, "goes with --config")
-        for flag, value in (
-            ("--project", args.project),
-            ("--judges", args.judges),
-            ("--media-root", args.media_root),
-        )
-        if value
-    ]
-
-
-def judge_problems(cfg, judges: dict, judges_path: str) -> list[Problem]:
-    """Where the judges file or the prompts differ from the calibrated configuration: a missing
-    stage judge, another adapter/model/parameter, or a changed prompt file (located)."""
-    from calibration.judges.judges_file import line_index
-
-    try:
-        text = Path(judges_path).read_text(encoding="utf-8")
-    except OSError:
-        text = ""
-    headers, key_lines = line_index(text)
-    problems = []
-    for stage in cfg.stages:
-        judge = judges.get(stage.name)
-        if judge is None:
-            problems.append(
-                Problem(
-                    judges_path,
-                    None,
-                    f"judges.{stage.name}",
-                    f"missing: the calibrated {stage.stage} is judge '{stage.name}' "
-                    f"({stage.adapter}, {stage.model})",
-                )
-            )
-            continue
-        for key, message in stage.mismatches(judge):
-            line = key_lines.get((stage.name, key), headers.get(stage.name))
-            problems.append(
-                Problem(
-                    judges_path,
-                    line,
-                    f"judges.{stage.name}.{key}",
-                    f"{message}; the calibrated {stage.stage} must be run as calibrated",
-                )
-            )
-        why = stage.prompt_mismatch()
-        if why:
-            problems.append(Problem(stage.prompt_file, None, f"{stage.stage}.prompt_hash", why))
-    return list(dict.fromkeys(problems))  # one judge may run several stages
-
-
-def _response_ids(paths: list[Path], problems: list[Problem]) -> list[str]:
-    from annotation.formats.readers import read_any
-
-    ids = []
-    for path in paths:
-        try:
-            fmt, read = read_any(path)
-        except InputError as exc:
-            problems.extend(exc.problems)
-            continue
-        except OSError as exc:
-            problems.append(Problem(str(path), None, None, exc.strerror or str(exc)))
-            continue
-        if fmt == "records":
-            problems.append(
-                Problem(
-                    str(path),
-                    None,
-                    None,
-                    "a records file already carries judgements; "
-                    "score --config takes generation files (responses to judge)",
-                )
-            )
-            continue
-        ids += [item.response_id if fmt == "generation" else item.response.response_id for item in read.items]
-    return list(dict.fromkeys(ids))
-
-
-def _score_config_inputs(args, problems: list[Problem]) -> tuple:
-    """(calibrated configuration, judges) of `score --config`, each None when it has problems
-    (appended to `problems`, with those of the other arguments)."""
-    from calibration.config.calibrated import read_calibrated_config
-    from calibration.judges.judges_file import load_judges
-
-    for flag, value in (("--project", args.project), ("--judges", args.judges)):
-        if not value:
-            problems.append(Problem("<arguments>", None, flag, "--config needs it"))
-    for flag, given in (("--format", args.format != "auto"), ("--source", args.source)):
-        if given:
-            problems.append(Problem("<arguments>", None, flag, "does not go with --config"))
-    if args.concurrency < 1:
-        problems.append(
-            Problem("<arguments>", None, "--concurrency", f"must be at least 1, got {args.concurrency}")
-        )
-    cfg = judges = None
-    try:
-        cfg = read_calibrated_config(args.config)
-    except InputError as exc:
-        problems.extend(exc.problems)
-    if args.judges:
-        try:
-            judges = load_judges(args.judges)
-        except InputError as exc:
-            problems.extend(exc.problems)
-    if cfg is not None and args.precision not in (None, "all", cfg.precision_mode):
-        problems.append(
-            Problem(
-                "<arguments>",
-                None,
-                "--precision",
-                f"the calibrated configuration scores in '{cfg.precision_mode}' mode, not '{args.precision}'",
-            )
-        )
-    if cfg is not None and judges is not None:
-        problems.extend(judge_problems(cfg, judges, args.judges))
-    return cfg, judges
-
-
-def score_with_config(args, problems: list[Problem], notes: list[str]) -> tuple[list, bool]:
-    """`score --config`: (scores, whether some responses got no record). Problems found are
-    appended (then nothing is run); notes go to stderr after a run."""
-    from annotation.project import import_into
-    from calibration.judges.judges_file import parse_configuration
-    from calibration.judges.runner import run_configurations
-    from calibration.scoring.murgat_s import score_records
-
-    cfg, judges = _score_config_inputs(args, problems)
-    paths = [Path(name) for name in args.files]
-    ids = _response_ids(paths, problems)
-    if problems:
-        return [], False
-    root = Path(args.media_root).resolve() if args.media_root else None
-    if root is not None and not root.is_dir():
-        problems.append(Problem("<arguments>", None, "--media-root", f"{args.media_root}: not a directory"))
-        return [], False
-    try:  # the project is created (and its media root set) only when the import is accepted
-        store, _ = import_into(Path(args.project), paths, media_root=root)
-    except InputError as exc:
-        problems.extend(exc.problems)
-        return [], False
-    try:
-        configuration = parse_configuration(cfg.configuration, judges)
-        used = {name: judges[name] for name in configuration.judge_names}
-        report = run_configurations(store, used, [configuration], responses=ids, concurrency=args.concurrency)
-    except InputError as exc:  # e.g. an API key variable that is not set
-        problems.extend(exc.problems)
-        return [], False
-    finally:
-        store.close()
-    notes.append(
-        f"note: {cfg.source}: calls made {report.calls_made}, cache hits {report.cache_hits}, "
-        f"failed {report.failed}; cost ${report.cost:.4f}"
-    )
-    for _, response_id, why in report.incomplete:
-        notes.append(f"warning: {response_id}: no record ({why}); rerun to continue")
-    by_id = {r.response_id: r for r in report.records}
-    return score_records([by_id[i] for i in ids if i in by_id], (cfg.precision_mode,)), bool(
-        report.incomplete
-    )

@@ -39,7 +39,10 @@ def add_score_parser(subparsers) -> None:
         help="MURGAT-S per response and per source from metric or records files",
         description="Score metric files (reference judge output) or evaluation-record files "
         "(PROTOCOL §3). Prints a table per source and precision mode, or with --json one "
-        "object per line per (source, response, precision mode).",
+        "object per line per (source, response, precision mode). A response whose facts are all "
+        "undetermined (every precision, or every recall, depends on an unjudged value) has "
+        "MURGAT-S null: it is counted ('undet. resp.') and left out of the means, never scored 0. "
+        "Metric files keep the reference code's rule (an empty pool counts as 0).",
     )
     parser.add_argument(
         "files",
@@ -67,7 +70,7 @@ def add_score_parser(subparsers) -> None:
         "records files carry their own sources",
     )
     parser.add_argument("--json", action="store_true", help="JSON lines instead of the table")
-    from calibration.cli.export import add_score_config_arguments
+    from calibration.cli.score_config import add_score_config_arguments
 
     add_score_config_arguments(parser)
     parser.set_defaults(func=cmd_score)
@@ -117,6 +120,10 @@ def _score_records_file(
     return scores
 
 
+def _four(value: float | None) -> str:
+    return "—" if value is None else f"{value:.4f}"
+
+
 def _format_table(rows: list[SystemScore]) -> str:
     header = (
         "source",
@@ -130,20 +137,22 @@ def _format_table(rows: list[SystemScore]) -> str:
         "undet. P",
         "undet. R",
         "no R_v",
+        "undet. resp.",
     )
     body = [
         (
             r.source,
             r.precision_mode,
             str(r.n_responses),
-            f"{r.murgat_s:.4f}",
-            f"{r.coverage:.4f}",
-            f"{r.precision:.4f}",
-            f"{r.recall:.4f}",
-            f"{r.f1:.4f}",
+            _four(r.murgat_s),
+            _four(r.coverage),
+            _four(r.precision),
+            _four(r.recall),
+            _four(r.f1),
             str(r.n_undetermined),
             str(r.n_recall_undetermined),
             str(r.n_no_verifiable),
+            str(r.n_undetermined_responses),
         )
         for r in rows
     ]
@@ -165,11 +174,11 @@ def cmd_score(args) -> int:
     scores: list[ResponseScore] = []
     incomplete = False
     if getattr(args, "config", None):  # run the calibrated judges on new responses, then score
-        from calibration.cli.export import score_with_config
+        from calibration.cli.score_config import score_with_config
 
         scores, incomplete = score_with_config(args, problems, notes)
     else:
-        from calibration.cli.export import config_only_problems
+        from calibration.cli.score_config import config_only_problems
 
         problems += config_only_problems(args)
     for name in [] if getattr(args, "config", None) else args.files:

@@ -1,7 +1,8 @@
 """The calibrated MURGAT-SCORE configuration file: build it from a sweep, write, read (the
 checks of its schema live in config_schema.py).
 
-The file (schema in assets/calibrated-config.md, `schema_version` 1) names, per stage, the judge
+The file (schema in assets/calibrated-config.md, `schema_version` 2; version 1 files are still
+read) names, per stage, the judge
 that runs it (adapter, model, the parameters that change its answers, the prompt file and its
 sha256), the precision mode, and the evidence that chose it. `score --config` runs exactly
 that: it refuses a judges file or a prompt that no longer matches. A stage done by `gold`
@@ -181,9 +182,8 @@ def gold_sha256(gold_records: list[EvaluationRecord]) -> str:
 
 
 def _rank_key(c: ConfigResult, index: int):
-    """The sweep's order for choosing: held-out r, then in-sample r, then sweep order."""
-    h, p = c.heldout_pearson, c.pearson
-    return (-h if math.isfinite(h) else math.inf, -p if math.isfinite(p) else math.inf, index)
+    """The sweep's order for choosing: full-sample r, then sweep order."""
+    return (-c.pearson if math.isfinite(c.pearson) else math.inf, index)
 
 
 def _summary(c: ConfigResult) -> dict:
@@ -191,10 +191,10 @@ def _summary(c: ConfigResult) -> dict:
         "source": c.source,
         "precision_mode": c.precision_mode,
         "pearson": c.pearson,
-        "heldout_pearson": c.heldout_pearson,
+        "pearson_ci": list(c.pearson_ci),
         "n": c.n,
-        "p_vs_best": c.p_vs_best,
-        "p_vs_best_test": c.p_vs_best_test,
+        "in_best_set": c.in_best_set,
+        "p_best": c.p_best,
     }
 
 
@@ -224,6 +224,63 @@ def exportable_configuration(source: str, judges: dict[str, JudgeConfig]) -> tup
     return configuration.id, None
 
 
+def _located_choice(report: SweepReport, choice: ConfigResult | None) -> tuple[ConfigResult, int]:
+    """The report's own ConfigResult for `choice` (default: the best) and its index. ValueError
+    when there is none or it is not one of the report's configurations."""
+    choice = report.best if choice is None else choice
+    if choice is None:
+        raise ValueError("nothing to export: no configuration has a defined correlation with gold")
+    for i, c in enumerate(report.configs):
+        if c is choice or (c.source, c.precision_mode) == (choice.source, choice.precision_mode):
+            return c, i
+    raise ValueError(f"{choice.name} is not a configuration of this sweep")
+
+
+def _choice_evidence(choice: ConfigResult) -> dict:
+    """What the sweep found about the chosen configuration itself."""
+    keys = ("pearson", "spearman", "kendall", "n", "n_undetermined", "mae", "system_score")
+    return {
+        **{key: getattr(choice, key) for key in keys},
+        "pearson_ci": list(choice.pearson_ci),
+        "spearman_ci": list(choice.spearman_ci),
+        "kendall_ci": list(choice.kendall_ci),
+        "missing_ids": list(choice.missing_ids),
+        "undetermined_ids": list(choice.undetermined_ids),
+        "gold_system_score": choice.gold_system_score,
+        "in_best_set": choice.in_best_set,
+        "p_best": choice.p_best,
+        "mcs_p": choice.mcs_p,
+        "parity": choice.parity,
+    }
+
+
+def _sweep_evidence(report: SweepReport, choice: ConfigResult, index: int, gold_records) -> dict:
+    """What the sweep found around the choice: the best, the runners-up, the set, the selection."""
+    ranked = sorted(
+        ((c, i) for i, c in enumerate(report.configs) if i != index), key=lambda item: _rank_key(*item)
+    )
+    mode = choice.precision_mode
+    return {
+        "best": None if report.best is None or choice is report.best else _summary(report.best),
+        "runner_up": _summary(ranked[0][0]) if ranked else None,
+        "runner_up_other_judges": next((_summary(c) for c, _ in ranked if c.source != choice.source), None),
+        "best_set": [_summary(c) for c in report.configs if c.in_best_set],
+        "selection": {
+            k: report.selection.get(k)
+            for k in ("method", "expected_r", "in_sample_r", "optimism", "folds", "repeats")
+        },
+        "annotators": [row for row in report.annotators if row["precision_mode"] == mode],
+        "gold": {
+            "sha256": gold_sha256(gold_records),
+            "n_responses": report.gold.get("n_responses"),
+            "source": report.gold.get("source"),
+            "n_undetermined": len(report.gold.get("undetermined", {}).get(mode, [])),
+        },
+        "settings": dict(report.settings),
+        "n_configurations": len(report.configs),
+    }
+
+
 def build_calibrated_config(
     report: SweepReport,
     choice: ConfigResult | None,
@@ -240,63 +297,20 @@ def build_calibrated_config(
     `choice` is not one of the report's configurations, or when it is not exportable (not a
     judge:V+D+E source, a judge missing from `judges`, or a stage done by 'gold').
     """
-    choice = report.best if choice is None else choice
-    if choice is None:
-        raise ValueError("nothing to export: no configuration has a defined correlation with gold")
-    indices = [
-        i
-        for i, c in enumerate(report.configs)
-        if c is choice or (c.source, c.precision_mode) == (choice.source, choice.precision_mode)
-    ]
-    if not indices:
-        raise ValueError(f"{choice.name} is not a configuration of this sweep")
-    choice = report.configs[indices[0]]
+    choice, index = _located_choice(report, choice)
     configuration_id, why = exportable_configuration(choice.source, judges)
     if configuration_id is None:
         raise ValueError(f"{choice.name} cannot be exported: {why}")
     names = configuration_parts(configuration_id)
     stages = [StageJudge.from_judge(stage, judges[name]) for stage, name in zip(STAGES, names, strict=True)]
-    ranked = sorted(
-        ((c, i) for i, c in enumerate(report.configs) if i != indices[0]), key=lambda item: _rank_key(*item)
-    )
     if tool_version is None:
         from annotation import __version__ as tool_version
     created_at = utc_now()
-    ceiling = report.human_ceiling.get(choice.precision_mode)
     evidence = {
-        "chosen_by": chosen_by or ("heldout" if choice is report.best else "given"),
+        "chosen_by": chosen_by or ("best" if choice is report.best else "given"),
         "is_best": choice is report.best,
-        "pearson": choice.pearson,
-        "pearson_ci": list(choice.pearson_ci),
-        "spearman": choice.spearman,
-        "spearman_ci": list(choice.spearman_ci),
-        "kendall": choice.kendall,
-        "kendall_ci": list(choice.kendall_ci),
-        "heldout_pearson": choice.heldout_pearson,
-        "n": choice.n,
-        "missing_ids": list(choice.missing_ids),
-        "mae": choice.mae,
-        "system_score": choice.system_score,
-        "gold_system_score": choice.gold_system_score,
-        "p_vs_best": choice.p_vs_best,
-        "p_vs_best_test": choice.p_vs_best_test,
-        "human_ceiling": ceiling,
-        "best": None if report.best is None or choice is report.best else _summary(report.best),
-        "runner_up": _summary(ranked[0][0]) if ranked else None,
-        "runner_up_other_judges": next((_summary(c) for c, _ in ranked if c.source != choice.source), None),
-        "indistinguishable_from_best": [
-            c.name for c in report.configs if c.indistinguishable_from_best and c is not choice
-        ],
-        "selection": {k: report.selection.get(k) for k in ("in_sample_r", "heldout_r", "optimism")},
-        "gold": {
-            "sha256": gold_sha256(gold_records),
-            "n_responses": report.gold.get("n_responses"),
-            "source": report.gold.get("source"),
-        },
-        "settings": {
-            k: report.settings.get(k) for k in ("n_boot", "folds", "folds_used", "seed", "alpha", "ci_level")
-        },
-        "n_configurations": len(report.configs),
+        **_choice_evidence(choice),
+        **_sweep_evidence(report, choice, index, gold_records),
         "date": created_at[:10],
         "tool_version": tool_version,
     }

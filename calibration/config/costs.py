@@ -1,5 +1,5 @@
 """What a judge configuration costs per response, from the calls recorded in `judge_calls`,
-and the optional rule "the cheapest configuration not significantly worse than the best"."""
+and the optional rule "the cheapest configuration in the 95 % confidence set of best ones"."""
 
 from __future__ import annotations
 
@@ -24,23 +24,67 @@ class ConfigurationCost:
     reason: str | None = None
 
 
+class _PricedCalls:
+    """The pipeline's `ask` for one configuration: answers from the cache (never a call), each call
+    counted once per response and priced with the judge of the stage that asks it."""
+
+    def __init__(self, cache, cost: ConfigurationCost):
+        self.cache, self.cost, self.seen = cache, cost, set()
+
+    def __call__(self, specs):
+        from calibration.judges.parsing import parse_answer
+        from calibration.judges.pipeline import Answer
+
+        answers = []
+        for spec in specs:
+            record = self.cache.answered(spec.key)
+            if spec.key not in self.seen:
+                self.seen.add(spec.key)
+                self.cost.calls += 1
+                if record is None:
+                    self.cost.calls_not_recorded += 1
+                elif record.tokens_in is None or record.tokens_out is None:
+                    self.cost.calls_without_tokens += 1
+                else:
+                    self.cost.cost_per_response += spec.judge.cost(record.tokens_in, record.tokens_out)
+            answers.append(
+                Answer(spec.key, "pending")
+                if record is None
+                else Answer(spec.key, "answered", parse_answer(spec.stage, record.response, spec.n_citations))
+            )
+        return answers
+
+
+def _finish(cost: ConfigurationCost) -> ConfigurationCost:
+    """Per response, or None with the reason when the price cannot be known."""
+    if not cost.n_responses:
+        cost.cost_per_response, cost.reason = None, "no gold response of this source is in the project"
+    elif cost.calls_not_recorded or cost.calls_without_tokens:
+        cost.reason = (
+            f"{cost.calls_not_recorded} call(s) not recorded, {cost.calls_without_tokens} "
+            "without token counts: the price would be understated"
+        )
+        cost.cost_per_response = None
+    else:
+        cost.cost_per_response /= cost.n_responses
+    return cost
+
+
 def configuration_costs(
     report: SweepReport, judges: dict[str, JudgeConfig], store
 ) -> dict[str, ConfigurationCost]:
     """{source: ConfigurationCost} for every judge source of the sweep, over the gold responses
-    it was compared on. Each response's calls are re-derived by the judge pipeline against the
+    it has a record for. Each response's calls are re-derived by the judge pipeline against the
     cache (no call is made) and counted once per response, priced with the judge of the stage
     that asks them. Sources that are not exportable get no price, with the reason."""
+    from annotation.agreement.gold import gold_records
+    from calibration.config.calibrated import exportable_configuration
     from calibration.judges.cache import CallCache
-    from calibration.judges.parsing import parse_answer
-    from calibration.judges.pipeline import Answer, project_pipelines
+    from calibration.judges.pipeline import project_pipelines
 
     cache, out = CallCache(store), {}
-    gold_source = report.gold.get("source", "gold")
-    gold_ids = {r.response_id for r in store.list_records(source=gold_source)}
+    gold_ids = {r.response_id for r in gold_records(store)}  # derived on read, as the sweep's
     for source in dict.fromkeys(c.source for c in report.configs):
-        from calibration.config.calibrated import exportable_configuration
-
         configuration_id, why = exportable_configuration(source, judges)
         if configuration_id is None:
             out[source] = ConfigurationCost(source, None, reason=why)
@@ -49,67 +93,34 @@ def configuration_costs(
         missing = set(next(c.missing_ids for c in report.configs if c.source == source))
         ids = [rid for rid in store.response_ids() if rid in gold_ids and rid not in missing]
         cost = ConfigurationCost(source, 0.0)
-        seen: set[str] = set()
-
-        def ask(specs, cost=cost, seen=seen):
-            answers = []
-            for spec in specs:
-                record = cache.answered(spec.key)
-                if spec.key not in seen:
-                    seen.add(spec.key)
-                    cost.calls += 1
-                    if record is None:
-                        cost.calls_not_recorded += 1
-                    elif record.tokens_in is None or record.tokens_out is None:
-                        cost.calls_without_tokens += 1
-                    else:
-                        cost.cost_per_response += spec.judge.cost(record.tokens_in, record.tokens_out)
-                answers.append(
-                    Answer(spec.key, "pending")
-                    if record is None
-                    else Answer(
-                        spec.key, "answered", parse_answer(spec.stage, record.response, spec.n_citations)
-                    )
-                )
-            return answers
-
+        ask = _PricedCalls(cache, cost)
         for _, _, pipeline in project_pipelines(store, judges, [configuration], ids, ask):
             if isinstance(pipeline, str):
                 continue
-            seen.clear()  # a call shared by two responses is paid by each, as scoring alone would
+            ask.seen.clear()  # a call shared by two responses is paid by each, as scoring alone would
             pipeline.run()
             cost.n_responses += 1
-        if not cost.n_responses:
-            cost.cost_per_response, cost.reason = None, "no gold response of this source is in the project"
-        elif cost.calls_not_recorded or cost.calls_without_tokens:
-            cost.reason = (
-                f"{cost.calls_not_recorded} call(s) not recorded, {cost.calls_without_tokens} "
-                "without token counts: the price would be understated"
-            )
-            cost.cost_per_response = None
-        else:
-            cost.cost_per_response /= cost.n_responses
-        out[source] = cost
+        out[source] = _finish(cost)
     return out
 
 
 def cheapest_choice(report: SweepReport, judges: dict[str, JudgeConfig], store) -> ConfigResult:
-    """The cheapest exportable configuration not significantly worse than the best
-    (`calibration.sweep.run.cheapest_not_worse` over `configuration_costs`). Raises ValueError,
-    saying why, when no such configuration has a known price."""
-    from calibration.sweep.run import cheapest_not_worse
+    """The cheapest exportable configuration in the 95 % confidence set of best ones
+    (`calibration.sweep.verdict.cheapest_in_best_set` over `configuration_costs`). Raises
+    ValueError, saying why, when no member of the set has a known price."""
+    from calibration.sweep.verdict import cheapest_in_best_set
 
     costs = configuration_costs(report, judges, store)
     priced = {s: c.cost_per_response for s, c in costs.items() if c.cost_per_response is not None}
-    chosen = cheapest_not_worse(report, priced)
+    chosen = cheapest_in_best_set(report, priced)
     if chosen is None:
         reasons = "; ".join(
             f"{s}: {c.reason}"
             for s, c in costs.items()
-            if c.reason and any(r.source == s and r.indistinguishable_from_best for r in report.configs)
+            if c.reason and any(r.source == s and r.in_best_set for r in report.configs)
         )
         raise ValueError(
-            "no configuration not significantly worse than the best has a known price"
+            "no configuration in the 95% confidence set of the best has a known price"
             + (f" ({reasons})" if reasons else "")
         )
     return chosen

@@ -11,7 +11,8 @@ from annotation.protocol.ids import configuration_name
 from calibration.judges.judges_file import ADAPTERS, GOLD
 from calibration.scoring.murgat_s import PRECISION_MODES
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # written; READABLE_VERSIONS are read (version 1's evidence had other keys)
+READABLE_VERSIONS = (1, 2)
 STAGES = ("verifier", "decomposer", "entailer")
 STAGE_KEYS = ("stage", "name", "adapter", "model", "parameters", "prompt_file", "prompt_hash")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
@@ -88,21 +89,22 @@ def _is_hash(value) -> bool:
     return isinstance(value, str) and bool(_HEX64.match(value))
 
 
-_RUNNER_UP_KEYS = {"source", "precision_mode", "pearson", "p_vs_best"}
-_EVIDENCE_CHECKS = {  # the required evidence: key → (what it must be, check)
-    **{
-        key: ("a number or null", lambda v: v is None or _is_number(v))
-        for key in ("pearson", "heldout_pearson", "human_ceiling")
-    },
-    "pearson_ci": (
-        "[low, high] (numbers or null)",
-        lambda v: isinstance(v, list) and len(v) == 2 and all(x is None or _is_number(x) for x in v),
-    ),
+def _numbers_or_null(count: int):
+    return lambda v: isinstance(v, list) and len(v) == count and all(x is None or _is_number(x) for x in v)
+
+
+def _summary_check(keys: set[str]):
+    return (
+        "null or an object with " + ", ".join(sorted(keys)),
+        lambda v: v is None or isinstance(v, dict) and keys <= v.keys(),
+    )
+
+
+_NUMBER = ("a number or null", lambda v: v is None or _is_number(v))
+_COMMON_EVIDENCE = {
+    "pearson": _NUMBER,
+    "pearson_ci": ("[low, high] (numbers or null)", _numbers_or_null(2)),
     "n": ("a whole number ≥ 0", lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0),
-    "runner_up": (
-        "null or an object with " + ", ".join(sorted(_RUNNER_UP_KEYS)),
-        lambda v: v is None or isinstance(v, dict) and _RUNNER_UP_KEYS <= v.keys(),
-    ),
     "gold": (
         "an object whose sha256 is the gold set's (64 lowercase hex digits)",
         lambda v: isinstance(v, dict) and _is_hash(v.get("sha256")),
@@ -110,13 +112,43 @@ _EVIDENCE_CHECKS = {  # the required evidence: key → (what it must be, check)
     "date": ("a string", lambda v: isinstance(v, str)),
     "tool_version": ("a string", lambda v: isinstance(v, str)),
 }
+_EVIDENCE_CHECKS = {  # per schema version, the required evidence: key → (what it must be, check)
+    1: {
+        **_COMMON_EVIDENCE,
+        "heldout_pearson": _NUMBER,
+        "human_ceiling": _NUMBER,
+        "runner_up": _summary_check({"source", "precision_mode", "pearson", "p_vs_best"}),
+    },
+    2: {
+        **_COMMON_EVIDENCE,
+        "runner_up": _summary_check({"source", "precision_mode", "pearson", "in_best_set"}),
+        "best_set": (
+            "a list of objects with source and precision_mode",
+            lambda v: (
+                isinstance(v, list)
+                and all(isinstance(m, dict) and {"source", "precision_mode"} <= m.keys() for m in v)
+            ),
+        ),
+        "selection": (
+            "an object with method, expected_r and optimism",
+            lambda v: isinstance(v, dict) and {"method", "expected_r", "optimism"} <= v.keys(),
+        ),
+        "parity": (
+            "an object with advantage, advantage_ci, winning_rate and annotators",
+            lambda v: (
+                isinstance(v, dict)
+                and {"advantage", "advantage_ci", "winning_rate", "annotators"} <= v.keys()
+            ),
+        ),
+    },
+}
 
 
-def _check_evidence(value, add) -> None:
+def _check_evidence(value, version: int, add) -> None:
     if not isinstance(value, dict):
         add("evidence", "must be an object")
         return
-    for key, (what, ok) in _EVIDENCE_CHECKS.items():
+    for key, (what, ok) in _EVIDENCE_CHECKS[version].items():
         if key not in value:
             add(f"evidence.{key}", "missing (required)")
         elif not ok(value[key]):
@@ -135,11 +167,12 @@ def validate_calibrated_dict(data, path: str = "<config>", text: str | None = No
         return [Problem(path, None, None, "must be a JSON object (a calibrated configuration)")]
     version = data.get("schema_version")
     if not isinstance(version, int) or isinstance(version, bool):
-        add("schema_version", f"missing or not a whole number (this tool reads version {SCHEMA_VERSION})")
+        add("schema_version", f"missing or not a whole number (this tool writes version {SCHEMA_VERSION})")
         return problems
-    if version != SCHEMA_VERSION:
+    if version not in READABLE_VERSIONS:
         newer = "a newer version of this tool" if version > SCHEMA_VERSION else "an unknown version"
-        add("schema_version", f"is {version}: written by {newer}; this tool reads version {SCHEMA_VERSION}")
+        readable = " and ".join(map(str, READABLE_VERSIONS))
+        add("schema_version", f"is {version}: written by {newer}; this tool reads versions {readable}")
         return problems
     for key in _TOP_KEYS:
         if key not in data:
@@ -158,7 +191,7 @@ def validate_calibrated_dict(data, path: str = "<config>", text: str | None = No
         if configuration != expected:
             add("configuration", f"is '{configuration}' but its stages say '{expected}'")
     if "evidence" in data:
-        _check_evidence(data["evidence"], add)
+        _check_evidence(data["evidence"], version, add)
     for key in ("created_at", "tool_version"):
         if key in data and not isinstance(data[key], str):
             add(key, f"must be a string, got {data[key]!r}")

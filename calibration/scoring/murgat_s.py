@@ -3,12 +3,23 @@
 `score_record` scores an evaluation record (PROTOCOL §5) by the protocol, in any precision mode,
 with the §2 derivation rules and three-valued logic for values nobody judged. (The reference
 code's own semantics for metric files are in reference.py.)
+
+Exact arithmetic: every score is computed in rationals (`fractions.Fraction`) and rounded once, at
+the end, to the nearest float. Equal MURGAT-S values are therefore equal floats (s(1/5, 1/6, 1/6)
+and s(1/6, 1/5, 1/5) are the same number), so rankings, ties and "constant gold" checks see the
+mathematics, not the order of floating-point operations.
+
+An undetermined response (PROTOCOL §3: its facts exist but every precision, or every recall, is
+undetermined) has precision or recall, F1 and MURGAT-S `None`: it is counted and reported, and
+left out of every mean, never scored 0.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
+from fractions import Fraction
 
 from annotation.protocol.derivation import derive_entailment, fact_citation_validity
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
@@ -18,16 +29,17 @@ PRECISION_MODES = ("individual", "necessity", "alce")
 
 @dataclass
 class ResponseScore:
-    """One response scored from one source in one precision mode."""
+    """One response scored from one source in one precision mode. `precision`, `recall`, `f1`
+    and `murgat_s` are None when undetermined (module doc); the counts say why."""
 
     response_id: str
     source: str
     precision_mode: str
     coverage: float
-    precision: float
-    recall: float
-    f1: float
-    murgat_s: float
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    murgat_s: float | None
     n_verifiable: int
     n_cited: int
     n_facts: int
@@ -35,25 +47,33 @@ class ResponseScore:
     n_recall_undetermined: int  # facts left out of the R mean (`all` is null)
     no_verifiable: bool  # R_v empty → coverage 0, reported
 
+    @property
+    def undetermined(self) -> bool:
+        """True when the response's MURGAT-S is undetermined (left out of means and correlations)."""
+        return self.murgat_s is None
+
     def to_dict(self) -> dict:
         return asdict(self)
 
 
 @dataclass
 class SystemScore:
-    """Means over one source's responses in one precision mode; counts are sums."""
+    """Means over one source's responses in one precision mode, each over the responses where
+    that value is determined (None when none is); counts are sums. `n_responses` counts every
+    response, `n_undetermined_responses` those whose MURGAT-S is undetermined."""
 
     source: str
     precision_mode: str
     n_responses: int
-    murgat_s: float
+    murgat_s: float | None
     coverage: float
-    precision: float
-    recall: float
-    f1: float
+    precision: float | None
+    recall: float | None
+    f1: float | None
     n_undetermined: int
     n_no_verifiable: int
     n_recall_undetermined: int = 0
+    n_undetermined_responses: int = 0
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -64,30 +84,30 @@ def _check_mode(mode: str) -> None:
         raise ValueError(f"unknown precision mode '{mode}' (expected one of {', '.join(PRECISION_MODES)})")
 
 
-def fact_recall(fact: Fact, sentence: Sentence) -> float | None:
-    """1.0 when the citations together entail the fact, 0.0 when not, None when `all` is null or
+def fact_recall(fact: Fact, sentence: Sentence) -> Fraction | None:
+    """1 when the citations together entail the fact, 0 when not, None when `all` is null or
     the fact has no entailment. Raises ValueError on out-of-range citation indices."""
     fact_citation_validity(fact, sentence)
     if fact.entailment is None or fact.entailment.all is None:
         return None
-    return 1.0 if fact.entailment.all else 0.0
+    return Fraction(1) if fact.entailment.all else Fraction(0)
 
 
-def _precision_if_all_known(ent: Entailment, mode: str) -> float | None:
+def _precision_if_all_known(ent: Entailment, mode: str) -> Fraction | None:
     """Precision of a derived entailment whose `all` is known; None if a null still matters."""
     k = len(ent.alone)
     if mode == "individual":
         # #{j: alone[j]} / k — the reference's per-citation rate; `all` plays no part
         if any(a is None for a in ent.alone):
             return None
-        return sum(1 for a in ent.alone if a) / k
+        return Fraction(sum(1 for a in ent.alone if a), k)
     if not ent.all:
-        return 0.0
+        return Fraction(0)
     if mode == "necessity":
         # counts only citations whose removal breaks support; an unknown `without` decides nothing
         if any(w is None for w in ent.without):
             return None
-        return sum(1 for w in ent.without if w is False) / k
+        return Fraction(sum(1 for w in ent.without if w is False), k)
     # alce: j counts unless irrelevant (not alone and without); either known True-side decides it
     counted = 0
     for a, w in zip(ent.alone, ent.without, strict=True):
@@ -95,10 +115,10 @@ def _precision_if_all_known(ent: Entailment, mode: str) -> float | None:
             counted += 1
         elif a is None or w is None:
             return None
-    return counted / k
+    return Fraction(counted, k)
 
 
-def fact_precision(fact: Fact, sentence: Sentence, mode: str) -> float | None:
+def fact_precision(fact: Fact, sentence: Sentence, mode: str) -> Fraction | None:
     """The fact's precision in `mode`, or None when the known judgements do not decide it.
 
     Three-valued: the value is decided when every way of filling the remaining nulls gives the
@@ -131,12 +151,27 @@ def fact_precision(fact: Fact, sentence: Sentence, mode: str) -> float | None:
     return None
 
 
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values) if values else 0.0
+def _exact(value) -> Fraction:
+    """A pool value as a rational: stored floats (metric files) by their exact binary value."""
+    return value if isinstance(value, Fraction) else Fraction(value)
 
 
-def _harmonic_mean(p: float, r: float) -> float:
-    return 0.0 if p + r == 0 else 2 * p * r / (p + r)
+def _pool_mean(values: list, empty_pool_is_zero: bool) -> Fraction | None:
+    """Exact mean of the determined values. An empty pool (no fact at all) is 0, as in the
+    reference code; a pool whose every value is undetermined is None — unless
+    `empty_pool_is_zero`, the reference code's rule for metric files (PROTOCOL §3)."""
+    known = [_exact(v) for v in values if v is not None]
+    if known:
+        return sum(known, Fraction(0)) / len(known)
+    return Fraction(0) if empty_pool_is_zero or not values else None
+
+
+def _harmonic_mean(p: Fraction, r: Fraction) -> Fraction:
+    return Fraction(0) if p + r == 0 else 2 * p * r / (p + r)
+
+
+def _rounded(value: Fraction | None) -> float | None:
+    return None if value is None else float(value)
 
 
 def response_score(
@@ -145,22 +180,28 @@ def response_score(
     mode: str,
     n_verifiable: int,
     n_cited: int,
-    precisions: list[float | None],
-    recalls: list[float | None],
+    precisions: list,
+    recalls: list,
+    *,
+    empty_pool_is_zero: bool = False,
 ) -> ResponseScore:
-    coverage = n_cited / n_verifiable if n_verifiable else 0.0
-    precision = _mean([p for p in precisions if p is not None])
-    recall = _mean([r for r in recalls if r is not None])
-    f1 = _harmonic_mean(precision, recall)
+    """PROTOCOL §3's response scores from the per-fact values (exact, rounded once at the end).
+    Undetermined values (None) are left out of their mean and counted; when every precision or
+    every recall is undetermined, F1 and MURGAT-S are None (module doc) — unless
+    `empty_pool_is_zero` (metric files: the reference code counts such a pool as 0)."""
+    coverage = Fraction(n_cited, n_verifiable) if n_verifiable else Fraction(0)
+    precision = _pool_mean(precisions, empty_pool_is_zero)
+    recall = _pool_mean(recalls, empty_pool_is_zero)
+    f1 = None if precision is None or recall is None else _harmonic_mean(precision, recall)
     return ResponseScore(
         response_id=response_id,
         source=source,
         precision_mode=mode,
-        coverage=coverage,
-        precision=precision,
-        recall=recall,
-        f1=f1,
-        murgat_s=coverage * f1,
+        coverage=float(coverage),
+        precision=_rounded(precision),
+        recall=_rounded(recall),
+        f1=_rounded(f1),
+        murgat_s=_rounded(None if f1 is None else coverage * f1),
         n_verifiable=n_verifiable,
         n_cited=n_cited,
         n_facts=len(precisions),
@@ -176,13 +217,14 @@ def score_record(record: EvaluationRecord, mode: str) -> ResponseScore:
     R_v = sentences with `verifiable` True (None counts as not verifiable: stage 1 not done);
     R_vc = those with at least one valid citation. P and R are micro means over the facts of R_vc
     sentences that carry at least one valid citation of their own; undetermined values are left
-    out of their mean and counted. An empty pool gives 0. Raises ValueError naming the response,
-    sentence and fact for an unknown mode or a malformed fact.
+    out of their mean and counted. No fact at all gives P = R = 0; facts whose every precision (or
+    every recall) is undetermined make the response undetermined (None). Raises ValueError naming
+    the response, sentence and fact for an unknown mode or a malformed fact.
     """
     _check_mode(mode)
     n_verifiable = n_cited = 0
-    precisions: list[float | None] = []
-    recalls: list[float | None] = []
+    precisions: list[Fraction | None] = []
+    recalls: list[Fraction | None] = []
     for s_index, sentence in enumerate(record.sentences):
         if sentence.verifiable is not True:
             continue
@@ -212,8 +254,16 @@ def score_records(records: Iterable[EvaluationRecord], modes: Iterable[str]) -> 
     return [score_record(record, mode) for record in records for mode in modes]
 
 
+def _mean_of_known(values: list[float | None]) -> float | None:
+    """Mean of the values that are not None (math.fsum: the order of responses does not matter);
+    None when every value is None."""
+    known = [v for v in values if v is not None]
+    return math.fsum(known) / len(known) if known else None
+
+
 def system_scores(scores: list[ResponseScore]) -> list[SystemScore]:
-    """Mean scores per (source, precision mode), sorted by source then mode order."""
+    """Mean scores per (source, precision mode), sorted by source then mode order. Each mean is
+    over the responses where that value is determined; undetermined responses are counted."""
     groups: dict[tuple[str, str], list[ResponseScore]] = {}
     for score in scores:
         groups.setdefault((score.source, score.precision_mode), []).append(score)
@@ -227,14 +277,15 @@ def system_scores(scores: list[ResponseScore]) -> list[SystemScore]:
                 source=source,
                 precision_mode=mode,
                 n_responses=len(members),
-                murgat_s=_mean([m.murgat_s for m in members]),
-                coverage=_mean([m.coverage for m in members]),
-                precision=_mean([m.precision for m in members]),
-                recall=_mean([m.recall for m in members]),
-                f1=_mean([m.f1 for m in members]),
+                murgat_s=_mean_of_known([m.murgat_s for m in members]),
+                coverage=_mean_of_known([m.coverage for m in members]),
+                precision=_mean_of_known([m.precision for m in members]),
+                recall=_mean_of_known([m.recall for m in members]),
+                f1=_mean_of_known([m.f1 for m in members]),
                 n_undetermined=sum(m.n_undetermined for m in members),
                 n_no_verifiable=sum(1 for m in members if m.no_verifiable),
                 n_recall_undetermined=sum(m.n_recall_undetermined for m in members),
+                n_undetermined_responses=sum(1 for m in members if m.undetermined),
             )
         )
     return out

@@ -30,7 +30,7 @@ def score_metric_entry(entry: dict, response_id: str, source: str) -> ResponseSc
     a sentence is verifiable when `verification_worthy.prediction` is truthy; it counts as cited
     when at least one of its facts has a non-empty `citation_judgments`; only those facts enter
     the pools; a null stored `precision`/`recall` (or a missing one) is skipped and counted as
-    undetermined. Parts that are not objects are treated as absent. Raises ValueError naming the
+    undetermined, and a pool left empty counts as 0 (the reference rule). Parts that are not objects are treated as absent. Raises ValueError naming the
     sentence when a stored precision or recall is neither a number nor null.
     """
     evaluations = entry.get("evaluations")
@@ -56,7 +56,9 @@ def score_metric_entry(entry: dict, response_id: str, source: str) -> ResponseSc
             precisions.append(_reference_value(scores.get("precision"), f"{where}: precision"))
             recalls.append(_reference_value(scores.get("recall"), f"{where}: recall"))
         n_cited += cited
-    return response_score(response_id, source, "individual", n_verifiable, n_cited, precisions, recalls)
+    return response_score(
+        response_id, source, "individual", n_verifiable, n_cited, precisions, recalls, empty_pool_is_zero=True
+    )
 
 
 def compare_reference(entry: dict, computed: ResponseScore, tol: float = 1e-9) -> list[str]:
@@ -73,7 +75,7 @@ def compare_reference(entry: dict, computed: ResponseScore, tol: float = 1e-9) -
         if key not in stored:
             continue
         value = stored[key]
-        mine = getattr(computed, attribute)
+        mine = getattr(computed, attribute)  # never None: the reference rule scores every pool
         if isinstance(value, bool) or not isinstance(value, int | float):
             out.append(f"{key}: stored {value!r} is not a number (computed {mine:.6g})")
         elif abs(value - mine) > tol:

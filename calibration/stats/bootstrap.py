@@ -1,9 +1,8 @@
 """The paired bootstrap: one resampling of the responses shared by every configuration, so each
-statistic is a matrix product over the multiplicity matrix, and percentile intervals and p-values from it."""
+statistic is a matrix product over the multiplicity matrix, and percentile intervals from it."""
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import numpy as np
@@ -159,15 +158,3 @@ def percentile_ci(samples: np.ndarray, level: float = 0.95) -> tuple[np.ndarray,
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns → NaN, on purpose
         lo, hi = np.nanpercentile(samples, [tail, 100.0 - tail], axis=0)
     return lo, hi
-
-
-def bootstrap_p_not_greater(best: np.ndarray, other: np.ndarray) -> float:
-    """One-sided paired-bootstrap p for "best's r is not greater than other's".
-
-    (1 + #resamples with r_best − r_other ≤ 0) / (1 + #usable resamples), both r finite:
-    the +1 keeps a finite number of resamples from claiming p = 0 (Davison & Hinkley
-    1997, §4.2). Identical configurations get 1.0; NaN when no resample is usable."""
-    ok = np.isfinite(best) & np.isfinite(other)
-    if not ok.any():
-        return math.nan
-    return float((1 + np.sum(best[ok] - other[ok] <= 0.0)) / (1 + ok.sum()))

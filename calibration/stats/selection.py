@@ -1,14 +1,29 @@
-"""Cross-validated selection: choose a configuration on training responses, measure it on held-out ones."""
+"""What the selection rule "take the configuration with the highest r" can be expected to reach on
+responses it was not chosen on: nested cross-validation with a pooled within-fold correlation.
+
+In each fold the rule runs on the training responses only (highest training r, ties to the lowest
+row). On the held-out responses the chosen row's scores and gold's are centred on their held-out
+means and divided by their training standard deviations (so folds that chose different rows, or
+rows of other scales or precision modes, pool on one scale); the cross-products and squares of
+every fold are summed and ONE correlation is taken over all n responses — not a mean of small-fold
+r, which is biased low by the folds' size (about −ρ(1 − ρ²)/(2·n_fold)), and not pooled raw or
+regression-calibrated predictions, whose between-fold mean shifts bias the pooled r (measured:
+−.03 at ρ = .6 and −.13 at ρ = 0, n = 60). The whole is repeated over `repeats` random partitions
+and averaged. `optimism` = the in-sample r of the rule's pick − that expected r: what choosing on
+the same data adds. benchmarks/expected_r.py measures the estimate against the truth (the chosen
+configuration's population r).
+"""
 
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from calibration.stats.correlation import paired_rows, pearson_rows
+from calibration.stats.correlation import MIN_PAIRS, paired_rows, pearson_rows
+
+METHOD = "nested cross-validation, pooled within-fold correlation"
 
 
 def kfold_indices(n: int, folds: int = 5, seed: int = 0) -> list[np.ndarray]:
@@ -21,49 +36,63 @@ def kfold_indices(n: int, folds: int = 5, seed: int = 0) -> list[np.ndarray]:
     return [np.sort(part) for part in np.array_split(permutation, folds)]
 
 
-def heldout_pearson(X, Y, folds: list[np.ndarray]) -> np.ndarray:
-    """Per row: mean over folds of r on that held-out fold (NaN folds skipped); (k,)."""
-    X, Y = paired_rows(X, Y)
-    per_fold = np.array([pearson_rows(X[:, f], Y[:, f]) for f in folds])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a row undefined in every fold → NaN
-        return np.nanmean(per_fold, axis=0)
-
-
 @dataclass
-class CrossValidatedSelection:
-    """Choose-on-training, measure-on-held-out: how good the *selection procedure* is.
+class ExpectedR:
+    """The selection procedure's expected r on new responses (module doc); NaN when undefined.
+    `chosen[i]`: how often row i was picked across the folds of every repeat."""
 
-    `in_sample_r` is the best full-data r (the number one is tempted to report);
-    `heldout_r` the mean over folds of the held-out r of the row chosen on the other
-    folds; `optimism` = in_sample_r − heldout_r, the upward bias of picking a maximum.
-    """
-
+    method: str
+    expected_r: float
     in_sample_r: float
-    heldout_r: float
     optimism: float
+    folds: int
+    repeats: int
     chosen: list[int] = field(default_factory=list)
-    fold_r: list[float] = field(default_factory=list)
 
 
-def crossvalidated_selection(X, Y, folds: list[np.ndarray]) -> CrossValidatedSelection:
-    """Run k-fold selection of the highest-r row. Ties go to the lowest row index, so
-    callers order rows by their own tie-break. NaN everywhere when nothing is defined."""
-    X, Y = paired_rows(X, Y)
+def _pick(X, Y, train) -> int | None:
+    r = pearson_rows(X[:, train], Y[:, train])
+    return int(np.nanargmax(r)) if np.isfinite(r).any() else None
+
+
+def _standardised_held_out(X, Y, train, held_out, row: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row's judge and gold scores on `held_out`, each centred on its held-out mean and divided by
+    its training standard deviation (NaN pairs dropped)."""
+    x, y = X[row, held_out], Y[row, held_out]
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y = x[ok], y[ok]
+    both = np.isfinite(X[row, train]) & np.isfinite(Y[row, train])
+    sx, sy = np.std(X[row, train][both]), np.std(Y[row, train][both])
+    return (x - x.mean()) / sx, (y - y.mean()) / sy
+
+
+def _pooled_r(X, Y, folds: list[np.ndarray], chosen: np.ndarray) -> float:
     everything = np.arange(X.shape[1])
-    chosen, fold_r = [], []
+    sxy = sxx = syy = 0.0
     for held_out in folds:
         train = np.setdiff1d(everything, held_out)
-        r_train = pearson_rows(X[:, train], Y[:, train])
-        if np.isnan(r_train).all():
-            chosen.append(-1)
-            fold_r.append(math.nan)
+        row = _pick(X, Y, train)
+        if row is None:
             continue
-        pick = int(np.nanargmax(r_train))
-        chosen.append(pick)
-        fold_r.append(float(pearson_rows(X[pick : pick + 1, held_out], Y[pick : pick + 1, held_out])[0]))
+        chosen[row] += 1
+        x, y = _standardised_held_out(X, Y, train, held_out, row)
+        sxy, sxx, syy = sxy + float(x @ y), sxx + float(x @ x), syy + float(y @ y)
+    return sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else math.nan
+
+
+def expected_selected_r(X, Y, folds: int = 5, repeats: int = 10, seed: int = 0) -> ExpectedR:
+    """Nested CV of the highest-r rule (module doc) over X (k × n) against Y ((n,) or (k × n));
+    NaN = missing. Folds shrink to n // 3 when n is small (each needs 3 responses); fewer than 2
+    folds, or no row defined on any training set, give NaN."""
+    X, Y = paired_rows(X, Y)
+    n = X.shape[1]
     r_full = pearson_rows(X, Y)
     in_sample = float(np.nanmax(r_full)) if np.isfinite(r_full).any() else math.nan
-    finite = [r for r in fold_r if math.isfinite(r)]
-    heldout = float(np.mean(finite)) if finite else math.nan
-    return CrossValidatedSelection(in_sample, heldout, in_sample - heldout, chosen, fold_r)
+    folds = min(folds, n // MIN_PAIRS)
+    chosen = np.zeros(X.shape[0], int)
+    if folds < 2 or math.isnan(in_sample):
+        return ExpectedR(METHOD, math.nan, in_sample, math.nan, max(folds, 0), 0, chosen.tolist())
+    pooled = [_pooled_r(X, Y, kfold_indices(n, folds, seed + repeat), chosen) for repeat in range(repeats)]
+    finite = [r for r in pooled if math.isfinite(r)]
+    expected = float(np.mean(finite)) if finite else math.nan
+    return ExpectedR(METHOD, expected, in_sample, in_sample - expected, folds, repeats, chosen.tolist())

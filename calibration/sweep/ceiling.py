@@ -1,5 +1,7 @@
-"""The human ceiling: how well one annotator's MURGAT-S predicts the others' — the correlation
-a judge can be expected to reach against human scores.
+"""Inter-annotator r: how well one annotator's MURGAT-S tracks the mean of the others' (the
+Agreement page calls it the "human ceiling"). It bounds nothing a judge is measured on — judges are
+scored against gold, not against the mean of the others — so the sweep, its export and the
+Calibrate page no longer use it: they report human parity (calibration/sweep/parity.py).
 
 Per precision mode: each annotator's MURGAT-S per response (scored from their own `human:*`
 record), then for each annotator Pearson r between their scores and the mean of the other

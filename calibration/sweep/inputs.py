@@ -94,8 +94,9 @@ def inputs_from_project(store) -> SweepInputs:
 
 
 def inputs_from_project_dir(directory: str, problems: list[Problem]) -> SweepInputs:
-    """`inputs_from_project` of the project in `directory`; a missing project, no gold or no judge
-    records are added to `problems` (then the inputs may be empty)."""
+    """`inputs_from_project` of the project in `directory`; a missing project, an unknown gold
+    rule setting, no gold or no judge records are added to `problems` (then the inputs may be
+    empty)."""
     try:
         store = ProjectStore.open(directory)
     except (FileNotFoundError, InputError) as exc:
@@ -106,6 +107,9 @@ def inputs_from_project_dir(directory: str, problems: list[Problem]) -> SweepInp
         return SweepInputs([], [], [])
     try:
         inputs = inputs_from_project(store)
+    except ValueError as exc:  # e.g. a gold_rule setting the gold derivation does not know
+        problems.append(Problem(directory, None, "gold_rule", str(exc)))
+        return SweepInputs([], [], [])
     finally:
         store.close()
     if not inputs.gold:

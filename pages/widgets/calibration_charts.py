@@ -1,7 +1,9 @@
 """The calibration page's figures (plotly), built from a SweepReport and per-response scores:
 the judge-vs-gold scatter with its regression line and 95 % band, the verifier × entailment
-judge heatmap faceted by decomposer and precision mode, and the forest plot of r with CIs.
-Every figure carries the human ceiling (leave-one-annotator-out r) when it is known."""
+judge heatmap faceted by decomposer and precision mode, the forest plot of r with its 95 % CI
+(members of the confidence set of the best marked), and the human-parity plot (each
+configuration's mean advantage over the annotators with its CI, against 0 and −ε). The scatter
+names the inspected configuration's human parity."""
 
 from __future__ import annotations
 
@@ -15,33 +17,29 @@ from annotation.protocol.ids import configuration_of
 from calibration.stats.regression import regression_band
 
 MODE_COLOURS = {"individual": "#1f77b4", "necessity": "#ff7f0e", "alce": "#2ca02c"}
-CEILING_COLOUR = "#7f7f7f"
+NOTE_COLOUR = "#7f7f7f"
 
 
 def known(value) -> bool:
     return value is not None and isinstance(value, int | float) and math.isfinite(value)
 
 
-def ceiling_text(ceiling: dict, mode: str) -> str:
-    value = ceiling.get(mode)
-    return f"human ceiling r = {value:.3f}" if known(value) else "no human ceiling (needs ≥ 2 annotators)"
-
-
-def scatter_figure(points: list[tuple[str, float, float]], title: str, ceiling: dict, mode: str) -> go.Figure:
-    """One marker per response (x gold MURGAT-S, y the judge's; customdata = response id, for
-    selection), the regression line with its 95 % band, and the y = x diagonal."""
-    figure = go.Figure()
-    ids = [p[0] for p in points]
-    x = np.array([p[1] for p in points], dtype=float)
-    y = np.array([p[2] for p in points], dtype=float)
-    figure.add_scatter(
-        x=[0, 1],
-        y=[0, 1],
-        mode="lines",
-        name="judge = gold",
-        line={"dash": "dot", "color": CEILING_COLOUR, "width": 1},
-        hoverinfo="skip",
+def parity_text(parity: dict) -> str:
+    """One line of human parity: the mean advantage with its CI and the winning rate, or why none."""
+    if parity.get("reason"):
+        return f"no human parity: {parity['reason']}"
+    low, high = parity["advantage_ci"]
+    interval = f" [{low:.3f}, {high:.3f}]" if known(low) and known(high) else ""
+    rate = f"{parity['winning_rate']:.2f}" if known(parity["winning_rate"]) else "—"
+    advantage = f"{parity['advantage']:+.3f}" if known(parity["advantage"]) else "—"
+    return (
+        f"human parity: r(judge) − r(annotator) = {advantage}{interval}, "
+        f"winning rate {rate} at ε = {parity['epsilon']}"
     )
+
+
+def _add_regression(figure: go.Figure, x: np.ndarray, y: np.ndarray, mode: str) -> None:
+    """The least-squares line of judge on gold with its 95 % band, when there is one."""
     grid = np.linspace(0, 1, 51)
     band = regression_band(x, y, grid)
     if band is not None:
@@ -63,6 +61,24 @@ def scatter_figure(points: list[tuple[str, float, float]], title: str, ceiling: 
             line={"color": MODE_COLOURS.get(mode, "#1f77b4")},
             hoverinfo="skip",
         )
+
+
+def scatter_figure(points: list[tuple[str, float, float]], title: str, parity: dict, mode: str) -> go.Figure:
+    """One marker per response (x gold MURGAT-S, y the judge's; customdata = response id, for
+    selection), the regression line with its 95 % band, and the y = x diagonal."""
+    figure = go.Figure()
+    ids = [p[0] for p in points]
+    x = np.array([p[1] for p in points], dtype=float)
+    y = np.array([p[2] for p in points], dtype=float)
+    figure.add_scatter(
+        x=[0, 1],
+        y=[0, 1],
+        mode="lines",
+        name="judge = gold",
+        line={"dash": "dot", "color": NOTE_COLOUR, "width": 1},
+        hoverinfo="skip",
+    )
+    _add_regression(figure, x, y, mode)
     figure.add_scatter(
         x=x.tolist(),
         y=y.tolist(),
@@ -77,7 +93,7 @@ def scatter_figure(points: list[tuple[str, float, float]], title: str, ceiling: 
         hovertemplate="%{customdata[0]}<br>gold %{x:.3f}<br>judge %{y:.3f}<extra></extra>",
     )
     figure.add_annotation(
-        text=ceiling_text(ceiling, mode),
+        text=parity_text(parity),
         xref="paper",
         yref="paper",
         x=0.01,
@@ -85,7 +101,7 @@ def scatter_figure(points: list[tuple[str, float, float]], title: str, ceiling: 
         showarrow=False,
         xanchor="left",
         yanchor="top",
-        font={"color": CEILING_COLOUR},
+        font={"color": NOTE_COLOUR},
     )
     figure.update_layout(
         title=title,
@@ -99,14 +115,11 @@ def scatter_figure(points: list[tuple[str, float, float]], title: str, ceiling: 
     return figure
 
 
-def ceilings_line(ceiling: dict, modes) -> str:
-    return " · ".join(f"{mode}: {ceiling_text(ceiling, mode)}" for mode in modes)
-
-
-def heatmap_figure(configs, modes: list[str], ceiling: dict, best=None) -> go.Figure | None:
+def heatmap_figure(configs, modes: list[str], best=None) -> go.Figure | None:
     """Pearson r per verifier (rows) × entailment judge (columns), one panel per decomposer
-    (columns of panels) and precision mode (rows of panels), the best starred. Only
-    `judge:V+D+E` sources take part; None when there is none."""
+    (columns of panels) and precision mode (rows of panels), the chosen one starred and the
+    members of the 95 % confidence set of the best marked "∈". Only `judge:V+D+E` sources take
+    part; None when there is none."""
     parsed = [(c, configuration_of(c.source)) for c in configs]
     parsed = [(c, p) for c, p in parsed if p is not None and c.precision_mode in modes]
     if not parsed:
@@ -132,8 +145,10 @@ def heatmap_figure(configs, modes: list[str], ceiling: dict, best=None) -> go.Fi
                 if d == decomposer and c.precision_mode == mode:
                     i, j = verifiers.index(v), entailers.index(e)
                     z[i][j] = c.pearson if known(c.pearson) else math.nan
-                    text[i][j] = (f"{c.pearson:.2f}" if known(c.pearson) else "—") + (
-                        " ★" if c is best else ""
+                    text[i][j] = (
+                        (f"{c.pearson:.2f}" if known(c.pearson) else "—")
+                        + (" ★" if c is best else "")
+                        + (" ∈" if c.in_best_set else "")
                     )
             figure.add_heatmap(
                 z=z,
@@ -150,7 +165,10 @@ def heatmap_figure(configs, modes: list[str], ceiling: dict, best=None) -> go.Fi
     for col in range(1, len(decomposers) + 1):
         figure.update_xaxes(title_text="entailment judge", row=len(modes), col=col)
     figure.update_layout(
-        title={"text": ceilings_line(ceiling, modes), "font": {"size": 13, "color": CEILING_COLOUR}},
+        title={
+            "text": "Pearson r with gold · ★ chosen · ∈ in the 95 % confidence set of the best",
+            "font": {"size": 13, "color": NOTE_COLOUR},
+        },
         coloraxis={"colorscale": "RdBu", "cmin": -1, "cmax": 1, "colorbar": {"title": "r"}},
         height=max(280, 90 + 200 * len(modes)),
         margin={"l": 10, "r": 10, "t": 80, "b": 40},
@@ -158,9 +176,9 @@ def heatmap_figure(configs, modes: list[str], ceiling: dict, best=None) -> go.Fi
     return figure
 
 
-def forest_figure(configs, ceiling: dict, best=None) -> go.Figure:
+def forest_figure(configs, best=None) -> go.Figure:
     """Each configuration's r with its 95 % CI, highest first, coloured by precision mode, the
-    best starred, and one dashed vertical line per mode at the human ceiling."""
+    chosen one starred and the members of the 95 % confidence set of the best ringed."""
     ordered = sorted(configs, key=lambda c: c.pearson if known(c.pearson) else -math.inf)
     figure = go.Figure()
     for mode in dict.fromkeys(c.precision_mode for c in ordered):
@@ -176,8 +194,18 @@ def forest_figure(configs, ceiling: dict, best=None) -> go.Figure:
             name=mode,
             marker={"color": MODE_COLOURS.get(mode), "size": 9},
             error_x={"type": "data", "symmetric": False, "array": high, "arrayminus": low},
-            hovertemplate="%{y}<br>r %{x:.3f}<extra></extra>",
+            customdata=[[c.p_best] for c in rows],
+            hovertemplate="%{y}<br>r %{x:.3f}<br>P(best) %{customdata[0]:.2f}<extra></extra>",
         )
+    members = [c for c in ordered if c.in_best_set and known(c.pearson)]
+    figure.add_scatter(
+        x=[c.pearson for c in members],
+        y=[c.name for c in members],
+        mode="markers",
+        name="in the 95 % confidence set of the best",
+        marker={"symbol": "circle-open", "size": 16, "color": NOTE_COLOUR, "line": {"width": 2}},
+        hoverinfo="skip",
+    )
     if best is not None and known(best.pearson):
         figure.add_scatter(
             x=[best.pearson],
@@ -187,28 +215,67 @@ def forest_figure(configs, ceiling: dict, best=None) -> go.Figure:
             marker={"symbol": "star", "size": 16, "color": "gold", "line": {"width": 1}},
             hoverinfo="skip",
         )
-    span = [ordered[0].name, ordered[-1].name] if ordered else []
-    for mode, value in ceiling.items():
-        if known(value) and span:  # a line across every row, in its mode's colour (the title names it)
-            figure.add_scatter(
-                x=[value, value],
-                y=span,
-                mode="lines",
-                name=f"human ceiling {mode} ({value:.2f})",
-                line={"dash": "dash", "color": MODE_COLOURS.get(mode, CEILING_COLOUR), "width": 1.5},
-                hoverinfo="name",
-                showlegend=False,
-            )
-    modes = list(dict.fromkeys(c.precision_mode for c in ordered))
     figure.update_layout(
-        title={
-            "text": "dashed: " + ceilings_line(ceiling, modes),
-            "font": {"size": 13, "color": CEILING_COLOUR},
-        },
         height=160 + 24 * len(ordered),
-        margin={"l": 10, "r": 10, "t": 80, "b": 40},
-        xaxis={"title": "Pearson r with gold (95 % CI)", "range": [-1.02, 1.02]},
+        margin={"l": 10, "r": 10, "t": 40, "b": 40},
+        xaxis={"title": "Pearson r with gold (95 % CI: Fisher z, jackknife)", "range": [-1.02, 1.02]},
         yaxis={"categoryorder": "array", "categoryarray": [c.name for c in ordered]},
+        legend={"orientation": "h", "y": -0.2},
+    )
+    return figure
+
+
+def parity_figure(configs, epsilon: float, best=None) -> go.Figure | None:
+    """Each configuration's mean advantage r(judge, others' mean) − r(annotator i, others' mean) over
+    the annotators, with its 95 % CI, and the lines 0 (parity) and −ε (the margin of the
+    alternative-annotator test); hover gives the winning rate. None when no configuration has
+    parity (fewer than two annotators with finished work)."""
+    rows = [c for c in configs if known(c.parity.get("advantage"))]
+    if not rows:
+        return None
+    rows.sort(key=lambda c: c.parity["advantage"])
+    advantage = [c.parity["advantage"] for c in rows]
+    low = [
+        a - c.parity["advantage_ci"][0] if known(c.parity["advantage_ci"][0]) else 0
+        for a, c in zip(advantage, rows, strict=True)
+    ]
+    high = [
+        c.parity["advantage_ci"][1] - a if known(c.parity["advantage_ci"][1]) else 0
+        for a, c in zip(advantage, rows, strict=True)
+    ]
+    figure = go.Figure()
+    figure.add_scatter(
+        x=advantage,
+        y=[c.name for c in rows],
+        mode="markers",
+        name="mean advantage over the annotators",
+        marker={"color": [MODE_COLOURS.get(c.precision_mode, NOTE_COLOUR) for c in rows], "size": 9},
+        error_x={"type": "data", "symmetric": False, "array": high, "arrayminus": low},
+        customdata=[[c.parity["winning_rate"] if known(c.parity["winning_rate"]) else -1] for c in rows],
+        hovertemplate="%{y}<br>advantage %{x:.3f}<br>winning rate %{customdata[0]:.2f}<extra></extra>",
+    )
+    if best is not None and best in rows:
+        figure.add_scatter(
+            x=[best.parity["advantage"]],
+            y=[best.name],
+            mode="markers",
+            name="chosen",
+            marker={"symbol": "star", "size": 16, "color": "gold", "line": {"width": 1}},
+            hoverinfo="skip",
+        )
+    for x, name in ((0.0, "parity (0)"), (-epsilon, f"margin −ε = {-epsilon:g}")):
+        figure.add_vline(x=x, line={"dash": "dash" if x else "solid", "color": NOTE_COLOUR, "width": 1})
+        figure.add_annotation(
+            x=x, y=1.02, yref="paper", text=name, showarrow=False, font={"color": NOTE_COLOUR}
+        )
+    figure.update_layout(
+        height=180 + 24 * len(rows),
+        margin={"l": 10, "r": 10, "t": 50, "b": 40},
+        xaxis={
+            "title": "r(judge, others' mean) − r(annotator i, others' mean), mean over annotators (95 % CI)"
+        },
+        yaxis={"categoryorder": "array", "categoryarray": [c.name for c in rows]},
+        showlegend=False,
     )
     return figure
 

@@ -1,5 +1,6 @@
 """The calibration page's tables as rows for st.dataframe: the sweep, the per-stage losses and
-the annotators. Undefined numbers (NaN) become empty cells, never 'nan'."""
+the annotators against the other annotators' mean score. Undefined numbers (NaN) become empty
+cells, never 'nan'."""
 
 from __future__ import annotations
 
@@ -15,31 +16,33 @@ def _cell(value):
 
 
 def verdict(config, best) -> str:
-    """'best', 'yes' (not significantly worse than the best), 'no', or '?' (untestable)."""
+    """'best' (highest r), 'yes' (in the 95 % confidence set of the best) or 'no'."""
     if config is best:
         return "best"
-    return {True: "yes", False: "no", None: "?"}[config.indistinguishable_from_best]
+    return "yes" if config.in_best_set else "no"
 
 
 def sweep_rows(report) -> list[dict]:
-    """One row per (judge source, precision mode), by held-out r (undefined last)."""
+    """One row per (judge source, precision mode), by r (undefined last)."""
 
     def order(c):
-        h = c.heldout_pearson
-        return (not math.isfinite(h), -h if math.isfinite(h) else 0.0)
+        return (not math.isfinite(c.pearson), -c.pearson if math.isfinite(c.pearson) else 0.0)
 
     return [
         {
             "source": c.source,
             "mode": c.precision_mode,
             "n": c.n,
+            "undetermined": c.n_undetermined,
             "r": _cell(c.pearson),
             "r 95% low": _cell(c.pearson_ci[0]),
             "r 95% high": _cell(c.pearson_ci[1]),
-            "held-out r": _cell(c.heldout_pearson),
-            "~ best": verdict(c, report.best),
-            "p vs best": _cell(c.p_vs_best),
-            "test": c.p_vs_best_test or "",
+            "P(best)": _cell(c.p_best),
+            "in best set": verdict(c, report.best),
+            "parity advantage": _cell(c.parity["advantage"]),
+            "advantage 95% low": _cell(c.parity["advantage_ci"][0]),
+            "advantage 95% high": _cell(c.parity["advantage_ci"][1]),
+            "winning rate": _cell(c.parity["winning_rate"]),
             "Spearman ρ": _cell(c.spearman),
             "Kendall τ": _cell(c.kendall),
             "MAE": _cell(c.mae),
@@ -75,13 +78,14 @@ def stage_rows(report) -> list[dict]:
 
 
 def annotator_rows(report) -> list[dict]:
+    """Each annotator against the other annotators' mean score, per precision mode."""
     return [
         {
             "annotator": row["source"],
             "mode": row["precision_mode"],
+            "r vs the others' mean": _cell(row["r_vs_gold_without"]),
             "n": row["n"],
-            "r vs gold": _cell(row["pearson_vs_gold"]),
-            "r vs the others": _cell(row["pearson_vs_others"]),
+            "finished": row["n_finished"],
             "note": row.get("reason") or "",
         }
         for row in report.annotators
@@ -95,7 +99,11 @@ def dataframe_numbers() -> dict:
         "r",
         "r 95% low",
         "r 95% high",
-        "held-out r",
+        "P(best)",
+        "parity advantage",
+        "advantage 95% low",
+        "advantage 95% high",
+        "winning rate",
         "Spearman ρ",
         "Kendall τ",
         "MAE",
@@ -111,9 +119,6 @@ def dataframe_numbers() -> dict:
         "alone κ",
         "without accuracy",
         "without κ",
-        "r vs gold",
-        "r vs the others",
+        "r vs the others' mean",
     )
-    config = {name: three for name in names}
-    config["p vs best"] = st.column_config.NumberColumn(format="%.4f")
-    return config
+    return {name: three for name in names}

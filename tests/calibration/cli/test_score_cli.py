@@ -147,6 +147,38 @@ def test_table_shows_mean_murgat_s_per_source_and_mode(tmp_path):
     ]
 
 
+def unjudged_record() -> dict:
+    """One cited verifiable sentence whose fact nobody judged: undetermined in every mode."""
+    return {
+        "response_id": "ws-2",
+        "source": "human:alice",
+        "sentences": [
+            {
+                "text": "A dog barks (audio, 0:02).",
+                "verifiable": True,
+                "citations": [{"modality": "audio", "start": 2.0, "end": 2.0}],
+                "facts": [{"text": "A dog barks.", "citations": [0]}],
+            }
+        ],
+    }
+
+
+def test_an_undetermined_response_is_null_in_json_not_zero(tmp_path):
+    result = run_cli(
+        "score", "--json", "--precision", "alce", write_jsonl(tmp_path / "a.jsonl", [unjudged_record()])
+    )
+    [row] = json_lines(result.stdout)
+    assert (row["murgat_s"], row["f1"], row["precision"], row["recall"]) == (None, None, None, None)
+
+
+def test_the_table_means_leave_undetermined_responses_out_and_count_them(tmp_path):
+    path = write_jsonl(tmp_path / "a.jsonl", [alice_record(), unjudged_record()])
+    result = run_cli("score", "--precision", "necessity", path)
+    header, row = (line.split() for line in result.stdout.splitlines())
+    assert (row[header.index("MURGAT-S")], row[-1]) == ("0.3333", "1")
+    assert header[-2:] == ["undet.", "resp."]
+
+
 def test_metric_file_is_scored_per_entry_with_id_or_file_stem_and_index(tmp_path):
     result = run_cli("score", "--json", metric_file(tmp_path / "gemini_run.json"))
     rows = [(row["response_id"], row["source"], row["murgat_s"]) for row in json_lines(result.stdout)]

@@ -23,9 +23,14 @@ from calibration.scoring.murgat_s import score_records
 EVIDENCE = {
     "pearson": 0.9,
     "pearson_ci": [0.8, 0.95],
-    "heldout_pearson": 0.85,
     "n": 40,
-    "human_ceiling": None,
+    "best_set": [{"source": "judge:j+j+j", "precision_mode": "individual"}],
+    "selection": {
+        "method": "nested cross-validation, pooled within-fold correlation",
+        "expected_r": 0.85,
+        "optimism": 0.05,
+    },
+    "parity": {"advantage": None, "advantage_ci": [None, None], "winning_rate": None, "annotators": []},
     "runner_up": None,
     "gold": {"sha256": "0" * 64},
     "date": "2026-01-01",

@@ -108,47 +108,69 @@ def test_evidence_numbers_are_the_sweeps_own(swept):
     gold, _, report = swept
     evidence = build_calibrated_config(report, None, JUDGES, gold).evidence
     best = report.best
-    assert (evidence["pearson"], evidence["pearson_ci"], evidence["heldout_pearson"], evidence["n"]) == (
+    assert (evidence["pearson"], evidence["pearson_ci"], evidence["n"], evidence["p_best"]) == (
         best.pearson,
         list(best.pearson_ci),
-        best.heldout_pearson,
         best.n,
+        best.p_best,
     )
-    others = sorted((c for c in report.configs if c is not best), key=lambda c: -c.heldout_pearson)
+    others = sorted((c for c in report.configs if c is not best), key=lambda c: -c.pearson)
     assert evidence["runner_up"]["source"] == others[0].source
-    assert evidence["runner_up"]["p_vs_best"] == others[0].p_vs_best
+    assert evidence["runner_up"]["in_best_set"] == others[0].in_best_set
     other_judges = next(c for c in others if c.source != best.source)
     assert (evidence["runner_up_other_judges"]["source"], evidence["runner_up_other_judges"]["pearson"]) == (
         "judge:b+b+b",
         other_judges.pearson,
     )
-    assert evidence["gold"] == {"sha256": gold_sha256(gold), "n_responses": 30, "source": "gold"}
-    assert evidence["selection"]["optimism"] == report.selection["optimism"]
+    assert evidence["gold"] == {
+        "sha256": gold_sha256(gold),
+        "n_responses": 30,
+        "source": "gold",
+        "n_undetermined": 0,
+    }
 
 
-def test_evidence_ceiling_is_the_one_human_ceiling_of_the_chosen_mode():
-    from calibration.sweep.ceiling import human_ceiling
-
-    gold, judges = dataset(n=20)
+def annotated(n: int = 20):
+    """dataset(n) plus three annotators who flip 10 % of the gold facts; bob did not finish r00–r02."""
+    gold, judges = dataset(n=n)
     rng = np.random.default_rng(5)
-    humans = [
-        EvaluationRecord(
-            g.response_id,
-            f"human:{name}",
-            [
-                sentence(j, s.facts[0].entailment.all != bool(rng.random() < 0.1))
-                for j, s in enumerate(g.sentences)
-            ],
-        )
-        for name in ("ann", "bob", "cy")
-        for g in gold
-        if not (name == "bob" and g.response_id < "r03")
-    ]  # the ceiling uses responses everyone did
-    report = run_sweep(gold, exportable(judges), modes=("individual",), humans=humans, n_boot=50)
+    humans = []
+    for name in ("ann", "bob", "cy"):
+        for g in gold:
+            flips = [s.facts[0].entailment.all != bool(rng.random() < 0.1) for s in g.sentences]
+            sentences = [sentence(j, f) for j, f in enumerate(flips)]
+            if name == "bob" and g.response_id < "r03":
+                sentences[0] = Sentence(sentences[0].text, None, sentences[0].citations)  # unfinished
+            humans.append(EvaluationRecord(g.response_id, f"human:{name}", sentences))
+    return gold, judges, humans
+
+
+def test_exported_evidence_holds_parity_the_best_set_and_the_expected_r():
+    gold, judges, humans = annotated()
+    report = run_sweep(gold, exportable(judges), modes=("individual",), humans=humans, n_boot=200)
     evidence = build_calibrated_config(report, None, JUDGES, gold).evidence
-    expected = human_ceiling(humans, "individual", response_ids=[g.response_id for g in gold])
-    assert evidence["human_ceiling"] == report.human_ceiling["individual"] == expected.ceiling
-    assert 0.5 < expected.ceiling < 1.0
+    assert evidence["parity"] == report.best.to_dict()["parity"]
+    assert [a["source"] for a in evidence["parity"]["annotators"]] == ["human:ann", "human:bob", "human:cy"]
+    assert [(m["source"], m["precision_mode"]) for m in evidence["best_set"]] == [
+        (m["source"], m["precision_mode"]) for m in report.best_set
+    ]
+    assert evidence["selection"]["expected_r"] == report.selection["expected_r"]
+    assert evidence["selection"]["method"] == "nested cross-validation, pooled within-fold correlation"
+    assert [(a["source"], a["n_finished"]) for a in evidence["annotators"]] == [
+        ("human:ann", 20),
+        ("human:bob", 17),
+        ("human:cy", 20),
+    ]
+
+
+def test_a_version_1_file_is_still_read(written):
+    def to_version_1(data):
+        data["schema_version"] = 1
+        data["evidence"].update(heldout_pearson=0.8, human_ceiling=None)
+        data["evidence"]["runner_up"]["p_vs_best"] = 0.01
+
+    rewrite(written, to_version_1)
+    assert read_calibrated_config(written).schema_version == 1
 
 
 def test_a_configuration_with_a_gold_stage_is_refused():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
@@ -226,6 +227,53 @@ def test_f1_is_zero_when_precision_and_recall_are_zero():
     assert (score.f1, score.murgat_s) == (0.0, 0.0)
 
 
+def test_response_whose_every_precision_is_undetermined_has_no_murgat_s():
+    record = record_of(sentence_with([VISUAL, AUDIO, VISUAL_LATE], [judged([0, 1, 2], all=True)]))
+    score = score_record(record, "individual")  # alone[] all null: no precision is decided
+    assert (score.precision, score.recall, score.f1, score.murgat_s) == (None, 1.0, None, None)
+    assert score.undetermined and score.n_undetermined == 1
+
+
+def test_response_whose_every_recall_is_undetermined_has_no_murgat_s():
+    record = record_of(sentence_with([VISUAL], [judged([0], all=None, alone=[True])]))
+    score = score_record(record, "individual")  # alone given: P = 1, but `all` is null
+    assert (score.precision, score.recall, score.murgat_s, score.n_recall_undetermined) == (
+        1.0,
+        None,
+        None,
+        1,
+    )
+
+
+def test_all_null_response_is_undetermined_not_zero():
+    record = record_of(sentence_with([VISUAL], [Fact("not judged yet", [0], None)]))
+    assert score_record(record, "alce").murgat_s is None
+
+
+def test_one_decided_fact_keeps_the_response_determined():
+    record = record_of(sentence_with([VISUAL], [supported(), Fact("not judged yet", [0], None)]))
+    assert score_record(record, "individual").murgat_s == 1.0
+
+
+def test_a_cited_sentence_with_no_fact_scores_zero_as_in_the_reference():
+    score = score_record(record_of(sentence_with([VISUAL])), "individual")
+    assert (score.precision, score.recall, score.murgat_s) == (0.0, 0.0, 0.0)
+
+
+def tied_record(n_verifiable: int, n_facts: int, response_id: str):
+    """One cited sentence of `n_verifiable`, with `n_facts` facts of which one is supported:
+    coverage 1/n_verifiable, P = R = F1 = 1/n_facts."""
+    cited = sentence_with([VISUAL], [supported()] + [unsupported()] * (n_facts - 1))
+    return record_of(cited, *[sentence_with([]) for _ in range(n_verifiable - 1)], response_id=response_id)
+
+
+def test_equal_murgat_s_values_compare_equal_whatever_the_order_of_the_arithmetic():
+    # 1/5 · 1/6 and 1/6 · 1/5: in floats these differ in the last bit (0.0333…33 vs 0.0333…34)
+    a = score_record(tied_record(5, 6, "a"), "individual")
+    b = score_record(tied_record(6, 5, "b"), "individual")
+    assert a.murgat_s == b.murgat_s == 1 / 30
+
+
 def test_scoring_a_malformed_fact_names_response_sentence_and_fact():
     record = record_of(sentence_with([]), sentence_with([VISUAL], [supported([3])]), response_id="ws-7")
     with pytest.raises(ValueError, match=r"response 'ws-7' \(human:alice\), sentence 1, fact 0"):
@@ -310,6 +358,20 @@ def test_system_scores_are_grouped_by_source_and_mode_in_a_stable_order():
     ]
 
 
+def test_system_means_leave_undetermined_responses_out_and_count_them():
+    rows = system_scores(
+        [response_score("judge:a", 0.5), response_score("judge:a", None), response_score("judge:a", 0.25)]
+    )
+    assert [(r.n_responses, r.n_undetermined_responses, r.murgat_s, r.f1) for r in rows] == [
+        (3, 1, 0.375, 0.375)
+    ]
+
+
+def test_system_with_only_undetermined_responses_has_no_mean():
+    [row] = system_scores([response_score("judge:a", None)])
+    assert (row.murgat_s, row.n_undetermined_responses, row.coverage) == (None, 1, 1.0)
+
+
 # ---------------------------------------------------------------- reference semantics (metric files)
 
 
@@ -372,6 +434,21 @@ def test_metric_entry_counts_skipped_null_values_as_undetermined():
         score.n_undetermined,
         score.n_recall_undetermined,
     ) == (3, 2, 3, 1, 1)
+
+
+def test_metric_entry_whose_every_value_is_null_scores_zero_by_the_reference_rule():
+    entry = {
+        "evaluations": {
+            "A dog barks (audio, 0:03).": {
+                "verification_worthy": {"prediction": True},
+                "atomic_facts": [
+                    {"fact": "A dog barks.", "scores": fact_scores(None, None, {"(audio, 0:03)": None})}
+                ],
+            }
+        }
+    }
+    score = score_metric_entry(entry, "x", "judge:run")
+    assert (score.precision, score.recall, score.murgat_s, score.n_undetermined) == (0.0, 0.0, 0.0, 1)
 
 
 def test_metric_entry_without_evaluations_scores_zero():
@@ -445,15 +522,15 @@ def sentences(draw, max_citations=4):
 
 
 def precision_when_known(everything, alone, without, mode):
-    """The §3 formulas on values that are all known."""
+    """The §3 formulas on values that are all known (exact: the scorer computes in rationals)."""
     k = len(alone)
     if mode == "individual":
-        return sum(1 for a in alone if a) / k
+        return Fraction(sum(1 for a in alone if a), k)
     if not everything:
-        return 0.0
+        return Fraction(0)
     if mode == "necessity":
-        return sum(1 for w in without if not w) / k
-    return sum(1 for a, w in zip(alone, without, strict=True) if a or not w) / k
+        return Fraction(sum(1 for w in without if not w), k)
+    return Fraction(sum(1 for a, w in zip(alone, without, strict=True) if a or not w), k)
 
 
 def precision_by_enumeration(fact, sentence, mode):
@@ -488,10 +565,10 @@ def test_precision_is_decided_exactly_when_every_completion_agrees(sentence, mod
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(sentences(), max_size=4), st.sampled_from(PRECISION_MODES))
-def test_every_score_lies_between_zero_and_one(sentence_list, mode):
+def test_every_determined_score_lies_between_zero_and_one(sentence_list, mode):
     score = score_record(record_of(*sentence_list), mode)
     for value in (score.coverage, score.precision, score.recall, score.f1, score.murgat_s):
-        assert 0.0 <= value <= 1.0
+        assert value is None or 0.0 <= value <= 1.0
 
 
 @settings(max_examples=300, deadline=None)

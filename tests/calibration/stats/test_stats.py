@@ -1,4 +1,5 @@
-"""calibration.stats.correlation: correlations, paired bootstrap, Williams, Holm, CV selection, agreement."""
+"""calibration.stats: correlations, paired bootstrap, jackknife interval, confidence set of the best,
+Benjamini–Yekutieli, the expected r of the selection rule."""
 
 import math
 
@@ -6,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from calibration.stats import bootstrap, comparison, correlation, selection
+from calibration.stats import bootstrap, comparison, confidence_set, correlation, jackknife, selection
 
 
 def correlated(rng, n, rho, k=1):
@@ -126,76 +127,96 @@ def test_percentile_ci_ignores_undefined_resamples():
     assert (lo[0], hi[0]) == pytest.approx((0.2, 0.4))
 
 
-def test_bootstrap_ci_covers_the_true_correlation_about_95_percent_of_the_time():
-    rng = np.random.default_rng(2024)
-    rho, n, replications, resamples = 0.6, 60, 200, 500
-    covered = 0
-    for replication in range(replications):
-        X, y = correlated(rng, n, rho)
-        W = bootstrap.multiplicities(bootstrap.resample_indices(n, resamples, seed=replication), n)
-        lo, hi = bootstrap.percentile_ci(bootstrap.bootstrap_pearson(X, y, W))
-        covered += lo[0] <= rho <= hi[0]
-    assert 0.88 <= covered / replications <= 0.99
+# --- jackknife: leave-one-out r and the interval for r -------------------------------------
 
 
-def test_paired_bootstrap_p_is_one_for_identical_configurations():
-    samples = np.array([0.2, 0.5, 0.7])
-    assert bootstrap.bootstrap_p_not_greater(samples, samples) == 1.0
+def test_leave_one_out_r_equals_pearsonr_without_that_response():
+    X, y = correlated(np.random.default_rng(3), 9, 0.5, k=2)
+    X[1, 4] = np.nan
+    left_out = jackknife.leave_one_out_pearson(X, y)
+    for i in range(2):
+        for j in range(9):
+            keep = np.isfinite(X[i]) & (np.arange(9) != j)
+            expected = scipy_stats.pearsonr(X[i, keep], y[keep]).statistic if np.isfinite(X[i, j]) else np.nan
+            assert left_out[i, j] == pytest.approx(expected, abs=1e-12, nan_ok=True)
 
 
-def test_paired_bootstrap_p_counts_resamples_where_best_is_not_ahead_plus_one():
-    # best is behind in 1 of 4 resamples (one more is undefined): (1 + 1) / (1 + 4)
-    assert (
-        bootstrap.bootstrap_p_not_greater(
-            np.array([0.5, 0.6, 0.7, 0.8, np.nan]), np.array([0.6, 0.5, 0.5, 0.5, 0.1])
-        )
-        == 0.4
+def test_jackknife_se_is_the_textbook_formula():
+    # θ₋ⱼ = 1, 2, 3, 6 over m = 4: mean 3, Σ(θ₋ⱼ − 3)² = 4 + 1 + 0 + 9 = 14, SE = √(3/4 · 14)
+    se = jackknife.jackknife_se(
+        np.array([2.0]), np.array([[1.0, 2.0, 3.0, 6.0, 99.0]]), np.array([[1, 1, 1, 1, 0]], bool)
     )
+    assert se[0] == pytest.approx(math.sqrt(0.75 * 14))
 
 
-# --- Williams' test and Holm -------------------------------------------------------------
+def test_fisher_jackknife_interval_is_tanh_of_z_plus_minus_t_times_the_jackknife_se():
+    x = np.array([0.1, 0.4, 0.35, 0.8, 0.7, 0.2])
+    y = np.array([0.0, 0.5, 0.2, 0.9, 0.6, 0.4])
+    z_out = [math.atanh(scipy_stats.pearsonr(np.delete(x, j), np.delete(y, j)).statistic) for j in range(6)]
+    se = math.sqrt(5 / 6 * sum((v - np.mean(z_out)) ** 2 for v in z_out))
+    z = math.atanh(scipy_stats.pearsonr(x, y).statistic)
+    half = scipy_stats.t.ppf(0.975, 5) * se
+    low, high = jackknife.fisher_jackknife_ci(x, y)
+    assert (low[0], high[0]) == pytest.approx((math.tanh(z - half), math.tanh(z + half)), abs=1e-12)
 
 
-def test_williams_matches_the_graham_baldwin_worked_example():
-    # r12 = .65 (human, metric A), r13 = .55 (human, metric B), r23 = .3, n = 50 →
-    # one-sided p = 0.20928617286753592: the README example of github.com/inmoonlight/nlp-williams,
-    # a port of Graham & Baldwin (2014)'s script github.com/ygraham/nlp-williams.
-    result = comparison.williams_test(0.65, 0.55, 0.3, 50)
-    assert result.df == 47
-    assert result.p_one_sided == pytest.approx(0.20928617286753592, abs=1e-12)
+def test_no_interval_when_one_response_carries_all_the_variation():
+    low, high = jackknife.fisher_jackknife_ci(np.array([0.0, 0.0, 0.0, 0.0, 1.0]), np.arange(5.0))
+    assert math.isnan(low[0]) and math.isnan(high[0])
 
 
-def test_williams_matches_steiger_1980_table_1_example():
-    # Steiger (1980), Psychological Bulletin 87(2), Table 1, n = 103: r(V1, M1) = .40,
-    # r(V1, F1) = .50, r(M1, F1) = .10. psych::r.test(103, .4, .5, .1) (documented
-    # "Steiger case A") reports t = -0.89 with a two-sided probability of 0.37.
-    result = comparison.williams_test(0.40, 0.50, 0.10, 103)
-    assert round(result.t, 2) == -0.89
-    assert round(2 * min(result.p_one_sided, 1 - result.p_one_sided), 2) == 0.37
+def test_no_interval_from_three_responses():
+    low, _ = jackknife.fisher_jackknife_ci(np.array([0.1, 0.5, 0.3]), np.array([0.2, 0.9, 0.1]))
+    assert math.isnan(low[0])
 
 
-def test_williams_is_one_sided_so_a_lower_correlation_gives_p_above_half():
-    assert comparison.williams_test(0.55, 0.65, 0.3, 50).p_one_sided == pytest.approx(1 - 0.20928617286753592)
+# --- the confidence set of the best and P(best) ----------------------------------------------
+
+# r = (.5, .4); centred resamples c = (.01, −.01), (−.01, .01), (.02, 0), (−.02, 0): c₁ − c₀ = ∓.02,
+# so se₀₁ = .02, |t| = .1 / .02 = 5 and every T* = .02 / .02 = 1 < 5: p = (1 + 0) / (1 + 4) = .2.
+TWO_R = np.array([0.5, 0.4])
+TWO_BOOT = TWO_R + np.array([[0.01, -0.01], [-0.01, 0.01], [0.02, 0.0], [-0.02, 0.0]])
 
 
-def test_williams_of_a_judge_against_itself_is_t_zero_p_half():
-    result = comparison.williams_test(0.7, 0.7, 1.0, 40)
-    assert (result.t, result.p_one_sided) == (0.0, 0.5)
+def test_the_set_keeps_both_when_the_test_of_equality_does_not_reject():
+    found = confidence_set.model_confidence_set(TWO_R, TWO_BOOT, alpha=0.05)
+    assert found.in_set.tolist() == [True, True] and found.p_value.tolist() == pytest.approx([0.2, 0.2])
 
 
-def test_williams_needs_more_than_three_responses():
-    result = comparison.williams_test(0.9, 0.1, 0.2, 3)
-    assert math.isnan(result.p_one_sided) and "more than 3" in result.reason
+def test_the_set_drops_the_trailing_one_when_the_test_rejects():
+    found = confidence_set.model_confidence_set(TWO_R, TWO_BOOT, alpha=0.25)
+    assert found.in_set.tolist() == [True, False] and found.p_value.tolist() == pytest.approx([1.0, 0.2])
 
 
-def test_holm_adjusts_sorted_p_values_and_keeps_nan_out_of_the_count():
-    adjusted = comparison.holm_adjust([0.01, 0.04, math.nan, 0.03, 0.5])
-    # m = 4: 0.01·4, max(0.03·3, 0.04), max(0.04·2, 0.09), 0.5·1
-    assert adjusted[[0, 1, 3, 4]] == pytest.approx([0.04, 0.09, 0.09, 0.5])
+def test_identical_configurations_are_all_in_the_set():
+    boot = np.tile(np.array([[0.5], [0.6], [0.55]]), (1, 3))
+    found = confidence_set.model_confidence_set(np.full(3, 0.55), boot)
+    assert found.in_set.all() and (found.p_value == 1.0).all()
+
+
+def test_a_configuration_with_undefined_r_is_not_a_candidate():
+    found = confidence_set.model_confidence_set(
+        np.array([0.5, np.nan]), np.array([[0.5, np.nan], [0.6, 0.2]])
+    )
+    assert found.in_set.tolist() == [True, False] and math.isnan(found.p_value[1])
+
+
+def test_probability_best_counts_wins_and_splits_ties():
+    boot = np.array([[0.9, 0.1, 0.2], [0.3, 0.3, 0.1], [np.nan, 0.5, 0.4], [0.2, 0.1, 0.8]])
+    assert confidence_set.probability_best(boot).tolist() == pytest.approx([1.5 / 4, 1.5 / 4, 1 / 4])
+
+
+# --- Benjamini–Yekutieli -----------------------------------------------------------------
+
+
+def test_benjamini_yekutieli_adjusts_sorted_p_values_and_keeps_nan_out_of_the_count():
+    # m = 3, c(3) = 11/6: .01·3c/1 = .055, .03·3c/2 = .0825, .04·3c/3 = .0733…; monotone from the top
+    adjusted = comparison.benjamini_yekutieli([0.01, 0.04, math.nan, 0.03])
+    assert adjusted[[0, 1, 3]] == pytest.approx([0.055, 0.04 * 11 / 6, 0.04 * 11 / 6])
     assert math.isnan(adjusted[2])
 
 
-# --- cross-validated selection -----------------------------------------------------------
+# --- the expected r of the selection rule ----------------------------------------------------
 
 
 def test_kfold_holds_every_response_out_exactly_once():
@@ -209,20 +230,33 @@ def test_kfold_rejects_one_fold():
         selection.kfold_indices(10, 1)
 
 
-def test_cross_validated_selection_is_optimistic_on_pure_noise_on_average():
-    rng = np.random.default_rng(5)
-    optimism = []
-    for trial in range(20):
-        X, y = rng.normal(size=(40, 60)), rng.normal(size=60)
-        result = selection.crossvalidated_selection(X, y, selection.kfold_indices(60, 5, seed=trial))
-        optimism.append(result.optimism)
-    assert np.mean(optimism) > 0
-
-
-def test_cross_validated_selection_chooses_the_correlated_row_in_every_fold():
+def test_a_configuration_equal_to_gold_is_chosen_in_every_fold_and_reaches_r_one():
     rng = np.random.default_rng(6)
-    y = rng.normal(size=60)
-    X = rng.normal(size=(10, 60))
-    X[7] = y + 0.3 * rng.normal(size=60)
-    result = selection.crossvalidated_selection(X, y, selection.kfold_indices(60, 5, seed=0))
-    assert result.chosen == [7] * 5
+    y = rng.normal(size=30)
+    X = rng.normal(size=(4, 30))
+    X[2] = 3 * y + 1  # a linear copy: the training line maps it back onto gold exactly
+    found = selection.expected_selected_r(X, y, folds=5, repeats=2)
+    assert found.chosen == [0, 0, 10, 0] and found.expected_r == pytest.approx(1.0)
+    assert found.optimism == pytest.approx(0.0, abs=1e-12)
+
+
+def test_held_out_deviations_are_pooled_into_one_correlation():
+    rng = np.random.default_rng(7)
+    y = rng.normal(size=12)
+    X = np.vstack([y + rng.normal(size=12), rng.normal(size=12)])
+    found = selection.expected_selected_r(X, y, folds=3, repeats=1, seed=4)
+    sxy = sxx = syy = 0.0
+    for held_out in selection.kfold_indices(12, 3, seed=4):
+        train = np.setdiff1d(np.arange(12), held_out)
+        pick = int(np.argmax([scipy_stats.pearsonr(x[train], y[train]).statistic for x in X]))
+        dx = (X[pick, held_out] - X[pick, held_out].mean()) / X[pick, train].std()
+        dy = (y[held_out] - y[held_out].mean()) / y[train].std()
+        sxy, sxx, syy = sxy + dx @ dy, sxx + dx @ dx, syy + dy @ dy
+    assert found.expected_r == pytest.approx(sxy / math.sqrt(sxx * syy), abs=1e-12)
+
+
+def test_too_few_responses_for_two_folds_give_no_expected_r():
+    found = selection.expected_selected_r(
+        np.array([[0.1, 0.5, 0.3, 0.9, 0.4]]), np.array([0.2, 0.6, 0.1, 1.0, 0.3])
+    )
+    assert math.isnan(found.expected_r) and found.folds == 1

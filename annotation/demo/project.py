@@ -19,7 +19,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from annotation.agreement.gold import GoldValue, adjudicate, comparable_value, gold_from_store
+from annotation.agreement.clusters import same_facts
+from annotation.agreement.gold import GoldValue, adjudicate, gold_from_store
+from annotation.agreement.paraphrase import SAME_FACT_THRESHOLD, paraphrase_similarity
 from annotation.demo.texts import Plan, PlannedFact, make_response, supported
 from annotation.demo.videos import VideoTruth, make_video_truth, render_video, write_truth
 from annotation.project import register_media
@@ -350,7 +352,8 @@ def write_label_events(
 # -- adjudication ------------------------------------------------------------------------------
 def _true_value(truth: EvaluationRecord, value: GoldValue):
     """What the ground truth says for one gold value; None when the truth does not know the unit
-    (a fact only the annotators stated: it disappears once the fact list is ruled)."""
+    (a fact only the annotators stated: it disappears once the fact list is ruled). A gold fact is
+    the truth's fact with its citations that it rewords (the canonical wording may be anyone's)."""
     if value.sentence >= len(truth.sentences):
         return None
     sentence = truth.sentences[value.sentence]
@@ -359,19 +362,31 @@ def _true_value(truth: EvaluationRecord, value: GoldValue):
         return sentence.verifiable
     if task.question == "facts":
         return [{"text": f.text, "citations": sorted(set(f.citations))} for f in sentence.facts]
-    fact = next(
-        (f for f in sentence.facts if fact_unit(value.sentence, f.text, f.citations) == value.unit), None
-    )
-    if fact is None:
+    alike = [
+        (paraphrase_similarity(f.text, value.fact), f)
+        for f in sentence.facts
+        if tuple(sorted(set(f.citations))) == value.citations
+    ]
+    similarity, fact = max(alike, key=lambda pair: pair[0], default=(0.0, None))
+    if fact is None or similarity < SAME_FACT_THRESHOLD:
         return None
     entailment = derive_entailment(fact, sentence)
-    return entailment.all if task.j is None else getattr(entailment, task.question)[task.j]
+    position = task.j if task.j is None else list(fact.citations).index(value.citations[task.j])
+    return entailment.all if task.j is None else getattr(entailment, task.question)[position]
+
+
+def _agrees(answer, value) -> bool:
+    """Does the gold value say what the truth says? Fact lists in any wording (`same_facts`)."""
+    if isinstance(answer, list):
+        return isinstance(value, list) and same_facts(answer, value)
+    return answer == value
 
 
 def rule_to_the_truth(store: ProjectStore, truth: dict[str, EvaluationRecord], rng: random.Random) -> int:
     """The adjudicator `ada` rules wherever the annotators' gold is unresolved or differs from the
     ground truth, so the project's gold (derived from labels and rulings, as in any project) is
-    the truth. Stage by stage: a ruled fact list brings new stage-3 questions. Returns the rulings."""
+    the truth — fact lists in whatever wording the clusters chose. Stage by stage: a ruled fact
+    list brings new stage-3 questions. Returns the rulings."""
     ruled = 0
     for _ in range(4):
         wrong = [
@@ -380,7 +395,7 @@ def rule_to_the_truth(store: ProjectStore, truth: dict[str, EvaluationRecord], r
             if value.task is not None
             and value.ruling is None
             and (answer := _true_value(truth[value.response_id], value)) is not None
-            and comparable_value(answer) != comparable_value(value.value)
+            and not _agrees(answer, value.value)
         ]
         for value, answer in wrong:
             adjudicate(

@@ -125,6 +125,9 @@ def test_entailment_is_voted_on_the_asked_questions_and_the_rest_is_derived():
     assert gold_fact.entailment.to_dict() == {"all": True, "alone": [True], "without": [False]}
     assert gold_fact.provenance == {
         "text": "unanimous 3/3",
+        "wordings": [
+            {"author": n, "text": "A man points.", "citations": [0]} for n in ("alice", "bob", "carol")
+        ],
         "all": "majority 2/3",
         "alone[0]": DERIVED,
         "without[0]": DERIVED,

@@ -303,14 +303,10 @@ def stage_agreement(
     return result
 
 
-def fact_set_prf(units: Units) -> tuple[float | None, float | None, float | None, int]:
-    """Fact-set (precision, recall, F1, number of annotator pairs) averaged over annotator pairs,
-    from the decomposition units (signatures, module doc).
-
-    For each pair (a, b), a before b by name, over the sentences both decomposed: precision =
-    shared facts / a's facts, recall = shared facts / b's facts (micro over sentences; a shared
-    fact is the same cluster with the same citation subset), F1 from them. (None, None, None, 0)
-    when no pair shares a decomposed sentence."""
+def pair_fact_sets(units: Units) -> dict[tuple[str, str], tuple[int, int, int]]:
+    """{(a, b): (shared facts, a's facts, b's facts)} summed over the sentences both decomposed, a
+    before b by name, from the decomposition units (a shared fact: the same cluster with the same
+    citation subset)."""
     sums: dict[tuple[str, str], list[int]] = {}
     for values in units.values():
         for a, b in combinations(sorted(values), 2):
@@ -318,15 +314,26 @@ def fact_set_prf(units: Units) -> tuple[float | None, float | None, float | None
             total[0] += len(values[a] & values[b])
             total[1] += len(values[a])
             total[2] += len(values[b])
-    if not sums:
+    return {pair: (matched, n_a, n_b) for pair, (matched, n_a, n_b) in sums.items()}
+
+
+def prf(matched: int, n_a: int, n_b: int) -> tuple[float, float, float]:
+    """(precision, recall, F1) of `matched` facts out of a's `n_a` and b's `n_b` (0 for none)."""
+    p = matched / n_a if n_a else 0.0
+    r = matched / n_b if n_b else 0.0
+    return p, r, 2 * p * r / (p + r) if p + r else 0.0
+
+
+def fact_set_prf(units: Units) -> tuple[float | None, float | None, float | None, int]:
+    """Fact-set (precision, recall, F1, number of annotator pairs) averaged over annotator pairs
+    (`pair_fact_sets`): precision is the share of a's facts b states too, recall of b's facts a
+    states too, micro over sentences. (None, None, None, 0) when no pair shares a decomposed
+    sentence."""
+    pairs = [prf(*counts) for counts in pair_fact_sets(units).values()]
+    if not pairs:
         return None, None, None, 0
-    precisions, recalls, f1s = [], [], []
-    for matched, n_a, n_b in sums.values():
-        p, r = matched / n_a, matched / n_b
-        precisions.append(p)
-        recalls.append(r)
-        f1s.append(2 * p * r / (p + r) if p + r else 0.0)
-    return (float(np.mean(precisions)), float(np.mean(recalls)), float(np.mean(f1s)), len(sums))
+    precision, recall, f1 = (float(np.mean(column)) for column in zip(*pairs, strict=True))
+    return precision, recall, f1, len(pairs)
 
 
 def decomposition_prf(records) -> tuple[float | None, float | None, float | None, int]:

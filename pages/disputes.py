@@ -28,15 +28,16 @@ from pages.widgets.ruling import ALL, STAGE_IDS, STAGE_NAMES, STAGE_REQUEST
 STAGE_KEY = "stage"  # also the URL query parameter (?stage=s3-all), bound to the filter
 RESPONSE_KEY = "response"  # the URL query parameter of the response filter
 OPEN_KEY = "dispute_open"  # the key (GoldValue.key) of the dispute on screen
+SHOWN_KEY = "dispute_shown"  # the dispute the last run showed: another one now is scrolled into view
 POSITION_KEY = "dispute_position"  # its place in the list: where the next one opens after a ruling
 RULE_NAMES = {
     "majority": "Majority — more than half of the annotators",
     "unanimity": "Unanimity — every annotator; the rest waits for a ruling",
 }
-# Scrolls the open dispute's header to the top of the view; the digest changes with the dispute, so
-# the script runs again (only) when another dispute opens.
+# Scrolls the open dispute's header to the top of the view; written only on the run that opens
+# another dispute (a click on a row, a ruling), so the page stays put while one dispute is ruled.
 SCROLL_SCRIPT = (
-    '<div id="murgat-open-dispute" data-dispute="{digest}"></div><script>'
+    '<div id="murgat-open-dispute" data-dispute="{digest}" style="scroll-margin-top: 4.5rem"></div><script>'
     'document.getElementById("murgat-open-dispute").scrollIntoView({{block: "start"}});</script>'
 )
 
@@ -146,10 +147,12 @@ def open_dispute(shown):
     ids = [v.key for v in shown]
     if st.session_state.get(OPEN_KEY) not in ids:
         st.session_state[OPEN_KEY] = ids[min(st.session_state.get(POSITION_KEY, 0), len(ids) - 1)]
-    clicked = st.session_state.get(_table_key(st.session_state[OPEN_KEY], ids))
-    rows = clicked["selection"]["rows"] if clicked else []
-    if rows and ids[rows[0]] != st.session_state[OPEN_KEY]:  # a click on another row
-        st.session_state[OPEN_KEY] = ids[rows[0]]
+    clicked = (st.session_state.get(_table_key(st.session_state[OPEN_KEY], ids)) or {}).get("selection", {})
+    rows = [*clicked.get("rows", []), *(row for row, _column in clicked.get("cells", []))]
+    # the open row stays selected beside a click on a cell: the other row is the one clicked
+    other = [ids[row] for row in rows if 0 <= row < len(ids) and ids[row] != st.session_state[OPEN_KEY]]
+    if other:
+        st.session_state[OPEN_KEY] = other[0]
     position = ids.index(st.session_state[OPEN_KEY])
     st.session_state[POSITION_KEY] = position
     return shown[position], shown[position + 1] if position + 1 < len(shown) else None
@@ -163,10 +166,10 @@ def dispute_list(shown, chosen) -> None:
         overview_rows(shown),
         hide_index=True,
         width="stretch",
-        height=min(36 * (len(shown) + 1) + 3, 260),
+        height=min(35 * (len(shown) + 1) + 3, 35 * 6 + 3),
         key=_table_key(chosen.key, ids),
         on_select="rerun",
-        selection_mode="single-row",
+        selection_mode=["single-row", "single-cell"],  # a click on any cell of a row opens it
         selection_default={"selection": {"rows": [ids.index(chosen.key)], "columns": []}},
     )
 
@@ -175,8 +178,10 @@ def show_dispute(store, who: str, value, upcoming, pad_s: float, notice: str | N
     response = store.response(value.response_id)
     sentences = store.response_sentences(value.response_id)
     sentence = sentences[value.sentence]
-    digest = hashlib.sha1(value.key.encode()).hexdigest()[:12]
-    st.html(SCROLL_SCRIPT.format(digest=digest), unsafe_allow_javascript=True)
+    if st.session_state.get(SHOWN_KEY, value.key) != value.key:
+        digest = hashlib.sha1(value.key.encode()).hexdigest()[:12]  # no user text in the script
+        st.html(SCROLL_SCRIPT.format(digest=digest), unsafe_allow_javascript=True)
+    st.session_state[SHOWN_KEY] = value.key
     st.subheader(f"{STAGE_NAMES[value.stage]} · response {value.response_id} · sentence {value.sentence + 1}")
     text_side, media_side = st.columns([3, 2], gap="large")
     with text_side:
@@ -196,30 +201,45 @@ def show_dispute(store, who: str, value, upcoming, pad_s: float, notice: str | N
         player.prefetch(store, nxt.video, [cited[i] for i in upcoming.segments], pad_s)
 
 
+def url_choice(where, label: str, options: tuple, key: str, format_func) -> str:
+    """A selectbox whose choice the URL holds as the option itself (`?{key}=s3-all`), not its label
+    (Streamlit's own binding writes the label): a session starts from the URL's value when it is an
+    option, and every choice is written back."""
+    if key not in st.session_state:
+        requested = st.query_params.get(key)
+        st.session_state[key] = requested if requested in options else options[0]
+    elif st.session_state[key] not in options:  # e.g. a response whose disputes are all gone
+        st.session_state[key] = options[0]
+    chosen = where.selectbox(label, options, key=key, format_func=format_func)
+    if chosen == options[0]:
+        st.query_params.pop(key, None)
+    else:
+        st.query_params[key] = chosen
+    return chosen
+
+
 def filters(every) -> list:
     """The stage (stable ids, protocol order), response and ruled filters; the disputes they keep."""
     stage_column, response_column, ruled_column = st.columns([2, 2, 1])
     if STAGE_REQUEST in st.session_state:  # a link from the agreement page
         st.session_state[STAGE_KEY] = st.session_state.pop(STAGE_REQUEST)
-    stage = stage_column.selectbox(
+    stage = url_choice(
+        stage_column,
         "Stage",
         (ALL, *STAGE_IDS),
-        key=STAGE_KEY,
-        bind="query-params",
-        format_func=lambda s: "All stages" if s == ALL else STAGE_NAMES[STAGE_IDS[s]],
+        STAGE_KEY,
+        lambda s: "All stages" if s == ALL else STAGE_NAMES[STAGE_IDS[s]],
     )
     responses = sorted({v.response_id for v in every})
     requested = st.session_state.pop(DISPUTES_FILTER, None)  # a link from the calibrate page
     if requested in responses:
         st.session_state[RESPONSE_KEY] = requested
-    if st.session_state.get(RESPONSE_KEY, ALL) not in (ALL, *responses):  # its disputes are gone
-        st.session_state[RESPONSE_KEY] = ALL
-    response_id = response_column.selectbox(
+    response_id = url_choice(
+        response_column,
         "Response",
         (ALL, *responses),
-        key=RESPONSE_KEY,
-        bind="query-params",
-        format_func=lambda r: "All responses" if r == ALL else r,
+        RESPONSE_KEY,
+        lambda r: "All responses" if r == ALL else r,
     )
     with_ruled = ruled_column.toggle("Show ruled ones too", key="show_ruled")
     return [

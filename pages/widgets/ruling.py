@@ -102,8 +102,8 @@ def _wording(value: GoldValue, name: str) -> str | None:
 
 
 def annotator_values(value: GoldValue, sentence: Sentence) -> None:
-    """Each annotator's value side by side — for a fact in their own words — with their time on the
-    item (fast ones flagged); for a fact list, the facts as clusters across annotators."""
+    """Each annotator's value side by side — a fact in their own words — with their time on the item
+    (fast ones flagged); a fact list as a table of its facts across annotators."""
     names = sorted(value.values)
     if not names:
         st.info(
@@ -113,18 +113,16 @@ def annotator_values(value: GoldValue, sentence: Sentence) -> None:
         return
     if value.clusters is not None:
         cluster_table(value, sentence)
-    for column, name in zip(st.columns(len(names)), names, strict=True):
-        with column.container(border=True):
-            st.markdown(f"**{name}**")
-            answer = value.values[name]
-            if isinstance(answer, list):
-                show_text(fact_lines(answer, sentence), "murgat-facts")
-            else:
+        st.caption(" · ".join(f"{name}: {time_words(value.spent_ms.get(name))}" for name in names))
+    else:
+        for column, name in zip(st.columns(len(names)), names, strict=True):
+            with column.container(border=True):
+                st.markdown(f"**{name}**")
                 wording = _wording(value, name)
                 if wording is not None:
                     show_text(f"in their words: {wording}", "murgat-wording")
-                st.markdown(answer_words(value.question, answer))
-            st.caption(time_words(value.spent_ms.get(name)))
+                st.markdown(answer_words(value.question, value.values[name]))
+                st.caption(time_words(value.spent_ms.get(name)))
     shown = (
         fact_lines(value.value, sentence)
         if isinstance(value.value, list)
@@ -141,7 +139,7 @@ def cluster_rows(value: GoldValue, sentence: Sentence) -> list[dict]:
     combined = {c.combined: c.covered for c in clusters.combinations}
     rows = []
     for cluster in clusters.clusters:
-        row = {"fact": cluster.canonical, "stated by": f"{cluster.support} of {len(names)}"}
+        row = {"fact": cluster.canonical, "stated by": f"{cluster.support} of {len(names)}", "disputed": ""}
         for name in names:
             member = cluster.member(name)
             own = "" if member is None else member.text

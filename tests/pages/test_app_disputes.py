@@ -197,10 +197,17 @@ def test_after_a_ruling_the_next_dispute_opens_with_the_notice_beside_it_not_in_
     assert not app.toast
 
 
-def test_an_opened_dispute_scrolls_its_header_into_view(monkeypatch, project):
+def scrolls(app) -> bool:
+    return any('id="murgat-open-dispute"' in h.value and "scrollIntoView" in h.value for h in app.html)
+
+
+def test_a_dispute_opened_by_a_click_or_after_a_ruling_is_scrolled_into_view(monkeypatch, project):
     app = disputes_page(monkeypatch, project)
-    (anchor,) = [h for h in app.html if 'id="murgat-open-dispute"' in h.value]
-    assert "scrollIntoView" in anchor.value
+    assert not scrolls(app)  # the page as it opens stays put
+    assert scrolls(click_row(app, 1))
+    app.button_group(key="ruling_reason").select("guideline gap").run()
+    assert not scrolls(app)  # the same dispute: no jump while it is ruled
+    assert scrolls(click(app, "rule:True"))
 
 
 def test_ruled_disputes_come_back_when_asked_for(monkeypatch, project):
@@ -221,10 +228,18 @@ def test_stages_are_offered_in_protocol_order(monkeypatch, project):
     ]
 
 
-def test_stage_filter_keeps_only_that_stages_disputes(monkeypatch, project):
+def test_stage_filter_keeps_only_that_stages_disputes_and_puts_its_stable_id_in_the_url(monkeypatch, project):
     app = disputes_page(monkeypatch, project)
     app.selectbox(key="stage").select("s3-all").run()
     assert listed(app) == [("r2", "all")]
+    assert app.query_params["stage"] == "s3-all"
+
+
+def test_a_url_with_a_stage_id_opens_that_stages_disputes(monkeypatch, project):
+    app = sign_in(open_app(monkeypatch, project), "boss").switch_page(PAGE)  # an admin lands on Annotate
+    app.query_params["stage"] = "s1"
+    app.run()
+    assert listed(app) == [("r1", "verifiable")]
 
 
 def test_response_filter_keeps_only_that_responses_disputes(monkeypatch, project):
@@ -294,9 +309,15 @@ def test_fact_list_edited_on_the_page_is_ruled_with_its_reason(monkeypatch, proj
 
 
 def test_typed_facts_are_shown_as_text_never_as_markup(monkeypatch, project):
-    _, app = decomposition_dispute(
-        monkeypatch, project, ("A man **points** <img src=x onerror=alert(1)>.", "A dog.")
-    )
+    typed = "A man **points** <img src=x onerror=alert(1)>."
+    store = store_of(project)
+    for who, answer in (("ann", True), ("bob", False)):
+        store.events.append(who, "r1", "s1", "verifiable", True)
+        store.events.append(who, "r1", "s1", "facts", [{"text": typed, "citations": [0]}])
+        store.events.append(who, "r1", fact_unit(1, typed, [0]), "all", answer)
+    app = disputes_page(monkeypatch, project)
+    app.selectbox(key="response").select("r1").run()
+    app.selectbox(key="stage").select("s3-all").run()
     assert not any("<img" in m.value or "**points**" in m.value for m in [*app.markdown, *app.caption])
     assert any("A man **points** &lt;img src=x onerror=alert(1)&gt;." in h.value for h in app.html)
 

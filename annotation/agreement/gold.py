@@ -476,6 +476,8 @@ def gold_from_store(store, response_ids=None) -> GoldSet:
     settings = {"rule": rule, "auto_accept_unanimous": auto_accept, "spent_ms": spent}
     facts_settled = derive_gold(own, rulings, **settings)
     about_gold = annotator_records(store, response_ids, {r.response_id: r for r in facts_settled.records})
+    if about_gold == own:  # nobody answered about a gold fact they did not state (end to end)
+        return facts_settled
     return derive_gold(own, rulings, answers=about_gold, **settings)
 
 

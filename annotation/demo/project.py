@@ -371,8 +371,10 @@ def _true_value(truth: EvaluationRecord, value: GoldValue):
     if fact is None or similarity < SAME_FACT_THRESHOLD:
         return None
     entailment = derive_entailment(fact, sentence)
-    position = task.j if task.j is None else list(fact.citations).index(value.citations[task.j])
-    return entailment.all if task.j is None else getattr(entailment, task.question)[position]
+    if task.j is None:
+        return entailment.all
+    # j is a position in the gold fact's citations; the truth's fact may order them otherwise
+    return getattr(entailment, task.question)[list(fact.citations).index(value.citations[task.j])]
 
 
 def _agrees(answer, value) -> bool:

@@ -263,8 +263,9 @@ class _Deriver:
 
     def _chosen_facts(self, whole: GoldValue, clusters: SentenceClusters) -> list[tuple]:
         """(text, citations, provenance, cluster or None) of the gold facts of a sentence: the ruled
-        list; every cluster when the decomposers agree; else, under majority, the clusters most of
-        them stated (whole.provenance becomes 'majority per fact')."""
+        list; every cluster when the decomposers agree (none while that awaits confirmation); else,
+        under majority, the clusters most of them stated (whole.provenance becomes 'majority per
+        fact')."""
         if whole.ruling is not None:
             return [
                 (
@@ -276,8 +277,8 @@ class _Deriver:
                 for f in whole.ruling.value
             ]
         n = len(clusters.decomposers)
-        if whole.value is not None and whole.provenance.startswith("unanimous"):
-            picked = list(clusters.clusters)
+        if len(set(whole.compared.values())) == 1:  # unanimous: all of it, or nothing until confirmed
+            picked = list(clusters.clusters) if whole.value is not None else []
         elif self.rule == "majority" and n:
             picked = clusters.majority()
             if picked:

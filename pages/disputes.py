@@ -25,8 +25,8 @@ from pages.widgets.frame import run_page
 from pages.widgets.opened_response import DISPUTES_FILTER
 from pages.widgets.ruling import ALL, STAGE_IDS, STAGE_NAMES, STAGE_REQUEST
 
-STAGE_KEY = "stage"  # also the URL query parameter (?stage=s3-all), bound to the filter
-RESPONSE_KEY = "response"  # the URL query parameter of the response filter
+STAGE_KEY = "stage"  # the stage filter; the URL holds it as ?stage=s3-all
+RESPONSE_KEY = "dispute_response"  # the response filter; the URL holds it as ?response=…
 OPEN_KEY = "dispute_open"  # the key (GoldValue.key) of the dispute on screen
 SHOWN_KEY = "dispute_shown"  # the dispute the last run showed: another one now is scrolled into view
 POSITION_KEY = "dispute_position"  # its place in the list: where the next one opens after a ruling
@@ -201,20 +201,20 @@ def show_dispute(store, who: str, value, upcoming, pad_s: float, notice: str | N
         player.prefetch(store, nxt.video, [cited[i] for i in upcoming.segments], pad_s)
 
 
-def url_choice(where, label: str, options: tuple, key: str, format_func) -> str:
-    """A selectbox whose choice the URL holds as the option itself (`?{key}=s3-all`), not its label
+def url_choice(where, label: str, options: tuple, key: str, param: str, format_func) -> str:
+    """A selectbox whose choice the URL holds as the option itself (`?{param}=s3-all`), not its label
     (Streamlit's own binding writes the label): a session starts from the URL's value when it is an
     option, and every choice is written back."""
     if key not in st.session_state:
-        requested = st.query_params.get(key)
+        requested = st.query_params.get(param)
         st.session_state[key] = requested if requested in options else options[0]
     elif st.session_state[key] not in options:  # e.g. a response whose disputes are all gone
         st.session_state[key] = options[0]
     chosen = where.selectbox(label, options, key=key, format_func=format_func)
     if chosen == options[0]:
-        st.query_params.pop(key, None)
+        st.query_params.pop(param, None)
     else:
-        st.query_params[key] = chosen
+        st.query_params[param] = chosen
     return chosen
 
 
@@ -228,6 +228,7 @@ def filters(every) -> list:
         "Stage",
         (ALL, *STAGE_IDS),
         STAGE_KEY,
+        "stage",
         lambda s: "All stages" if s == ALL else STAGE_NAMES[STAGE_IDS[s]],
     )
     responses = sorted({v.response_id for v in every})
@@ -239,6 +240,7 @@ def filters(every) -> list:
         "Response",
         (ALL, *responses),
         RESPONSE_KEY,
+        "response",
         lambda r: "All responses" if r == ALL else r,
     )
     with_ruled = ruled_column.toggle("Show ruled ones too", key="show_ruled")

@@ -137,6 +137,7 @@ def cluster_rows(value: GoldValue, sentence: Sentence) -> list[dict]:
     clusters = value.clusters
     names = list(clusters.decomposers)
     combined = {c.combined: c.covered for c in clusters.combinations}
+    majority = {c.index for c in clusters.majority()}
     rows = []
     for cluster in clusters.clusters:
         row = {"fact": cluster.canonical, "stated by": f"{cluster.support} of {len(names)}", "disputed": ""}
@@ -150,7 +151,7 @@ def cluster_rows(value: GoldValue, sentence: Sentence) -> list[dict]:
         if cluster.index in combined:
             notes.append(f"combines {len(combined[cluster.index])} facts the others state apart")
         if cluster.support < len(names):
-            notes.append("short of all" if cluster.support * 2 > len(names) else "short of a majority")
+            notes.append("short of all" if cluster.index in majority else "short of a majority")
         if cluster.citations_differ:
             notes.append(f"citations differ (most cite {chips(sentence, cluster.citations)})")
         row["disputed"] = "; ".join(notes)

@@ -242,10 +242,11 @@ def test_a_url_with_a_stage_id_opens_that_stages_disputes(monkeypatch, project):
     assert listed(app) == [("r1", "verifiable")]
 
 
-def test_response_filter_keeps_only_that_responses_disputes(monkeypatch, project):
+def test_response_filter_keeps_only_that_responses_disputes_and_the_url_holds_its_id(monkeypatch, project):
     app = disputes_page(monkeypatch, project)
-    app.selectbox(key="response").select("r2").run()
+    app.selectbox(key="dispute_response").select("r2").run()
     assert [response for response, _ in listed(app)] == ["r2"]
+    assert app.query_params["response"] == "r2"
 
 
 def decomposition_dispute(monkeypatch, project, texts=("A man points.", "A man points at the door.")):
@@ -280,7 +281,7 @@ def test_a_stage_3_dispute_shows_each_annotators_own_wording(monkeypatch, projec
         store.events.append(who, "r1", "s1", "facts", [{"text": text, "citations": [0]}])
         store.events.append(who, "r1", fact_unit(1, text, [0]), "all", answer)
     app = disputes_page(monkeypatch, project)
-    app.selectbox(key="response").select("r1").run()
+    app.selectbox(key="dispute_response").select("r1").run()
     app.selectbox(key="stage").select("s3-all").run()
     assert "in their words: The man is pointing." in shown_text(app)
 
@@ -316,7 +317,7 @@ def test_typed_facts_are_shown_as_text_never_as_markup(monkeypatch, project):
         store.events.append(who, "r1", "s1", "facts", [{"text": typed, "citations": [0]}])
         store.events.append(who, "r1", fact_unit(1, typed, [0]), "all", answer)
     app = disputes_page(monkeypatch, project)
-    app.selectbox(key="response").select("r1").run()
+    app.selectbox(key="dispute_response").select("r1").run()
     app.selectbox(key="stage").select("s3-all").run()
     assert not any("<img" in m.value or "**points**" in m.value for m in [*app.markdown, *app.caption])
     assert any("A man **points** &lt;img src=x onerror=alert(1)&gt;." in h.value for h in app.html)

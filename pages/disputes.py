@@ -28,14 +28,14 @@ from pages.widgets.ruling import ALL, STAGE_IDS, STAGE_NAMES, STAGE_REQUEST
 STAGE_KEY = "stage"  # the stage filter; the URL holds it as ?stage=s3-all
 RESPONSE_KEY = "dispute_response"  # the response filter; the URL holds it as ?response=…
 OPEN_KEY = "dispute_open"  # the key (GoldValue.key) of the dispute on screen
-SHOWN_KEY = "dispute_shown"  # the dispute the last run showed: another one now is scrolled into view
 POSITION_KEY = "dispute_position"  # its place in the list: where the next one opens after a ruling
 RULE_NAMES = {
     "majority": "Majority — more than half of the annotators",
     "unanimity": "Unanimity — every annotator; the rest waits for a ruling",
 }
-# Scrolls the open dispute's header to the top of the view; written only on the run that opens
-# another dispute (a click on a row, a ruling), so the page stays put while one dispute is ruled.
+# Scrolls the open dispute's header to the top of the view (below the top bar); written only on the
+# run after a click on a row or a ruling, so the page stays put while one dispute is ruled or the
+# list is filtered.
 SCROLL_SCRIPT = (
     '<div id="murgat-open-dispute" data-dispute="{digest}" style="scroll-margin-top: 4.5rem"></div><script>'
     'document.getElementById("murgat-open-dispute").scrollIntoView({{block: "start"}});</script>'
@@ -153,6 +153,7 @@ def open_dispute(shown):
     other = [ids[row] for row in rows if 0 <= row < len(ids) and ids[row] != st.session_state[OPEN_KEY]]
     if other:
         st.session_state[OPEN_KEY] = other[0]
+        st.session_state[ruling.SCROLL_KEY] = True
     position = ids.index(st.session_state[OPEN_KEY])
     st.session_state[POSITION_KEY] = position
     return shown[position], shown[position + 1] if position + 1 < len(shown) else None
@@ -178,10 +179,9 @@ def show_dispute(store, who: str, value, upcoming, pad_s: float, notice: str | N
     response = store.response(value.response_id)
     sentences = store.response_sentences(value.response_id)
     sentence = sentences[value.sentence]
-    if st.session_state.get(SHOWN_KEY, value.key) != value.key:
+    if st.session_state.pop(ruling.SCROLL_KEY, False):
         digest = hashlib.sha1(value.key.encode()).hexdigest()[:12]  # no user text in the script
         st.html(SCROLL_SCRIPT.format(digest=digest), unsafe_allow_javascript=True)
-    st.session_state[SHOWN_KEY] = value.key
     st.subheader(f"{STAGE_NAMES[value.stage]} · response {value.response_id} · sentence {value.sentence + 1}")
     text_side, media_side = st.columns([3, 2], gap="large")
     with text_side:
@@ -282,6 +282,7 @@ def disputes(me: dict, store) -> None:
         column.metric(label, number)
     shown = filters(every)
     if not shown:
+        st.session_state.pop(ruling.SCROLL_KEY, None)  # nothing to bring into view
         if notice:
             st.success(notice, icon=":material/gavel:")
         st.success(

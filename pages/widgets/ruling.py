@@ -40,6 +40,7 @@ STAGE_REQUEST = "disputes_stage_request"  # set by a link to the disputes page: 
 REASON_KEY = "ruling_reason"
 NOTICE_KEY = "ruling_notice"
 ERROR_KEY = "ruling_error"
+SCROLL_KEY = "dispute_scroll"  # set when another dispute opens by a click or a ruling: bring it into view
 _RESET_REASON = "ruling_reset_reason"
 LIST_KEYS = "123456789"  # the keys of the fact-list rulings, one per annotator's list
 
@@ -195,6 +196,7 @@ def _record_ruling(store, who: str, value: GoldValue, answer) -> bool:
         st.session_state[ERROR_KEY] = str(exc)
         return False
     st.session_state[_RESET_REASON] = True  # the tag is per ruling, not sticky
+    st.session_state[SCROLL_KEY] = True  # the next dispute opens where this one was
     st.session_state[NOTICE_KEY] = (
         f"Ruled “{answer_words(value.question, answer)}” on {value.response_id}, "
         f"sentence {value.sentence + 1}, {value.question}" + (f" ({reason})" if reason else "") + "."

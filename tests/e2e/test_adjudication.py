@@ -60,10 +60,12 @@ def choose_stage(page, label: str) -> None:
     wait_until_idle(page)
 
 
-def click_row(page, row: int) -> None:
-    """A click in the list's row `row` (0 first), on its first data column."""
-    grid = page.locator('[data-testid="stDataFrame"]').first
-    box = grid.bounding_box()
+def click_row(page, row: int, response_id: str) -> None:
+    """A click in the list's row `row` (0 first), on its response cell, once the grid has drawn that
+    row (its accessible copy of the cell holds `response_id`)."""
+    cell = page.locator(f'[data-testid="glide-cell-1-{row}"]', has_text=response_id)
+    cell.wait_for(state="attached")
+    box = page.locator('[data-testid="data-grid-canvas"]').first.bounding_box()
     page.mouse.click(box["x"] + 80, box["y"] + ROW_HEIGHT_PX * (row + 1.5))
     wait_until_idle(page)
 
@@ -87,7 +89,7 @@ def test_adjudicator_clicks_a_row_rules_it_with_a_key_and_the_next_dispute_opens
     choose_stage(page, STAGE_NAMES["entailment_all"])
     page.wait_for_url(re.compile(r"\?stage=s3-all$"))  # the URL holds the stage's stable id
     page.get_by_role("heading", name=header_of(open_all[0])).wait_for()
-    click_row(page, 1)
+    click_row(page, 1, clicked.response_id)
     page.get_by_role("heading", name=header_of(clicked)).wait_for()
     page.screenshot(path=SHOTS / "11_dispute_opened_by_its_row.png")
 

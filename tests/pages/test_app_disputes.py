@@ -210,6 +210,11 @@ def test_a_dispute_opened_by_a_click_or_after_a_ruling_is_scrolled_into_view(mon
     assert scrolls(click(app, "rule:True"))
 
 
+def test_filtering_the_list_does_not_scroll_it_away(monkeypatch, project):
+    app = disputes_page(monkeypatch, project)
+    assert not scrolls(app.selectbox(key="stage").select("s3-all").run())
+
+
 def test_ruled_disputes_come_back_when_asked_for(monkeypatch, project):
     app = click(disputes_page(monkeypatch, project), "rule:True")
     app.toggle(key="show_ruled").set_value(True).run()

@@ -26,9 +26,12 @@ PAGES = (
 )
 
 
+LANDING = {"adjudicator": "pages/disputes.py"}  # where a role lands; else the first page it may open
+
+
 def pages_for(role: str) -> list:
     return [
-        st.Page(script, title=title, icon=icon)
+        st.Page(script, title=title, icon=icon, default=script == LANDING.get(role))
         for script, title, icon, roles in PAGES
         if role in roles and (APP_DIR / script).exists()
     ]

@@ -1,7 +1,8 @@
 """Agreement: how far the annotators agree, stage by stage (Krippendorff's α with bootstrap
-CIs), where they disagree (confusion matrices per annotator pair), how each annotator
-compares with gold and how fast they decide, and the human ceiling a judge can be expected to
-reach. Every figure links to its disputes.
+CIs), where they disagree (confusion matrices per annotator pair; for the atomic facts, the facts
+each pair shares), how each annotator compares with gold and how fast they decide, and the human
+ceiling a judge can be expected to reach. The atomic facts are compared as fact clusters, as gold
+compares them: a rewording is the same fact. Every figure links to its disputes.
 """
 
 from __future__ import annotations
@@ -15,7 +16,14 @@ import streamlit as st
 
 from annotation.agreement.annotator_stats import annotator_rows
 from annotation.agreement.gold import gold_from_store
-from annotation.agreement.reliability import LEVELS, measure_agreement, pair_confusion, stage_units
+from annotation.agreement.reliability import (
+    LEVELS,
+    measure_agreement,
+    pair_confusion,
+    pair_fact_sets,
+    prf,
+    stage_units,
+)
 from annotation.project import export_records
 from calibration.sweep.ceiling import human_ceilings
 from pages.widgets import agreement_charts, ruling
@@ -23,7 +31,7 @@ from pages.widgets.frame import run_page
 from pages.widgets.ruling import ALL, STAGE_REQUEST
 
 DISPUTES_PAGE = "pages/disputes.py"
-SHOWN_ORDER = ("verifiable", "decomposition", "entailment_all", "entailment_alone", "entailment_without")
+SHOWN_ORDER = tuple(ruling.STAGE_IDS.values())  # protocol order
 SHORT_NAMES = {
     "verifiable": "Verifiable",
     "decomposition": "Atomic facts",
@@ -52,7 +60,7 @@ def fingerprint(records) -> str:
 def disputes_button(label: str, key: str, stage: str | None = None) -> None:
     """A button to the disputes page, filtered to `stage` when given."""
     if st.button(label, key=key, icon=":material/gavel:"):
-        st.session_state[STAGE_REQUEST] = stage or ALL
+        st.session_state[STAGE_REQUEST] = ruling.stage_id(stage) if stage else ALL
         st.switch_page(DISPUTES_PAGE)
 
 
@@ -85,8 +93,10 @@ def alpha_section(results: dict, open_by_stage: Counter) -> None:
     st.plotly_chart(agreement_charts.alpha_bars(results, ruling.STAGE_NAMES), key="alpha_chart")
     st.dataframe(alpha_table(results), hide_index=True, width="stretch")
     st.caption(
-        "Nominal α for verifiability and entailment (units: sentences; facts two or more "
-        "annotators share), interval α on the number of facts per sentence for the decomposition."
+        "Nominal α for verifiability (units: sentences) and entailment (units: the questions two or "
+        "more annotators answered about one fact, however each worded it); for the atomic facts, α "
+        "with the Jaccard distance between the sets of facts (clusters and citations) each annotator "
+        "stated per sentence — the same clusters gold and the disputes use."
     )
     st.caption("Open disputes of a stage:")
     for column, stage in zip(st.columns(len(SHOWN_ORDER)), SHOWN_ORDER, strict=True):
@@ -100,6 +110,18 @@ def confusion_section(records, open_by_stage: Counter) -> None:
     st.subheader("Confusion matrices per annotator pair")
     stage = st.selectbox("Stage", SHOWN_ORDER, key="confusion_stage", format_func=ruling.STAGE_NAMES.get)
     units = stage_units(records)[stage]
+    if stage == "decomposition":
+        fact_set_pairs(units)
+    else:
+        confusion_matrices(units, stage)
+    disputes_button(
+        f"Open the disputes of {ruling.STAGE_NAMES[stage]} ({open_by_stage.get(stage, 0)} open)",
+        "to_disputes:confusion",
+        stage,
+    )
+
+
+def confusion_matrices(units, stage: str) -> None:
     names = sorted({name for values in units.values() for name in values})
     pairs = [(a, b) for a, b in combinations(names, 2) if pair_confusion(units, a, b)]
     if not pairs:
@@ -111,11 +133,25 @@ def confusion_section(records, open_by_stage: Counter) -> None:
                 agreement_charts.confusion_heatmap(pair_confusion(units, a, b), a, b, LEVELS[stage]),
                 key=f"confusion:{stage}:{a}:{b}",
             )
-    disputes_button(
-        f"Open the disputes of {ruling.STAGE_NAMES[stage]} ({open_by_stage.get(stage, 0)} open)",
-        "to_disputes:confusion",
-        stage,
-    )
+
+
+def fact_set_pairs(units) -> None:
+    """Per annotator pair, the facts both stated (same cluster, same citations) over the sentences
+    both decomposed."""
+    rows = [
+        {
+            "pair": f"{a} × {b}",
+            "facts both stated": matched,
+            "facts of the first": n_a,
+            "facts of the second": n_b,
+            "F1": _number(prf(matched, n_a, n_b)[2]),
+        }
+        for (a, b), (matched, n_a, n_b) in pair_fact_sets(units).items()
+    ]
+    if not rows:
+        st.info("No two annotators decomposed the same sentence yet.")
+        return
+    st.dataframe(rows, hide_index=True, width="stretch")
 
 
 def annotators_section(gold, store) -> None:

@@ -1,12 +1,16 @@
-"""Disputes: the units where the annotators disagree, lowest agreement first. Each shows what
-every annotator said and how long they took (decisions under 2 s flagged), plays the cited
-segments with the annotation view's player, and takes the adjudicator's ruling with an
-optional reason. Unanimous units are accepted automatically unless an admin turns that off.
-The gold set, with the provenance of every value, downloads as evaluation records or CSV.
+"""Disputes: where the annotators disagree in substance, lowest agreement first — a rewording is not
+a dispute (fact clusters, `annotation.agreement.clusters`). A click on a row of the list opens a
+dispute: every annotator's wording and value side by side with their time (decisions under 2 s
+flagged), the cited segments with the annotation view's player and sound view, and the ruling
+buttons, each with its key. After a ruling the next dispute opens in its place, scrolled into view.
+Unanimous units are accepted automatically unless an admin turns that off. The gold set, with the
+provenance of every value, downloads as evaluation records or CSV. The URL holds the stage filter
+by its stable id (?stage=s3-all) and the response filter by the response id.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import tempfile
 from pathlib import Path
@@ -14,19 +18,28 @@ from pathlib import Path
 import streamlit as st
 
 from annotation.agreement.gold import RULES, gold_from_store, gold_settings, write_gold_csv
-from annotation.agreement.reliability import STAGES
 from annotation.formats.readers import write_records_jsonl
 from pages.widgets import player, response_view, ruling
-from pages.widgets.context import literal
+from pages.widgets.context import literal, show_text
 from pages.widgets.frame import run_page
 from pages.widgets.opened_response import DISPUTES_FILTER
-from pages.widgets.ruling import ALL, STAGE_REQUEST
+from pages.widgets.ruling import ALL, STAGE_IDS, STAGE_NAMES, STAGE_REQUEST
 
-STAGE_KEY = "stage"  # also the URL query parameter (?stage=entailment_all), bound to the filter
+STAGE_KEY = "stage"  # the stage filter; the URL holds it as ?stage=s3-all
+RESPONSE_KEY = "dispute_response"  # the response filter; the URL holds it as ?response=…
+OPEN_KEY = "dispute_open"  # the key (GoldValue.key) of the dispute on screen
+POSITION_KEY = "dispute_position"  # its place in the list: where the next one opens after a ruling
 RULE_NAMES = {
     "majority": "Majority — more than half of the annotators",
     "unanimity": "Unanimity — every annotator; the rest waits for a ruling",
 }
+# Scrolls the open dispute's header to the top of the view (below the top bar); written only on the
+# run after a click on a row or a ruling, so the page stays put while one dispute is ruled or the
+# list is filtered.
+SCROLL_SCRIPT = (
+    '<div id="murgat-open-dispute" data-dispute="{digest}" style="scroll-margin-top: 4.5rem"></div><script>'
+    'document.getElementById("murgat-open-dispute").scrollIntoView({{block: "start"}});</script>'
+)
 
 
 # -- downloads: derived at click time, so they include the latest rulings ----------------------
@@ -108,7 +121,9 @@ def overview_rows(shown) -> list[dict]:
         {
             "response": v.response_id,
             "sentence": v.sentence + 1,
+            "stage": STAGE_NAMES[v.stage],
             "question": v.question,
+            "fact": v.fact or "",
             "agreement": f"{v.agreement:.0%}",
             "values": ", ".join(
                 f"{n}: {ruling.answer_words(v.question, a)}" for n, a in sorted(v.values.items())
@@ -120,59 +135,138 @@ def overview_rows(shown) -> list[dict]:
     ]
 
 
-def choose_dispute(shown):
-    """The selected dispute; after a ruling takes one off the list, the next one at its place."""
+def _table_key(open_key: str, ids: list[str]) -> str:
+    """The list's widget key: new whenever the list or the open dispute changes, so the row it shows
+    selected is always the open one."""
+    return "dispute_table:" + hashlib.sha1("|".join([open_key, *ids]).encode()).hexdigest()[:12]
+
+
+def open_dispute(shown):
+    """The dispute to show: the one clicked in the list, else the one open before, else — after a
+    ruling took it off the list — the one now at its place. Returns (it, the one after it)."""
     ids = [v.key for v in shown]
-    if st.session_state.get("dispute_choice") not in ids:
-        st.session_state["dispute_choice"] = ids[
-            min(st.session_state.get("dispute_position", 0), len(ids) - 1)
-        ]
-    by_id = dict(zip(ids, shown, strict=True))
-    chosen = st.selectbox(
-        f"Dispute ({len(ids)} shown, lowest agreement first)",
-        ids,
-        key="dispute_choice",
-        format_func=lambda i: ruling.describe(by_id[i]),
+    if st.session_state.get(OPEN_KEY) not in ids:
+        st.session_state[OPEN_KEY] = ids[min(st.session_state.get(POSITION_KEY, 0), len(ids) - 1)]
+    clicked = (st.session_state.get(_table_key(st.session_state[OPEN_KEY], ids)) or {}).get("selection", {})
+    rows = [*clicked.get("rows", []), *(row for row, _column in clicked.get("cells", []))]
+    # the open row stays selected beside a click on a cell: the other row is the one clicked
+    other = [ids[row] for row in rows if 0 <= row < len(ids) and ids[row] != st.session_state[OPEN_KEY]]
+    if other:
+        st.session_state[OPEN_KEY] = other[0]
+        st.session_state[ruling.SCROLL_KEY] = True
+    position = ids.index(st.session_state[OPEN_KEY])
+    st.session_state[POSITION_KEY] = position
+    return shown[position], shown[position + 1] if position + 1 < len(shown) else None
+
+
+def dispute_list(shown, chosen) -> None:
+    """The list, the open dispute's row selected; a click on a row opens that dispute."""
+    ids = [v.key for v in shown]
+    st.caption(f"{len(shown)} disputes, lowest agreement first — click a row to open it")
+    st.dataframe(
+        overview_rows(shown),
+        hide_index=True,
+        width="stretch",
+        height=min(35 * (len(shown) + 1) + 3, 35 * 6 + 3),
+        key=_table_key(chosen.key, ids),
+        on_select="rerun",
+        selection_mode=["single-row", "single-cell"],  # a click on any cell of a row opens it
+        selection_default={"selection": {"rows": [ids.index(chosen.key)], "columns": []}},
     )
-    st.session_state["dispute_position"] = ids.index(chosen)
-    return by_id[chosen], shown[ids.index(chosen) + 1] if ids.index(chosen) + 1 < len(ids) else None
 
 
-def show_dispute(store, who: str, value, upcoming, pad_s: float) -> None:
+def show_dispute(store, who: str, value, upcoming, pad_s: float, notice: str | None) -> None:
     response = store.response(value.response_id)
     sentences = store.response_sentences(value.response_id)
     sentence = sentences[value.sentence]
+    if st.session_state.pop(ruling.SCROLL_KEY, False):
+        digest = hashlib.sha1(value.key.encode()).hexdigest()[:12]  # no user text in the script
+        st.html(SCROLL_SCRIPT.format(digest=digest), unsafe_allow_javascript=True)
     st.subheader(
-        f"{ruling.STAGE_NAMES[value.stage]} · response {literal(value.response_id)} · sentence {value.sentence + 1}"
+        f"{STAGE_NAMES[value.stage]} · response {literal(value.response_id)} · sentence {value.sentence + 1}"
     )
     text_side, media_side = st.columns([3, 2], gap="large")
     with text_side:
-        with st.expander("The whole response"):
-            response_view.show_response_text(response, sentence)
+        if notice:  # inline, not a toast: a toast would cover the media of the next dispute
+            st.success(notice, icon=":material/gavel:")
         ruling.show_question(value, sentence)
         ruling.annotator_values(value, sentence)
-        st.divider()
         ruling.ruling_controls(store, who, value, sentence)
+        with st.expander("The whole response"):
+            response_view.show_response_text(response, sentence)
     with media_side:
-        response_view.show_question(response)
         ruling.play_segments(store, response, sentence, value, pad_s)
+        response_view.show_question(response)
     if upcoming is not None:  # the next dispute's clips, cut while this one is ruled
         nxt = store.response(upcoming.response_id)
         cited = store.response_sentences(upcoming.response_id)[upcoming.sentence].citations
         player.prefetch(store, nxt.video, [cited[i] for i in upcoming.segments], pad_s)
 
 
+def url_choice(where, label: str, options: tuple, key: str, param: str, format_func) -> str:
+    """A selectbox whose choice the URL holds as the option itself (`?{param}=s3-all`), not its label
+    (Streamlit's own binding writes the label): a session starts from the URL's value when it is an
+    option, and every choice is written back."""
+    if key not in st.session_state:
+        requested = st.query_params.get(param)
+        st.session_state[key] = requested if requested in options else options[0]
+    elif st.session_state[key] not in options:  # e.g. a response whose disputes are all gone
+        st.session_state[key] = options[0]
+    chosen = where.selectbox(label, options, key=key, format_func=format_func)
+    if chosen == options[0]:
+        st.query_params.pop(param, None)
+    else:
+        st.query_params[param] = chosen
+    return chosen
+
+
+def filters(every) -> list:
+    """The stage (stable ids, protocol order), response and ruled filters; the disputes they keep."""
+    stage_column, response_column, ruled_column = st.columns([2, 2, 1])
+    if STAGE_REQUEST in st.session_state:  # a link from the agreement page
+        st.session_state[STAGE_KEY] = st.session_state.pop(STAGE_REQUEST)
+    stage = url_choice(
+        stage_column,
+        "Stage",
+        (ALL, *STAGE_IDS),
+        STAGE_KEY,
+        "stage",
+        lambda s: "All stages" if s == ALL else STAGE_NAMES[STAGE_IDS[s]],
+    )
+    responses = sorted({v.response_id for v in every})
+    requested = st.session_state.pop(DISPUTES_FILTER, None)  # a link from the calibrate page
+    if requested in responses:
+        st.session_state[RESPONSE_KEY] = requested
+    response_id = url_choice(
+        response_column,
+        "Response",
+        (ALL, *responses),
+        RESPONSE_KEY,
+        "response",
+        lambda r: "All responses" if r == ALL else r,
+    )
+    with_ruled = ruled_column.toggle("Show ruled ones too", key="show_ruled")
+    return [
+        v
+        for v in every
+        if (with_ruled or v.ruling is None)
+        and stage in (ALL, ruling.stage_id(v.stage))
+        and response_id in (ALL, v.response_id)
+    ]
+
+
 def disputes(me: dict, store) -> None:
     st.title("Disputes")
-    notice = st.session_state.pop(ruling.NOTICE_KEY, None)
-    if notice:  # a toast: the person is scrolled down at the ruling buttons
-        st.toast(notice, icon=":material/gavel:")
+    notice = st.session_state.pop(ruling.NOTICE_KEY, None)  # the ruling just made
     if me["role"] == "admin":
         gold_settings_panel(store)
     try:
         gold = gold_from_store(store)  # once per rerun: rulings are written before the rerun
     except ValueError as exc:  # an unknown gold_rule setting
-        st.error(f"{literal(exc)}. An admin sets the rule under Gold settings on this page.")
+        st.error(
+            "The project's gold rule is unknown; an admin sets the rule under Gold settings on this page."
+        )
+        show_text(str(exc))
         return
     every = gold.disputes()
     open_count = sum(1 for v in every if v.ruling is None)
@@ -188,48 +282,24 @@ def disputes(me: dict, store) -> None:
         strict=True,
     ):
         column.metric(label, number)
-    downloads(store)
-
-    stage_column, response_column, ruled_column = st.columns([2, 2, 1])
-    if STAGE_REQUEST in st.session_state:  # a link from the agreement page
-        st.session_state[STAGE_KEY] = st.session_state.pop(STAGE_REQUEST)
-    stage = stage_column.selectbox(
-        "Stage",
-        (ALL, *STAGES),
-        key=STAGE_KEY,
-        bind="query-params",
-        format_func=lambda s: "All stages" if s == ALL else ruling.STAGE_NAMES[s],
-    )
-    responses = sorted({v.response_id for v in every})
-    requested = st.session_state.pop(DISPUTES_FILTER, None)  # a link from the calibrate page
-    if requested in responses:
-        st.session_state["dispute_response"] = requested
-    response_id = response_column.selectbox(
-        "Response",
-        (ALL, *responses),
-        key="dispute_response",
-        format_func=lambda r: "All responses" if r == ALL else r,
-    )
-    with_ruled = ruled_column.toggle("Show ruled ones too", key="show_ruled")
-    shown = [
-        v
-        for v in every
-        if (with_ruled or v.ruling is None)
-        and stage in (ALL, v.stage)
-        and response_id in (ALL, v.response_id)
-    ]
+    shown = filters(every)
     if not shown:
+        st.session_state.pop(ruling.SCROLL_KEY, None)  # nothing to bring into view
+        if notice:
+            st.success(notice, icon=":material/gavel:")
         st.success(
             "No open disputes here."
             if every
             else "No disputes: the annotators agree everywhere (or nothing is labelled yet).",
             icon=":material/check_circle:",
         )
+        downloads(store)
         return
-    with st.expander(f"The list ({len(shown)})"):
-        st.dataframe(overview_rows(shown), hide_index=True, width="stretch")
-    value, upcoming = choose_dispute(shown)
-    show_dispute(store, me["name"], value, upcoming, float(store.get_setting("pad_s", 1.0)))
+    value, upcoming = open_dispute(shown)
+    dispute_list(shown, value)
+    show_dispute(store, me["name"], value, upcoming, float(store.get_setting("pad_s", 1.0)), notice)
+    st.divider()
+    downloads(store)
 
 
 run_page(disputes, "adjudicator", "admin", title="the disputes page")

@@ -1,2 +1,3 @@
-"""How far people agree and what the gold is: α per stage, fact alignment, gold with provenance,
-disputes and rulings, per-annotator statistics. May import protocol, formats, store and work."""
+"""How far people agree and what the gold is: fact clusters (one fact however worded), α per stage,
+fact alignment, gold with provenance, disputes and rulings, per-annotator statistics. May import
+protocol, formats, store and work."""

@@ -1,7 +1,8 @@
 """Fact-list alignment: which atomic facts of one decomposition are the same as another's.
 
-Used to compare a judge's decomposition with gold (calibration) and two annotators'
-decompositions with each other (agreement). Similarity is token F1 — the harmonic mean
+Used to compare a judge's decomposition with gold (calibration); the Hungarian core
+(`best_pairs`) also places each annotator's facts in the fact clusters (`clusters.py`), whose
+similarity sees through rewording (`paraphrase.py`). Similarity here is token F1 — the harmonic mean
 of token precision and recall over the multisets of normalised words — rather than a
 character ratio: facts are short claims whose words carry the meaning, and token F1
 does not reward shared letters ("man" vs "woman"). A one-to-one alignment maximises the
@@ -46,6 +47,22 @@ def fact_similarity(a: str, b: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
+def best_pairs(similarity: np.ndarray, threshold: float) -> list[tuple[int, int, float]]:
+    """One-to-one pairs (row, column, similarity) of a rows × columns similarity matrix that
+    maximise the summed similarity (Hungarian method), keeping those at or above `threshold`;
+    sorted by row. An empty matrix gives []."""
+    if similarity.size == 0:
+        return []
+    if similarity.size == 1:  # one fact each, the common case: nothing to assign
+        return [(0, 0, float(similarity[0, 0]))] if similarity[0, 0] >= threshold else []
+    rows, cols = linear_sum_assignment(similarity, maximize=True)
+    return sorted(
+        (int(i), int(j), float(similarity[i, j]))
+        for i, j in zip(rows, cols, strict=True)
+        if similarity[i, j] >= threshold
+    )
+
+
 def align_facts(
     facts_a: list[str], facts_b: list[str], threshold: float = 0.5
 ) -> list[tuple[int, int, float]]:
@@ -58,15 +75,7 @@ def align_facts(
         raise ValueError(f"threshold must be in (0, 1], got {threshold}")
     if not facts_a or not facts_b:
         return []
-    similarity = np.array([[fact_similarity(a, b) for b in facts_b] for a in facts_a])
-    if similarity.size == 1:  # one fact each, the common case: nothing to assign
-        return [(0, 0, float(similarity[0, 0]))] if similarity[0, 0] >= threshold else []
-    rows, cols = linear_sum_assignment(similarity, maximize=True)
-    return sorted(
-        (int(i), int(j), float(similarity[i, j]))
-        for i, j in zip(rows, cols, strict=True)
-        if similarity[i, j] >= threshold
-    )
+    return best_pairs(np.array([[fact_similarity(a, b) for b in facts_b] for a in facts_a]), threshold)
 
 
 def fact_match_counts(facts_a: list[str], facts_b: list[str], threshold: float = 0.5) -> tuple[int, int, int]:

@@ -2,14 +2,15 @@
 
 The agreement page's table and chart read `annotator_rows`. Values
 are compared on the questions a person is asked (a gold value with a task) whose gold is
-resolved; fact lists compare as sets of fact identities, as the gold derivation does.
+resolved; fact lists compare as the gold derivation compares them (`GoldValue.agrees_with_gold`:
+the same fact clusters with the same citations, however worded).
 """
 
 from __future__ import annotations
 
 from statistics import median
 
-from annotation.agreement.gold import FAST_MS, GoldValue, comparable_value
+from annotation.agreement.gold import FAST_MS, GoldValue
 from annotation.protocol.ids import RESPONSE_UNIT, is_ruling
 
 
@@ -24,9 +25,8 @@ def annotator_rows(values: list[GoldValue], events) -> list[dict]:
     for v in values:
         if v.task is None or v.value is None:
             continue
-        gold = comparable_value(v.value)
-        for name, answer in v.values.items():
-            same = comparable_value(answer) == gold
+        for name in v.values:
+            same = v.agrees_with_gold(name)
             tally[name][0] += same
             tally[name][1] += 1
             if v.ruling is not None:

@@ -8,18 +8,23 @@ Adjudication vocabulary (the event log's units from labels.py; the task gets a `
 - stage 3: unit `s{i}/{fact_key}` (labels.fact_unit of the gold fact), task `gold.all` |
   `gold.alone.{j}` | `gold.without.{j}`, value {"value": bool, "reason": tag}
 `tag` is one of REASONS or None. The latest ruling on a (response, unit, task) wins, whoever
-made it; undoing it (store.undo_last) brings back the one before.
+made it; undoing it (store.undo_last) brings back the one before. A stage-3 ruling made on any
+wording of a gold fact's cluster (with the gold fact's citations) counts for it, so a ruling
+survives a change of the canonical wording.
 
 Rules (project settings): `gold_rule` "majority" (default: more than half of the annotators'
 values) or "unanimity" (every annotator; anything else stays unresolved, None, until ruled);
 `auto_accept_unanimous` (default true) — when false, unanimous units too wait for a ruling.
-A ruling always wins. Stage 2 is decided on the whole fact list when it is unanimous or ruled;
-under "majority" otherwise fact by fact (a fact is kept when most decomposers gave it; facts
-are the same when `agreement.fact_identity` is). Stage 3 is decided on the questions a person
-is asked (`session.entailment_questions`); the others are derived (PROTOCOL §2).
+A ruling always wins. Stage 2 works on fact clusters (`clusters.py`): people agree on a sentence
+when they stated the same clusters with the same citations, however they worded them; the gold
+facts are then every cluster, each with its canonical wording; under "majority" otherwise the
+clusters more than half of the decomposers stated. Stage 3 is decided on the questions a person is
+asked (`session.entailment_questions`) about each gold fact, counting every member of its cluster
+who answered the same question (`entailment_answers.py`); the others are derived (PROTOCOL §2).
 
 Provenance strings: "unanimous 3/3", "majority 2/3", "adjudicated:ada" or
-"adjudicated:ada:annotator error", "derived (PROTOCOL §2)", "unresolved: …".
+"adjudicated:ada:annotator error", "derived (PROTOCOL §2)", "unresolved: …". A gold fact's
+provenance also lists its cluster's `wordings` (author, text, citations).
 """
 
 from __future__ import annotations
@@ -31,13 +36,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from annotation.agreement.reliability import (
-    FactIdentity,
-    agreement_stage,
-    fact_groups,
-    fact_identity,
-    records_by_response,
-)
+from annotation.agreement.clusters import FactCluster, SentenceClusters, response_clusters
+from annotation.agreement.entailment_answers import answer_for, question_segments
+from annotation.agreement.reliability import agreement_stage, records_by_response
 from annotation.formats.atomic_file import write_text_atomically
 from annotation.protocol.derivation import derive_entailment
 from annotation.protocol.ids import QuestionKey, Task, Unit, fact_unit, is_ruling, sentence_unit
@@ -73,7 +74,11 @@ class GoldValue:
     `question` names the value as in provenance dicts ("verifiable", "facts", "all",
     "alone[0]"); `unit`/`task` are what an adjudicator rules on (None for derived values).
     `value` None means unresolved. `agreement` is the modal value's share of the annotators.
-    `segments` index the sentence's citations: the media to replay when ruling.
+    `segments` index the sentence's citations: the media to replay when ruling. `compared` holds
+    what is compared of each annotator's value (their value itself; for a fact list, its
+    signature — the clusters and citations it states), `gold_compared` the same of the gold value.
+    A fact list's value carries its sentence's `clusters`; a stage-3 value the fact's citations and
+    its cluster's `wordings` (author, text, citations).
     """
 
     response_id: str
@@ -90,15 +95,24 @@ class GoldValue:
     ruling: Ruling | None = None
     segments: tuple[int, ...] = ()  # the sentence's citations the question is about (playback)
     orphan: bool = False  # a question about a fact no annotator gave: only a ruling settles it
+    compared: dict[str, object] = field(default_factory=dict)
+    gold_compared: object = None
+    citations: tuple[int, ...] = ()
+    wordings: tuple[tuple[str, str, tuple[int, ...]], ...] = ()
+    clusters: SentenceClusters | None = None
 
     @property
     def disputed(self) -> bool:
-        """Annotators disagree, or the value still waits for a ruling (annotators agreed but
-        auto-acceptance is off, or nobody could answer it)."""
+        """Annotators disagree in substance, or the value still waits for a ruling (annotators
+        agreed but auto-acceptance is off, or nobody could answer it)."""
         return self.task is not None and (
-            len({comparable_value(v) for v in self.values.values()}) > 1
+            len(set(self.compared.values())) > 1
             or (self.value is None and (bool(self.values) or self.orphan))
         )
+
+    def agrees_with_gold(self, name: str) -> bool:
+        """Does `name`'s value say what the gold value says (a fact list: the same clusters)?"""
+        return self.compared.get(name) == self.gold_compared
 
     @property
     def stage(self) -> str:
@@ -134,107 +148,84 @@ class GoldSet:
         return dict(Counter(v.provenance.split(":")[0].split(" ")[0] for v in self.values))
 
 
-def comparable_value(value) -> object:
-    """A hashable form: fact lists compare as sets of fact identities."""
-    if isinstance(value, list):
-        return frozenset(fact_identity(Fact(f["text"], list(f.get("citations", [])))) for f in value)
-    return value
-
-
 def decide(
-    values: dict[str, object], rule: str, auto_accept_unanimous: bool, ruling: Ruling | None
+    compared: dict[str, object], rule: str, auto_accept_unanimous: bool, ruling: Ruling | None
 ) -> tuple[object, str, float]:
-    """(gold value, provenance, agreement) of one unit from the annotators' values.
-    A ruling wins; no values → unresolved. Raises ValueError for an unknown rule."""
+    """(the modal compared value or the ruling's value, provenance, agreement) of one unit from what
+    is compared of each annotator's value. A ruling wins; no values → unresolved. Raises ValueError
+    for an unknown rule."""
     if rule not in RULES:
         raise ValueError(f"gold rule '{rule}' is not one of {', '.join(RULES)}")
-    counts = Counter(comparable_value(v) for v in values.values())
-    n = len(values)
+    counts = Counter(compared.values())
+    n = len(compared)
     top, m = counts.most_common(1)[0] if counts else (None, 0)
     agreement = m / n if n else 0.0
-    value = next((v for v in values.values() if comparable_value(v) == top), None)
     if ruling is not None:
         return ruling.value, ruling.provenance, agreement
     if n == 0:
         return None, "unresolved: no annotator values", 0.0
     if m == n:
         if auto_accept_unanimous:
-            return value, f"unanimous {n}/{n}", agreement
+            return top, f"unanimous {n}/{n}", agreement
         return None, f"unresolved: unanimous {n}/{n}, awaiting confirmation", agreement
     if rule == "majority" and m * 2 > n:
-        return value, f"majority {m}/{n}", agreement
+        return top, f"majority {m}/{n}", agreement
     return None, f"unresolved: disputed {m}/{n}", agreement
 
 
-class _Deriver:
-    """Builds one response's gold values and gold record."""
+def _same_sentence(record: EvaluationRecord, i: int, base: Sentence) -> Sentence | None:
+    if i < len(record.sentences) and record.sentences[i].text.strip() == base.text.strip():
+        return record.sentences[i]
+    return None
 
-    def __init__(
-        self,
-        response_id: str,
-        by_name: dict[str, EvaluationRecord],
-        rule: str,
-        auto_accept: bool,
-        rulings: dict,
-        spent_ms: dict,
-    ):
-        self.rid, self.by_name, self.rule, self.auto_accept = response_id, by_name, rule, auto_accept
+
+def _fact_dicts(facts) -> list[dict]:
+    return [{"text": text, "citations": list(cites)} for text, cites, *_ in facts]
+
+
+class _Deriver:
+    """Builds one response's gold values and gold record. `by_name` gives stages 1–2 (and the
+    clusters); `answers` the stage-3 answers (in a staged campaign, about the gold facts)."""
+
+    def __init__(self, response_id: str, by_name: dict, answers: dict, settings: tuple, rulings, spent_ms):
+        self.rid, self.by_name, self.answers = response_id, by_name, answers
+        self.rule, self.auto_accept = settings
         self.rulings, self.spent = rulings, spent_ms
-        self.groups = fact_groups({response_id: by_name}, min_annotators=1)
+        self.clusters = response_clusters(by_name)
         self.values: list[GoldValue] = []
 
-    def _value(
-        self,
-        sentence: int,
-        fact: str | None,
-        question: str,
-        unit: str | None,
-        task: str | None,
-        values: dict,
-        spent_units: dict[str, tuple[str, str]],
-        segments: tuple[int, ...],
-        orphan: bool = False,
-    ) -> GoldValue:
-        ruling = self.rulings.get((self.rid, unit, task)) if unit else None
-        value, provenance, agreement = decide(values, self.rule, self.auto_accept, ruling)
-        spent = {name: self.spent.get((name, self.rid, *spent_units[name])) for name in values}
+    def _ruling(self, units, task: str | None) -> Ruling | None:
+        found = [self.rulings[(self.rid, u, task)] for u in units if (self.rid, u, task) in self.rulings]
+        return max(found, key=lambda r: r.event_id, default=None)
+
+    def _value(self, sentence: int, question: str, unit, task, values: dict, **extra) -> GoldValue:
+        """A gold value from the annotators' `values`; `extra`: GoldValue fields, and `compared`
+        (default: the values), `spent_units` ({name: (unit, task) of their event}) and
+        `ruling_units` (units whose ruling counts, default: `unit`)."""
+        compared = extra.pop("compared", None) or dict(values)
+        spent_units = extra.pop("spent_units", {})
+        ruling = self._ruling(extra.pop("ruling_units", [unit]), task) if unit else None
+        value, provenance, agreement = decide(compared, self.rule, self.auto_accept, ruling)
+        spent = {name: self.spent.get((name, self.rid, *spent_units[name])) for name in spent_units}
         gold = GoldValue(
-            self.rid,
-            sentence,
-            fact,
-            question,
-            unit,
-            task,
-            values,
-            spent,
-            value,
-            provenance,
-            agreement,
-            ruling,
-            segments,
-            orphan,
-        )
+            self.rid, sentence, extra.pop("fact", None), question, unit, task, values, spent, value,
+            provenance, agreement, ruling, compared=compared, gold_compared=value, **extra,
+        )  # fmt: skip
         self.values.append(gold)
         return gold
 
     def sentence(self, i: int, base: Sentence) -> Sentence:
-        own = {
-            name: r.sentences[i]
-            for name, r in sorted(self.by_name.items())
-            if i < len(r.sentences) and r.sentences[i].text.strip() == base.text.strip()
-        }
+        own = {n: s for n, r in sorted(self.by_name.items()) if (s := _same_sentence(r, i, base)) is not None}
         unit = sentence_unit(i)
         labelled = {n: s.verifiable for n, s in own.items() if s.verifiable is not None}
-        everything = tuple(range(len(base.citations)))
         verifiable = self._value(
             i,
-            None,
             "verifiable",
             unit,
             "verifiable",
             labelled,
-            {n: (unit, "verifiable") for n in labelled},
-            everything,
+            spent_units={n: (unit, "verifiable") for n in labelled},
+            segments=tuple(range(len(base.citations))),
         )
         provenance = {"verifiable": verifiable.provenance}
         facts: list[Fact] = []
@@ -246,6 +237,7 @@ class _Deriver:
 
     def _facts(self, i: int, base: Sentence, own: dict[str, Sentence]) -> tuple[list[Fact], str]:
         unit = sentence_unit(i)
+        clusters = self.clusters.get(i) or SentenceClusters(i)
         lists = {
             n: [{"text": f.text, "citations": sorted(set(f.citations))} for f in s.facts]
             for n, s in own.items()
@@ -255,73 +247,102 @@ class _Deriver:
         nobody = not lists and not any(s.verifiable for s in own.values())
         whole = self._value(
             i,
-            None,
             "facts",
             unit,
             "facts",
             lists,
-            {n: (unit, "facts") for n in lists},
-            tuple(range(len(base.citations))),
+            compared={n: clusters.signature(n) for n in lists},
+            spent_units={n: (unit, "facts") for n in lists},
+            segments=tuple(range(len(base.citations))),
             orphan=nobody,
+            clusters=clusters,
         )
-        if whole.value is not None:
-            chosen = [(f["text"], sorted(set(f["citations"])), whole.provenance) for f in whole.value]
-        elif self.rule == "majority" and lists:
-            chosen = self._majority_facts(lists)
-            if chosen:
-                whole.value = [{"text": text, "citations": cites} for text, cites, _ in chosen]
-                whole.provenance = "majority per fact"
-        else:
-            chosen = []
-        facts = [self._fact(i, base, text, cites, text_provenance) for text, cites, text_provenance in chosen]
+        chosen = self._chosen_facts(whole, clusters)
+        whole.value = _fact_dicts(chosen) if chosen or whole.ruling is not None else None
+        whole.gold_compared = clusters.signature_of(whole.value) if whole.value is not None else None
+        facts = [self._fact(i, base, *fact) for fact in chosen]
         return facts, whole.provenance
 
-    def _majority_facts(self, lists: dict[str, list[dict]]) -> list[tuple[str, list[int], str]]:
-        n, out = len(lists), []
-        seen: dict[FactIdentity, list[str]] = {}
-        for name in sorted(lists):
-            for f in lists[name]:
-                seen.setdefault(fact_identity(Fact(f["text"], f["citations"])), []).append(f["text"])
-        for identity, texts in seen.items():
-            if len(texts) * 2 > n:
-                text = Counter(texts).most_common(1)[0][0]
-                kind = "unanimous" if len(texts) == n else "majority"
-                out.append((text, list(identity[1]), f"{kind} {len(texts)}/{n}"))
+    def _chosen_facts(self, whole: GoldValue, clusters: SentenceClusters) -> list[tuple]:
+        """(text, citations, provenance, cluster or None) of the gold facts of a sentence: the ruled
+        list; every cluster when the decomposers agree (none while that awaits confirmation); else,
+        under majority, the clusters most of them stated (whole.provenance becomes 'majority per
+        fact')."""
+        if whole.ruling is not None:
+            return [
+                (
+                    f["text"],
+                    sorted(set(f["citations"])),
+                    whole.provenance,
+                    clusters.find(f["text"], f["citations"]),
+                )
+                for f in whole.ruling.value
+            ]
+        n = len(clusters.decomposers)
+        if len(set(whole.compared.values())) == 1:  # unanimous: all of it, or nothing until confirmed
+            picked = list(clusters.clusters) if whole.value is not None else []
+        elif self.rule == "majority" and n:
+            picked = clusters.majority()
+            if picked:
+                whole.provenance = "majority per fact"
+        else:
+            picked = []
+        return [
+            (
+                c.canonical,
+                list(c.citations),
+                f"{'unanimous' if c.support == n else 'majority'} {c.support}/{n}",
+                c,
+            )
+            for c in picked
+        ]
+
+    def _voters(self, i: int, text: str, cites: list[int], cluster: FactCluster | None) -> dict:
+        """{name: (fact, sentence)} whose stage-3 answers are about the gold fact: a fact worded as the
+        gold fact with its citations (a staged campaign asks about the gold facts), else their own
+        member of its cluster."""
+        wanted = (text.strip().casefold(), tuple(sorted(cites)))
+        clusters = self.clusters.get(i) or SentenceClusters(i)
+        base = self.by_name[min(self.by_name)].sentences[i]
+        out = {}
+        for name, record in sorted(self.answers.items()):
+            sentence = _same_sentence(record, i, base)
+            if sentence is None:
+                continue
+            exact = [
+                f for f in sentence.facts if (f.text.strip().casefold(), tuple(sorted(f.citations))) == wanted
+            ]
+            alike = [
+                f
+                for f in sentence.facts
+                if cluster is not None and clusters.find(f.text, f.citations) is cluster
+            ]
+            chosen = next((f for f in exact + alike if f.entailment is not None), None)
+            if chosen is not None:
+                out[name] = (chosen, sentence)
         return out
 
-    def _fact(self, i: int, sentence: Sentence, text: str, cites: list[int], text_provenance: str) -> Fact:
-        group = self.groups.get((self.rid, i, fact_identity(Fact(text, cites))), {})
+    def _fact(
+        self, i: int, sentence: Sentence, text: str, cites: list[int], text_provenance: str, cluster
+    ) -> Fact:
         bare = Fact(text, cites)
-        unit = fact_unit(i, text, cites)
-        provenance = {"text": text_provenance}
-        given = Entailment(None, [None] * len(cites), [None] * len(cites))
+        provenance: dict = {"text": text_provenance}
+        if cluster is not None:
+            provenance["wordings"] = [
+                {"author": a, "text": t, "citations": list(c)} for a, t, c in cluster.wordings
+            ]
         try:
             questions = entailment_questions(bare, sentence)
         except ValueError:  # a citation index outside the sentence (imported records): not judgeable
             return Fact(text, cites, None, provenance)
+        voters = self._voters(i, text, cites, cluster)
+        units = [fact_unit(i, text, cites)] + [
+            fact_unit(i, m.text, cites) for m in getattr(cluster, "members", ())
+        ]
+        given = Entailment(None, [None] * len(cites), [None] * len(cites))
         for task, kind, j in questions:
-            values, spent_units = {}, {}
-            for name, (their, their_sentence) in group.items():
-                if their.entailment is None:
-                    continue
-                try:
-                    derived = derive_entailment(their, their_sentence)
-                except ValueError:  # a malformed fact in an imported record: no vote
-                    continue
-                jj = None if j is None else their.citations.index(cites[j])
-                answer = derived.all if j is None else getattr(derived, kind)[jj]
-                if answer is not None:
-                    values[name] = answer
-                    spent_units[name] = (fact_unit(i, their.text, list(their.citations)), str(Task(kind, jj)))
-            segments = (
-                tuple(cites)
-                if j is None
-                else (cites[j],)
-                if kind == "alone"
-                else tuple(c for position, c in enumerate(cites) if position != j)
-            )
-            gold = self._value(
-                i, text, Task(kind, j).value_name, unit, task, values, spent_units, segments, orphan=not group
+            gold = self._entailment_value(
+                i, sentence, Fact(text, cites), (task, kind, j), voters, units, cluster
             )
             if j is None:
                 given.all = gold.value
@@ -329,6 +350,44 @@ class _Deriver:
                 getattr(given, kind)[j] = gold.value
             provenance[Task(kind, j).value_name] = gold.provenance
         filled = derive_entailment(Fact(text, cites, given), sentence)
+        self._derived_values(i, text, filled, provenance)
+        return Fact(text, cites, filled, provenance)
+
+    def _entailment_value(self, i, sentence, fact, question, voters, units, cluster) -> GoldValue:
+        """The gold value of one stage-3 question about a gold fact, from every voter who answered
+        E(fact, the same segments)."""
+        (task, kind, j), text, cites = question, fact.text, fact.citations
+        segments = question_segments(cites, sentence, kind, j)
+        values, spent_units = {}, {}
+        for name, (their, their_sentence) in voters.items():
+            found = answer_for(their, their_sentence, kind, segments)
+            if found is not None:
+                values[name] = found[0]
+                spent_units[name] = (fact_unit(i, their.text, list(their.citations)), found[1])
+        played = (
+            tuple(cites)
+            if j is None
+            else (cites[j],)
+            if kind == "alone"
+            else tuple(c for position, c in enumerate(cites) if position != j)
+        )
+        return self._value(
+            i,
+            Task(kind, j).value_name,
+            units[0],
+            task,
+            values,
+            fact=text,
+            spent_units=spent_units,
+            ruling_units=units,
+            segments=played,
+            orphan=cluster is None and not voters,
+            citations=tuple(cites),
+            wordings=cluster.wordings if cluster is not None else (),
+        )
+
+    def _derived_values(self, i: int, text: str, filled: Entailment, provenance: dict) -> None:
+        """The values PROTOCOL §2 fills, each a GoldValue of its own with DERIVED provenance."""
         for kind in ("alone", "without"):
             for j, value in enumerate(getattr(filled, kind)):
                 name = Task(kind, j).value_name
@@ -339,7 +398,6 @@ class _Deriver:
                     self.values.append(
                         GoldValue(self.rid, i, text, name, None, None, {}, {}, value, provenance[name], 1.0)
                     )
-        return Fact(text, cites, filled, provenance)
 
 
 def derive_gold(
@@ -349,20 +407,32 @@ def derive_gold(
     rule: str = DEFAULT_RULE,
     auto_accept_unanimous: bool = True,
     spent_ms: dict | None = None,
+    answers=None,
 ) -> GoldSet:
     """The gold set of every response with at least one labelled `human:*` record (other sources
     are ignored), in the records' response order.
 
     `rulings`: {(response_id, unit, task): Ruling} (see `rulings_from_events`); `spent_ms`:
-    {(annotator, response_id, unit, task): ms} for the disputes list. Sentences follow the
-    alphabetically first annotator's record; another's sentence with a different text is
-    ignored. Raises ValueError for an unknown rule.
+    {(annotator, response_id, unit, task): ms} for the disputes list; `answers`: records whose
+    stage-3 answers count (default: `records`; a staged campaign's people answer about the gold
+    facts, which their own records do not hold). Sentences follow the alphabetically first
+    annotator's record; another's sentence with a different text is ignored. Raises ValueError for
+    an unknown rule.
     """
     if rule not in RULES:
         raise ValueError(f"gold rule '{rule}' is not one of {', '.join(RULES)}")
+    records = list(records)
+    answering = records_by_response(records if answers is None else answers)
     gold = GoldSet(rule, auto_accept_unanimous)
     for response_id, by_name in records_by_response(records).items():
-        deriver = _Deriver(response_id, by_name, rule, auto_accept_unanimous, rulings or {}, spent_ms or {})
+        deriver = _Deriver(
+            response_id,
+            by_name,
+            answering.get(response_id, by_name),
+            (rule, auto_accept_unanimous),
+            rulings or {},
+            spent_ms or {},
+        )
         base = by_name[min(by_name)].sentences
         sentences = [deriver.sentence(i, s) for i, s in enumerate(base)]
         gold.records.append(EvaluationRecord(response_id, "gold", sentences))
@@ -398,20 +468,20 @@ def gold_from_store(store, response_ids=None) -> GoldSet:
 
     Nothing is published or stored: every reader derives the same gold from the same labels, so a
     new label or ruling shows at once. In a staged campaign people answer stage 3 about the gold
-    facts; gold facts depend only on stages 1–2, so a first derivation gives them and a second
-    one counts the stage-3 answers given about them.
+    facts; gold facts depend only on stages 1–2 (each person's own labels), so a first derivation
+    gives them and a second one counts the stage-3 answers given about them.
     """
     labels = store.events.current_labels()
     spent = {(e.who, e.response_id, e.unit, e.task): e.spent_ms for e in labels}
     rulings = rulings_from_events(labels)
     rule, auto_accept = gold_settings(store)
-
-    def derive(gold_by_response):
-        records = annotator_records(store, response_ids, gold_by_response)
-        return derive_gold(records, rulings, rule=rule, auto_accept_unanimous=auto_accept, spent_ms=spent)
-
-    facts_settled = derive(None)
-    return derive({r.response_id: r for r in facts_settled.records})
+    own = annotator_records(store, response_ids)
+    settings = {"rule": rule, "auto_accept_unanimous": auto_accept, "spent_ms": spent}
+    facts_settled = derive_gold(own, rulings, **settings)
+    about_gold = annotator_records(store, response_ids, {r.response_id: r for r in facts_settled.records})
+    if about_gold == own:  # nobody answered about a gold fact they did not state (end to end)
+        return facts_settled
+    return derive_gold(own, rulings, answers=about_gold, **settings)
 
 
 def gold_records(store, response_ids=None) -> list[EvaluationRecord]:

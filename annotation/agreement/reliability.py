@@ -1,21 +1,24 @@
 """How far the annotators agree, stage by stage: Krippendorff's α with bootstrap CIs, and
-fact-set precision / recall / F1 for the decomposition.
+fact-set precision / recall / F1 for the decomposition — on the same fact clusters gold is derived
+from (`clusters.py`), so the agreement page and gold never disagree about what counts as the same
+fact.
 
 Units (a unit is one decision several annotators made; only units that at least two
 annotators labelled enter a matrix — single-coded units change nothing in α):
 - `verifiable`: (response_id, sentence index) → the sentence's `verifiable` label.
-- `entailment_all` / `_alone` / `_without`: the facts two or more annotators share — same
-  response, sentence, normalised fact text (`alignment.normalise_fact_text`) and citation
-  subset — with the DERIVED values (`derivation.derive_entailment`, so a one-citation fact's
-  alone[0] is its `all`). `alone`/`without` give one unit per citation, keyed by the citation's
-  index in the sentence (so [0, 1] and [1, 0] are the same fact). Values the protocol fixes
-  whatever anyone answers (an invalid citation's alone = false; a one-citation fact's
-  without = false when nobody gave it) are left out: nobody decided them, and constant units
-  would inflate α.
-- `decomposition`: (response_id, sentence index) → the annotator's number of facts
-  (interval α); a sentence counts for an annotator who gave it at least one fact (a record
-  cannot tell "not decomposed" from "no facts"). Fact lists are also aligned pairwise
-  (`alignment.fact_match_counts`) for precision / recall / F1.
+- `entailment_all` / `_alone` / `_without`: per fact cluster, the DERIVED values
+  (`derivation.derive_entailment`, so a one-citation fact's alone[0] is its `all`) of every
+  member, one unit per question E(fact, S) — keyed by the set S of valid cited segments
+  (`entailment_answers.py`), so the same question asked of differently cited or ordered wordings is
+  one unit. Values the protocol fixes whatever anyone answers (an invalid citation's alone = false;
+  a one-citation fact's without = false when nobody gave it) are left out: nobody decided them,
+  and constant units would inflate α.
+- `decomposition`: (response_id, sentence index) → the annotator's signature, the set of
+  (cluster, citation subset) they stated (a sentence counts for an annotator who gave it at least
+  one fact; a record cannot tell "not decomposed" from "no facts"); α with the Jaccard distance
+  between the sets (1 − |A ∩ B| / |A ∪ B|) as δ². Fact-set precision / recall / F1 count the shared
+  (cluster, citation subset) pairs of each annotator pair: a rewording matches, a different
+  citation subset does not — exactly as gold and the disputes decide.
 
 Nothing here raises on degenerate data: α is None with a reason ("fewer than two annotators",
 "only one value occurs", …).
@@ -30,8 +33,8 @@ from itertools import combinations
 import krippendorff
 import numpy as np
 
-from annotation.agreement.alignment import fact_match_counts, normalise_fact_text
-from annotation.protocol.derivation import derive_entailment
+from annotation.agreement.clusters import response_clusters
+from annotation.agreement.entailment_answers import answered
 from annotation.protocol.ids import Task, annotator_name
 from annotation.protocol.records import EvaluationRecord, Fact, Sentence
 
@@ -41,7 +44,7 @@ LEVELS = {
     "entailment_all": "nominal",
     "entailment_alone": "nominal",
     "entailment_without": "nominal",
-    "decomposition": "interval",
+    "decomposition": "jaccard",
 }
 DEFAULT_RESAMPLES = 1000
 
@@ -59,8 +62,7 @@ def agreement_stage(task: Task) -> str:
     return _STAGE_OF_QUESTION[task.question]
 
 
-FactIdentity = tuple[str, tuple[int, ...]]  # (normalised text, sorted citation subset)
-Units = dict[tuple, dict[str, float]]  # unit key → {annotator: value}
+Units = dict[tuple, dict[str, object]]  # unit key → {annotator: value (a float, or a set of facts)}
 
 
 def has_any_label(record: EvaluationRecord) -> bool:
@@ -79,26 +81,6 @@ def records_by_response(records) -> dict[str, dict[str, EvaluationRecord]]:
     return out
 
 
-def fact_identity(fact: Fact) -> FactIdentity:
-    """What makes two annotators' facts the same fact: normalised text and citation subset."""
-    return normalise_fact_text(fact.text), tuple(sorted(set(fact.citations)))
-
-
-def fact_groups(
-    by_response: dict[str, dict[str, EvaluationRecord]], min_annotators: int = 2
-) -> dict[tuple[str, int, FactIdentity], dict[str, tuple[Fact, Sentence]]]:
-    """{(response_id, sentence index, identity): {annotator: (fact, sentence)}} for the facts
-    at least `min_annotators` annotators gave; an annotator's repeated identity keeps the first."""
-    groups: dict[tuple[str, int, FactIdentity], dict[str, tuple[Fact, Sentence]]] = {}
-    for response_id, by_name in by_response.items():
-        for name, record in sorted(by_name.items()):
-            for i, sentence in enumerate(record.sentences):
-                for fact in sentence.facts:
-                    group = groups.setdefault((response_id, i, fact_identity(fact)), {})
-                    group.setdefault(name, (fact, sentence))
-    return {key: group for key, group in groups.items() if len(group) >= min_annotators}
-
-
 def fixed_by_rule(fact: Fact, sentence: Sentence, question: str, j: int) -> bool:
     """True when PROTOCOL §2 fixes `question`[j] of the fact to a constant, whatever was judged:
     an invalid citation's `alone`, or the `without` of the one valid citation of a fact (every
@@ -115,41 +97,47 @@ def _value(value) -> float | None:
     return None if value is None else float(value)
 
 
-def _add(units: Units, key: tuple, name: str, value: float | None) -> None:
+def _add(units: Units, key: tuple, name: str, value) -> None:
     if value is not None:
         units.setdefault(key, {})[name] = value
+
+
+def _entailment_units(units: dict[str, Units], response_id: str, clusters) -> None:
+    """Every member's derived stage-3 values of one sentence's clusters, one unit per question."""
+    for cluster in clusters.clusters:
+        for member in cluster.members:
+            if member.fact.entailment is None:
+                continue
+            try:
+                values = answered(member.fact, member.sentence)
+            except ValueError:  # a fact the derivation rejects (citation index out of range)
+                continue
+            for kind, j, segments, value in values:
+                if not segments or (kind != "all" and fixed_by_rule(member.fact, member.sentence, kind, j)):
+                    continue
+                key = (
+                    response_id,
+                    clusters.sentence,
+                    cluster.index,
+                    cluster.canonical,
+                    tuple(sorted(segments)),
+                )
+                _add(units[f"entailment_{kind}"], key, member.author, _value(value))
 
 
 def labelled_units(records) -> dict[str, Units]:
     """Every stage's units (see module doc) from evaluation records, single-coded ones included;
     only `human:*` sources are used. A fact the derivation rejects (citation index out of
     range) is left out."""
-    by_response = records_by_response(records)
     units: dict[str, Units] = {stage: {} for stage in STAGES}
-    for response_id, by_name in by_response.items():
+    for response_id, by_name in records_by_response(records).items():
         for name, record in by_name.items():
             for i, sentence in enumerate(record.sentences):
                 _add(units["verifiable"], (response_id, i), name, _value(sentence.verifiable))
-                if sentence.facts:
-                    _add(units["decomposition"], (response_id, i), name, float(len(sentence.facts)))
-    for (response_id, i, identity), group in fact_groups(by_response).items():
-        for name, (fact, sentence) in group.items():
-            if fact.entailment is None:
-                continue
-            try:
-                derived = derive_entailment(fact, sentence)
-            except ValueError:
-                continue
-            _add(units["entailment_all"], (response_id, i, identity), name, _value(derived.all))
-            for j, citation_index in enumerate(fact.citations):
-                for question in ("alone", "without"):
-                    if not fixed_by_rule(fact, sentence, question, j):
-                        _add(
-                            units[f"entailment_{question}"],
-                            (response_id, i, identity, citation_index),
-                            name,
-                            _value(getattr(derived, question)[j]),
-                        )
+        for i, clusters in response_clusters(by_name).items():
+            for name in clusters.decomposers:
+                _add(units["decomposition"], (response_id, i), name, clusters.signature(name))
+            _entailment_units(units, response_id, clusters)
     return units
 
 
@@ -173,6 +161,34 @@ def reliability_matrix(units: Units) -> tuple[list[str], list[tuple], np.ndarray
         for name, value in units[key].items():
             matrix[row[name], column] = value
     return annotators, keys, matrix
+
+
+def coded_sets(units: Units) -> tuple[Units, list[frozenset]]:
+    """Set-valued units with each distinct set replaced by a float code (its index in the returned
+    list). A set's elements are qualified by their unit, so sets of different units share nothing."""
+    sets: dict[frozenset, int] = {}
+    coded: Units = {}
+    for key, values in units.items():
+        for name, value in values.items():
+            qualified = frozenset((key, element) for element in value)
+            coded.setdefault(key, {})[name] = float(sets.setdefault(qualified, len(sets)))
+    return coded, list(sets)
+
+
+def jaccard_distance(a: frozenset, b: frozenset) -> float:
+    """1 − |a ∩ b| / |a ∪ b|; 0 for two empty sets."""
+    union = len(a | b)
+    return 1.0 - len(a & b) / union if union else 0.0
+
+
+def jaccard_metric(sets: list[frozenset]):
+    """A krippendorff distance callable over the codes of `coded_sets`: the Jaccard distance."""
+    table = np.array([[jaccard_distance(a, b) for b in sets] for a in sets]).reshape(len(sets), len(sets))
+
+    def metric(v1, v2, i1, i2, n_v, dtype=np.float64):
+        return table[np.asarray(v1).astype(int), np.asarray(v2).astype(int)].astype(dtype)
+
+    return metric
 
 
 @dataclass
@@ -220,7 +236,9 @@ def _undefined_reason(matrix: np.ndarray, n_annotators: int, level: str) -> str 
         return "no unit was labelled by two or more annotators"
     values = np.unique(matrix[~np.isnan(matrix)])
     if len(values) < 2:
-        shown = str(bool(values[0])).lower() if level == "nominal" else f"{values[0]:g}"
+        shown = {"nominal": str(bool(values[0])).lower(), "jaccard": "the same facts"}.get(
+            level, f"{values[0]:g}"
+        )
         return f"only one value occurs ({shown} on every unit)"
     return None
 
@@ -231,10 +249,11 @@ def _value_counts(matrix: np.ndarray, domain: np.ndarray) -> np.ndarray:
 
 
 def bootstrap_alpha(
-    matrix: np.ndarray, level: str, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0
+    matrix: np.ndarray, level, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0
 ) -> tuple[np.ndarray, int]:
     """α of `n_resamples` resamples of the matrix's columns (units, with replacement, seeded):
-    (the usable α values, how many resamples were degenerate and skipped)."""
+    (the usable α values, how many resamples were degenerate and skipped). `level`: a krippendorff
+    level of measurement or distance callable."""
     domain = np.unique(matrix[~np.isnan(matrix)])
     counts = _value_counts(matrix, domain)
     rng = np.random.default_rng(seed)
@@ -264,15 +283,19 @@ def stage_agreement(
     annotators, and its percentile bootstrap CI. `n_annotators` counts everyone who labelled
     any unit of the stage. Degenerate input (no units, one annotator, one value) gives α None
     with the reason."""
-    level = LEVELS[stage]
+    level = metric = LEVELS[stage]
     present = {name for values in units.values() for name in values}
-    _, _, matrix = reliability_matrix(shared_units(units))
+    shared = shared_units(units)
+    if level == "jaccard":
+        shared, sets = coded_sets(shared)
+        metric = jaccard_metric(sets)
+    _, _, matrix = reliability_matrix(shared)
     result = Agreement(stage, level, None, None, None, matrix.shape[1], len(present))
     result.reason = _undefined_reason(matrix, len(present), level)
     if result.reason is not None:
         return result
-    result.alpha = float(krippendorff.alpha(reliability_data=matrix, level_of_measurement=level))
-    alphas, result.n_degenerate_resamples = bootstrap_alpha(matrix, level, n_resamples, seed)
+    result.alpha = float(krippendorff.alpha(reliability_data=matrix, level_of_measurement=metric))
+    alphas, result.n_degenerate_resamples = bootstrap_alpha(matrix, metric, n_resamples, seed)
     result.n_resamples = n_resamples
     if len(alphas):
         tail = (1 - confidence) / 2 * 100
@@ -280,52 +303,56 @@ def stage_agreement(
     return result
 
 
-def decomposition_prf(
-    records, threshold: float = 0.5
-) -> tuple[float | None, float | None, float | None, int]:
-    """Fact-set (precision, recall, F1, number of annotator pairs) averaged over annotator pairs.
-
-    For each pair (a, b), a before b by name, over the sentences both decomposed: precision =
-    matched / a's facts, recall = matched / b's facts (micro over sentences, matches by
-    `alignment.fact_match_counts`), F1 from them. (None, None, None, 0) when no pair shares a
-    decomposed sentence."""
+def pair_fact_sets(units: Units) -> dict[tuple[str, str], tuple[int, int, int]]:
+    """{(a, b): (shared facts, a's facts, b's facts)} summed over the sentences both decomposed, a
+    before b by name, from the decomposition units (a shared fact: the same cluster with the same
+    citation subset)."""
     sums: dict[tuple[str, str], list[int]] = {}
-    for by_name in records_by_response(records).values():
-        for a, b in combinations(sorted(by_name), 2):
-            sentences_a, sentences_b = by_name[a].sentences, by_name[b].sentences
-            for sa, sb in zip(sentences_a, sentences_b, strict=False):
-                if sa.facts and sb.facts:
-                    matched, n_a, n_b = fact_match_counts(
-                        [f.text for f in sa.facts], [f.text for f in sb.facts], threshold
-                    )
-                    total = sums.setdefault((a, b), [0, 0, 0])
-                    total[0] += matched
-                    total[1] += n_a
-                    total[2] += n_b
-    if not sums:
+    for values in units.values():
+        for a, b in combinations(sorted(values), 2):
+            total = sums.setdefault((a, b), [0, 0, 0])
+            total[0] += len(values[a] & values[b])
+            total[1] += len(values[a])
+            total[2] += len(values[b])
+    return {pair: (matched, n_a, n_b) for pair, (matched, n_a, n_b) in sums.items()}
+
+
+def prf(matched: int, n_a: int, n_b: int) -> tuple[float, float, float]:
+    """(precision, recall, F1) of `matched` facts out of a's `n_a` and b's `n_b` (0 for none)."""
+    p = matched / n_a if n_a else 0.0
+    r = matched / n_b if n_b else 0.0
+    return p, r, 2 * p * r / (p + r) if p + r else 0.0
+
+
+def fact_set_prf(units: Units) -> tuple[float | None, float | None, float | None, int]:
+    """Fact-set (precision, recall, F1, number of annotator pairs) averaged over annotator pairs
+    (`pair_fact_sets`): precision is the share of a's facts b states too, recall of b's facts a
+    states too, micro over sentences. (None, None, None, 0) when no pair shares a decomposed
+    sentence."""
+    pairs = [prf(*counts) for counts in pair_fact_sets(units).values()]
+    if not pairs:
         return None, None, None, 0
-    precisions, recalls, f1s = [], [], []
-    for matched, n_a, n_b in sums.values():
-        p, r = matched / n_a, matched / n_b
-        precisions.append(p)
-        recalls.append(r)
-        f1s.append(2 * p * r / (p + r) if p + r else 0.0)
-    return (float(np.mean(precisions)), float(np.mean(recalls)), float(np.mean(f1s)), len(sums))
+    precision, recall, f1 = (float(np.mean(column)) for column in zip(*pairs, strict=True))
+    return precision, recall, f1, len(pairs)
+
+
+def decomposition_prf(records) -> tuple[float | None, float | None, float | None, int]:
+    """`fact_set_prf` of the records' decomposition units."""
+    return fact_set_prf(labelled_units(records)["decomposition"])
 
 
 def measure_agreement(
-    records, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0, threshold: float = 0.5
+    records, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0
 ) -> dict[str, Agreement]:
     """{stage: Agreement} for every stage in STAGES, from evaluation records (`human:*` used).
     Never raises on degenerate data."""
-    records = list(records)
-    units = labelled_units(records)
+    units = labelled_units(list(records))
     out = {
         stage: stage_agreement(stage, units[stage], n_resamples=n_resamples, seed=seed) for stage in STAGES
     }
     decomposition = out["decomposition"]
-    (decomposition.precision, decomposition.recall, decomposition.f1, decomposition.n_pairs) = (
-        decomposition_prf(records, threshold)
+    (decomposition.precision, decomposition.recall, decomposition.f1, decomposition.n_pairs) = fact_set_prf(
+        units["decomposition"]
     )
     return out
 

@@ -79,7 +79,7 @@ def cmd_agreement(args) -> int:
         return 2
     if not records:
         print("note: no labelled human:* records found; every stage is undefined", file=sys.stderr)
-    results = measure_agreement(records, n_resamples=args.resamples, seed=args.seed, threshold=args.threshold)
+    results = measure_agreement(records, n_resamples=args.resamples, seed=args.seed)
     if args.json:
         print(json.dumps(agreement_json(results), indent=2))
     else:
@@ -99,9 +99,6 @@ def add_agreement_parser(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    p.add_argument(
-        "--threshold", type=float, default=0.5, help="fact similarity needed to align two facts (default 0.5)"
-    )
     p.set_defaults(func=cmd_agreement)
 
 

@@ -20,7 +20,9 @@ from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 
-from annotation.agreement.gold import GoldValue, adjudicate, comparable_value, gold_from_store
+from annotation.agreement.clusters import same_facts
+from annotation.agreement.gold import GoldValue, adjudicate, gold_from_store
+from annotation.agreement.paraphrase import SAME_FACT_THRESHOLD, paraphrase_similarity
 from annotation.demo.models import MODELS, RESPONSES_PER_MODEL, labelled_model, quality_of
 from annotation.demo.texts import Plan, PlannedFact, make_response, supported
 from annotation.demo.videos import VideoTruth, make_video_truth, render_video, write_truth
@@ -355,7 +357,8 @@ def write_label_events(
 # -- adjudication ------------------------------------------------------------------------------
 def _true_value(truth: EvaluationRecord, value: GoldValue):
     """What the ground truth says for one gold value; None when the truth does not know the unit
-    (a fact only the annotators stated: it disappears once the fact list is ruled)."""
+    (a fact only the annotators stated: it disappears once the fact list is ruled). A gold fact is
+    the truth's fact with its citations that it rewords (the canonical wording may be anyone's)."""
     if value.sentence >= len(truth.sentences):
         return None
     sentence = truth.sentences[value.sentence]
@@ -364,19 +367,33 @@ def _true_value(truth: EvaluationRecord, value: GoldValue):
         return sentence.verifiable
     if task.question == "facts":
         return [{"text": f.text, "citations": sorted(set(f.citations))} for f in sentence.facts]
-    fact = next(
-        (f for f in sentence.facts if fact_unit(value.sentence, f.text, f.citations) == value.unit), None
-    )
-    if fact is None:
+    alike = [
+        (paraphrase_similarity(f.text, value.fact), f)
+        for f in sentence.facts
+        if tuple(sorted(set(f.citations))) == value.citations
+    ]
+    similarity, fact = max(alike, key=lambda pair: pair[0], default=(0.0, None))
+    if fact is None or similarity < SAME_FACT_THRESHOLD:
         return None
     entailment = derive_entailment(fact, sentence)
-    return entailment.all if task.j is None else getattr(entailment, task.question)[task.j]
+    if task.j is None:
+        return entailment.all
+    # j is a position in the gold fact's citations; the truth's fact may order them otherwise
+    return getattr(entailment, task.question)[list(fact.citations).index(value.citations[task.j])]
+
+
+def _agrees(answer, value) -> bool:
+    """Does the gold value say what the truth says? Fact lists in any wording (`same_facts`)."""
+    if isinstance(answer, list):
+        return isinstance(value, list) and same_facts(answer, value)
+    return answer == value
 
 
 def rule_to_the_truth(store: ProjectStore, truth: dict[str, EvaluationRecord], rng: random.Random) -> int:
     """The adjudicator `ada` rules wherever the annotators' gold is unresolved or differs from the
     ground truth, so the project's gold (derived from labels and rulings, as in any project) is
-    the truth. Stage by stage: a ruled fact list brings new stage-3 questions. Returns the rulings."""
+    the truth — fact lists in whatever wording the clusters chose. Stage by stage: a ruled fact
+    list brings new stage-3 questions. Returns the rulings."""
     ruled = 0
     for _ in range(4):
         wrong = [
@@ -385,7 +402,7 @@ def rule_to_the_truth(store: ProjectStore, truth: dict[str, EvaluationRecord], r
             if value.task is not None
             and value.ruling is None
             and (answer := _true_value(truth[value.response_id], value)) is not None
-            and comparable_value(answer) != comparable_value(value.value)
+            and not _agrees(answer, value.value)
         ]
         for value, answer in wrong:
             adjudicate(

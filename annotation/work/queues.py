@@ -134,11 +134,13 @@ def progress(store, who: str, *, assigned: list[str] | None = None) -> Progress:
 
 
 def team_progress(store) -> tuple[list[Progress], Progress]:
-    """Progress of every pool member and of anyone else who labelled, and the overall sum
-    (who = 'overall'). Reads the response list and the pool once."""
+    """Progress of every pool member and of any other annotator who labelled, and the overall sum
+    (who = 'overall'); adjudicators' rulings and admins' events are no annotation progress. Reads
+    the response list and the pool once."""
     ids = annotation_response_ids(store)
     members = pool(store)
-    labellers = store.events.event_authors()
+    roles = {u["name"]: u["role"] for u in store.users()}
+    labellers = {who for who in store.events.event_authors() if roles.get(who, "annotator") == "annotator"}
     rows = [
         progress(store, who, assigned=assigned_response_ids(store, who, response_ids=ids, members=members))
         for who in sorted(set(members) | labellers)

@@ -141,14 +141,37 @@ def test_annotator_table_gives_agreement_with_gold_and_median_time(monkeypatch, 
 def test_stage_button_opens_the_disputes_of_that_stage(monkeypatch, demo):
     app = agreement_page(monkeypatch, demo.directory)
     app.button(key="to_disputes:entailment_all").click().run()
-    assert [t.value for t in app.title] == ["Disputes"] and app.selectbox(
-        key="stage"
-    ).value == "entailment_all"
-    assert all(" · all · " in option for option in app.selectbox(key="dispute_choice").options)
+    assert [t.value for t in app.title] == ["Disputes"] and app.selectbox(key="stage").value == "s3-all"
+    table = next(d.value for d in app.dataframe if str(d.key).startswith("dispute_table:"))
+    assert set(table["stage"]) == {"Stage 3 · all"}
 
 
 def test_confusion_button_opens_the_disputes_of_the_chosen_stage(monkeypatch, tiny):
     app = agreement_page(monkeypatch, tiny)
     app.selectbox(key="confusion_stage").select("decomposition").run()
     app.button(key="to_disputes:confusion").click().run()
-    assert app.selectbox(key="stage").value == "decomposition"
+    assert app.selectbox(key="stage").value == "s2"
+
+
+def test_stage_buttons_come_in_protocol_order(demo_page):
+    wanted = {f"to_disputes:{stage}" for stage in SHOWN}
+    assert [b.key for b in demo_page.button if b.key in wanted] == [f"to_disputes:{stage}" for stage in SHOWN]
+
+
+def test_atomic_facts_are_compared_per_pair_as_the_facts_both_stated(monkeypatch, tmp_path):
+    # ann and bob word one fact differently (the same fact) and bob adds another: 1 shared of 1 and 2
+    store = tiny_project(tmp_path / "f")
+    for who, facts in (("ann", ["A man points."]), ("bob", ["The man is pointing.", "A dog barks."])):
+        store.events.append(who, "r1", "s0", "verifiable", True)
+        store.events.append(who, "r1", "s0", "facts", [{"text": t, "citations": [0]} for t in facts])
+    app = agreement_page(monkeypatch, tmp_path / "f")
+    app.selectbox(key="confusion_stage").select("decomposition").run()
+    assert table(app, "pair").to_dict("records") == [
+        {
+            "pair": "ann × bob",
+            "facts both stated": 1,
+            "facts of the first": 1,
+            "facts of the second": 2,
+            "F1": "0.667",
+        }
+    ]

@@ -178,7 +178,9 @@ def test_queue_done_says_so(monkeypatch, project, store):
 
 
 def test_person_outside_the_pool_is_told_to_ask_an_admin(monkeypatch, project):
-    assert "an admin adds you to the pool" in shown_text(signed_in(monkeypatch, project, "ada"))
+    # an adjudicator lands on Disputes; ada opens Annotate herself
+    app = signed_in(monkeypatch, project, "ada").switch_page("pages/annotate.py").run()
+    assert "an admin adds you to the pool" in shown_text(app)
 
 
 def test_response_text_is_shown_as_text_not_html(monkeypatch, tmp_path):

@@ -3,7 +3,7 @@ written in code: ann and bob disagree on r1's first sentence (stage 1) and on wh
 fact is supported (stage 3); ada adjudicates, boss is the admin."""
 
 import pytest
-from app_support import click, open_app, sign_in, tiny_project
+from app_support import click, open_app, shown_text, sign_in, tiny_project
 
 from annotation.agreement.gold import gold_from_store, gold_records
 from annotation.protocol.ids import fact_unit
@@ -46,6 +46,26 @@ def gold_value(project, response_id, sentence, question):
     )
 
 
+def dispute_table(app):
+    return next(d for d in app.dataframe if str(d.key).startswith("dispute_table:"))
+
+
+def listed(app) -> list[tuple[str, str]]:
+    """(response, question) of every row of the dispute list."""
+    rows = dispute_table(app).value
+    return list(zip(rows["response"], rows["question"], strict=True))
+
+
+def opened(app) -> str:
+    return app.session_state["dispute_open"]
+
+
+def click_row(app, row: int):
+    """A click on a row of the list (the selection a click makes, then the rerun it causes)."""
+    app.session_state[dispute_table(app).key] = {"selection": {"rows": [row], "columns": []}}
+    return app.run()
+
+
 def test_annotator_cannot_open_the_disputes_page(monkeypatch, project):
     app = sign_in(open_app(monkeypatch, project), "ann")
     with pytest.raises(ValueError, match="Could not find a navigation page"):
@@ -60,13 +80,22 @@ def test_disputes_page_refuses_an_annotator_who_reaches_it(monkeypatch, project)
     assert not [b for b in app.button if b.key and b.key.startswith("rule")]
 
 
+def test_an_adjudicator_lands_on_the_disputes_page(monkeypatch, project):
+    app = sign_in(open_app(monkeypatch, project), "ada")
+    assert [t.value for t in app.title] == ["Disputes"]
+
+
 def test_adjudicator_opens_the_disputes_page_on_the_first_dispute(monkeypatch, project):
     app = disputes_page(monkeypatch, project)
-    assert [t.value for t in app.title] == ["Disputes"]
-    assert app.selectbox(key="dispute_choice").options == [
-        "r1 · sentence 1 · verifiable · 50% agree · ⚡ ann",
-        "r2 · sentence 1 · all · 50% agree",
-    ]
+    assert listed(app) == [("r1", "verifiable"), ("r2", "all")]
+    assert opened(app) == STAGE_ONE
+    assert [h.value for h in app.subheader] == ["Stage 1 · verifiable · response r1 · sentence 1"]
+
+
+def test_a_click_on_a_row_opens_that_dispute(monkeypatch, project):
+    app = click_row(disputes_page(monkeypatch, project), 1)
+    assert opened(app) == STAGE_THREE
+    assert [h.value for h in app.subheader] == ["Stage 3 · all · response r2 · sentence 1"]
 
 
 def test_disputes_come_lowest_agreement_first(monkeypatch, project):
@@ -74,7 +103,7 @@ def test_disputes_come_lowest_agreement_first(monkeypatch, project):
     store.add_user("cy", "annotator", None)
     store.events.append("cy", "r1", "s0", "verifiable", True)  # r1: 2 of 3 agree; r2 stays at 1 of 2
     app = disputes_page(monkeypatch, project)
-    assert [o.split(" · ")[0] for o in app.selectbox(key="dispute_choice").options] == ["r2", "r1"]
+    assert [response for response, _ in listed(app)] == ["r2", "r1"]
 
 
 def test_each_annotators_value_is_shown_with_their_time_on_the_item(monkeypatch, project):
@@ -100,6 +129,25 @@ def test_dispute_plays_its_cited_frame_and_clip_with_the_annotation_player(monke
     app = disputes_page(monkeypatch, tmp_path / "m")
     assert len(app.get("image")) == 1 and len(app.get("video")) == 1  # a visual point: frame + clip
     assert "cited 0:02; this clip is 0:01–0:03, the cited moment at 1.0 s" in [c.value for c in app.caption]
+
+
+def test_an_audio_dispute_has_the_sound_view_of_the_annotate_page(monkeypatch, tmp_path):
+    store = tiny_project(tmp_path / "s", with_media=True)
+    for who, answer in (("ann", True), ("bob", False)):
+        store.events.append(who, "r1", "s1", "verifiable", answer)  # r1's second sentence cites audio
+    app = disputes_page(monkeypatch, tmp_path / "s")
+    assert not app.get("plotly_chart")
+    app.toggle(key="see_sound").set_value(True).run()
+    assert any("sound:clip.mp4:1.0:3.0" in c.proto.id for c in app.get("plotly_chart"))
+
+
+def test_ruling_buttons_carry_their_keys(monkeypatch, project):
+    app = disputes_page(monkeypatch, project)
+    keys = {b.label: b.proto.shortcut.upper() for b in app.button if str(b.key).startswith("rule:")}
+    assert keys == {"Rule: Verifiable": "V", "Rule: Not verifiable": "N"}
+    app = click_row(app, 1)
+    keys = {b.label: b.proto.shortcut.upper() for b in app.button if str(b.key).startswith("rule:")}
+    assert keys == {"Rule: Yes, supported": "Y", "Rule: No": "N"}
 
 
 def test_ruling_made_on_the_page_is_in_gold_with_adjudicator_and_reason(monkeypatch, project):
@@ -137,58 +185,121 @@ def test_a_second_click_on_a_rulings_button_never_rules_the_dispute_shown_next(m
     app = disputes_page(monkeypatch, project)
     first = next(b for b in app.button if b.label == "Rule: Verifiable")
     click(app, "rule:True")
-    assert app.selectbox(key="dispute_choice").value == STAGE_THREE
+    assert opened(app) == STAGE_THREE
     first.click().run()
     assert not gold_value(project, "r2", 0, "all").provenance.startswith("adjudicated")
 
 
-def test_ruled_dispute_leaves_the_list_and_the_next_one_is_shown(monkeypatch, project):
+def test_after_a_ruling_the_next_dispute_opens_with_the_notice_beside_it_not_in_a_toast(monkeypatch, project):
+    app = click(disputes_page(monkeypatch, project), "rule:True")
+    assert opened(app) == STAGE_THREE and listed(app) == [("r2", "all")]
+    assert "Ruled “Verifiable” on r1, sentence 1, verifiable." in [s.value for s in app.success]
+    assert not app.toast
+
+
+def scrolls(app) -> bool:
+    return any('id="murgat-open-dispute"' in h.value and "scrollIntoView" in h.value for h in app.html)
+
+
+def test_a_dispute_opened_by_a_click_or_after_a_ruling_is_scrolled_into_view(monkeypatch, project):
     app = disputes_page(monkeypatch, project)
-    click(app, "rule:True")
-    assert app.selectbox(key="dispute_choice").value == STAGE_THREE
-    assert "Ruled “Verifiable” on r1, sentence 1, verifiable." in [t.value for t in app.toast]
+    assert not scrolls(app)  # the page as it opens stays put
+    assert scrolls(click_row(app, 1))
+    app.button_group(key="ruling_reason").select("guideline gap").run()
+    assert not scrolls(app)  # the same dispute: no jump while it is ruled
+    assert scrolls(click(app, "rule:True"))
+
+
+def test_filtering_the_list_does_not_scroll_it_away(monkeypatch, project):
+    app = disputes_page(monkeypatch, project)
+    assert not scrolls(app.selectbox(key="stage").select("s3-all").run())
 
 
 def test_ruled_disputes_come_back_when_asked_for(monkeypatch, project):
-    app = disputes_page(monkeypatch, project)
-    click(app, "rule:True")
+    app = click(disputes_page(monkeypatch, project), "rule:True")
     app.toggle(key="show_ruled").set_value(True).run()
-    assert (
-        "r1 · sentence 1 · verifiable · 50% agree · ⚡ ann · ruled"
-        in app.selectbox(key="dispute_choice").options
-    )
+    table = dispute_table(app).value
+    assert list(zip(table["response"], table["status"], strict=True)) == [("r1", "ruled"), ("r2", "open")]
 
 
-def test_stage_filter_keeps_only_that_stages_disputes(monkeypatch, project):
+def test_stages_are_offered_in_protocol_order(monkeypatch, project):
+    assert disputes_page(monkeypatch, project).selectbox(key="stage").options == [
+        "All stages",
+        "Stage 1 · verifiable",
+        "Stage 2 · atomic facts",
+        "Stage 3 · all",
+        "Stage 3 · alone",
+        "Stage 3 · without",
+    ]
+
+
+def test_stage_filter_keeps_only_that_stages_disputes_and_puts_its_stable_id_in_the_url(monkeypatch, project):
     app = disputes_page(monkeypatch, project)
-    app.selectbox(key="stage").select("entailment_all").run()
-    assert app.selectbox(key="dispute_choice").options == ["r2 · sentence 1 · all · 50% agree"]
+    app.selectbox(key="stage").select("s3-all").run()
+    assert listed(app) == [("r2", "all")]
+    assert app.query_params["stage"] == "s3-all"
 
 
-def test_response_filter_keeps_only_that_responses_disputes(monkeypatch, project):
+def test_a_url_with_a_stage_id_opens_that_stages_disputes(monkeypatch, project):
+    app = sign_in(open_app(monkeypatch, project), "boss").switch_page(PAGE)  # an admin lands on Annotate
+    app.query_params["stage"] = "s1"
+    app.run()
+    assert listed(app) == [("r1", "verifiable")]
+
+
+def test_response_filter_keeps_only_that_responses_disputes_and_the_url_holds_its_id(monkeypatch, project):
     app = disputes_page(monkeypatch, project)
     app.selectbox(key="dispute_response").select("r2").run()
-    assert [o.split(" · ")[0] for o in app.selectbox(key="dispute_choice").options] == ["r2"]
+    assert [response for response, _ in listed(app)] == ["r2"]
+    assert app.query_params["response"] == "r2"
 
 
-def decomposition_dispute(monkeypatch, project):
-    """ann and bob split r1's second sentence differently; the page shows that dispute."""
+def decomposition_dispute(monkeypatch, project, texts=("A man points.", "A man points at the door.")):
+    """ann and bob split r1's second sentence as `texts` say; the page shows the facts disputes."""
     store = store_of(project)
-    for who, text in (("ann", "A man points."), ("bob", "A man points at the screen.")):
+    for who, text in zip(("ann", "bob"), texts, strict=True):
         store.events.append(who, "r1", "s1", "verifiable", True)
         store.events.append(who, "r1", "s1", "facts", [{"text": text, "citations": [0]}])
     app = disputes_page(monkeypatch, project)
-    app.selectbox(key="stage").select("decomposition").run()
+    app.selectbox(key="stage").select("s2").run()
     return store, app
 
 
-def test_fact_list_ruling_takes_the_chosen_annotators_facts(monkeypatch, project):
+def test_a_rewording_is_not_a_dispute(monkeypatch, project):
+    _, app = decomposition_dispute(monkeypatch, project, ("A man points.", "The man is pointing."))
+    assert "No open disputes here." in [s.value for s in app.success]
+
+
+def test_a_facts_dispute_shows_the_wordings_side_by_side_with_their_authors(monkeypatch, project):
+    _, app = decomposition_dispute(monkeypatch, project)
+    table = next(d.value for d in app.dataframe if "stated by" in d.value.columns).to_dict("records")
+    assert [(row["fact"], row["ann"], row["bob"], row["stated by"]) for row in table] == [
+        ("A man points.", "A man points.", "—", "1 of 2"),
+        ("A man points at the door.", "—", "A man points at the door.", "1 of 2"),
+    ]
+
+
+def test_a_stage_3_dispute_shows_each_annotators_own_wording(monkeypatch, project):
+    store = store_of(project)
+    for who, text, answer in (("ann", "A man points.", True), ("bob", "The man is pointing.", False)):
+        store.events.append(who, "r1", "s1", "verifiable", True)
+        store.events.append(who, "r1", "s1", "facts", [{"text": text, "citations": [0]}])
+        store.events.append(who, "r1", fact_unit(1, text, [0]), "all", answer)
+    app = disputes_page(monkeypatch, project)
+    app.selectbox(key="dispute_response").select("r1").run()
+    app.selectbox(key="stage").select("s3-all").run()
+    assert "in their words: The man is pointing." in shown_text(app)
+
+
+def test_fact_list_ruling_takes_the_chosen_annotators_facts_by_its_key(monkeypatch, project):
     store, app = decomposition_dispute(monkeypatch, project)
+    assert {b.proto.shortcut.upper() for b in app.button if str(b.key).startswith("rule_facts:")} == {
+        "1",
+        "2",
+    }
     click(app, "rule_facts:bob")
     record = next(r for r in gold_from_store(store).records if r.response_id == "r1")
-    assert [(f.text, f.citations) for f in record.sentences[1].facts] == [
-        ("A man points at the screen.", [0])
-    ]
+    assert [(f.text, f.citations) for f in record.sentences[1].facts] == [("A man points at the door.", [0])]
     assert record.sentences[1].provenance["facts"] == "adjudicated:ada"
 
 
@@ -201,6 +312,20 @@ def test_fact_list_edited_on_the_page_is_ruled_with_its_reason(monkeypatch, proj
     record = next(r for r in gold_from_store(store).records if r.response_id == "r1")
     assert [f.text for f in record.sentences[1].facts] == ["A man points with his hand."]
     assert record.sentences[1].provenance["facts"] == "adjudicated:ada:guideline gap"
+
+
+def test_typed_facts_are_shown_as_text_never_as_markup(monkeypatch, project):
+    typed = "A man **points** <img src=x onerror=alert(1)>."
+    store = store_of(project)
+    for who, answer in (("ann", True), ("bob", False)):
+        store.events.append(who, "r1", "s1", "verifiable", True)
+        store.events.append(who, "r1", "s1", "facts", [{"text": typed, "citations": [0]}])
+        store.events.append(who, "r1", fact_unit(1, typed, [0]), "all", answer)
+    app = disputes_page(monkeypatch, project)
+    app.selectbox(key="dispute_response").select("r1").run()
+    app.selectbox(key="stage").select("s3-all").run()
+    assert not any("<img" in m.value or "**points**" in m.value for m in [*app.markdown, *app.caption])
+    assert any("A man **points** &lt;img src=x onerror=alert(1)&gt;." in h.value for h in app.html)
 
 
 def test_a_ruling_reaches_the_projects_gold_records_without_a_publish_step(monkeypatch, project):
@@ -216,7 +341,7 @@ def test_a_ruling_reaches_the_projects_gold_records_without_a_publish_step(monke
 def test_unknown_gold_rule_is_explained_not_crashed_on(monkeypatch, project):
     store_of(project).set_setting("gold_rule", "coin toss")
     app = disputes_page(monkeypatch, project)
-    assert "coin toss" in app.error[0].value and "Gold settings" in app.error[0].value
+    assert "Gold settings" in app.error[0].value and "coin toss" in shown_text(app)
 
 
 def test_no_open_disputes_says_so(monkeypatch, tmp_path):
@@ -238,7 +363,8 @@ def test_admin_turning_off_auto_acceptance_sends_unanimous_units_to_disputes(mon
     app = disputes_page(monkeypatch, project, "boss")
     app.toggle(key="auto_accept_input").set_value(False).run()
     assert store.get_setting("auto_accept_unanimous") is False
-    assert "r1 · sentence 3 · verifiable · 100% agree" in app.selectbox(key="dispute_choice").options
+    table = dispute_table(app).value
+    assert ("r1", 3, "100%") in zip(table["response"], table["sentence"], table["agreement"], strict=True)
 
 
 def test_admin_sets_the_gold_rule(monkeypatch, project):
@@ -248,6 +374,6 @@ def test_admin_sets_the_gold_rule(monkeypatch, project):
 
 
 def test_page_lists_every_dispute_in_a_table(monkeypatch, project):
-    table = disputes_page(monkeypatch, project).dataframe[0].value
+    table = dispute_table(disputes_page(monkeypatch, project)).value
     assert list(table["response"]) == ["r1", "r2"]
     assert list(table["values"]) == ["ann: Verifiable, bob: Not verifiable", "ann: Yes, supported, bob: No"]

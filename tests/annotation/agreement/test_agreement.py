@@ -122,14 +122,14 @@ def test_values_the_protocol_fixes_are_not_units():
     records = [record(n, "r1", one_sentence(facts, citations)) for n in ("alice", "bob")]
     units = stage_units(records)
 
-    def fact_and_segment(stage):
-        return sorted((identity[0], segment) for _, _, identity, segment in units[stage])
+    def fact_and_segments(stage):  # a unit: (response, sentence, cluster, canonical text, segments)
+        return sorted((canonical, segments) for *_, canonical, segments in units[stage])
 
     # alone: man's (= all) and light's valid citation; not light's invalid one
-    assert fact_and_segment("entailment_alone") == [("a light flashes", 0), ("a man points", 0)]
-    # without: light's invalid citation's (= all); not its only valid one's (False whatever anyone
-    # says: every other citation is invalid), nor man's
-    assert fact_and_segment("entailment_without") == [("a light flashes", 1)]
+    assert fact_and_segments("entailment_alone") == [("A light flashes.", (0,)), ("A man points.", (0,))]
+    # without: light's invalid citation's (= all: the valid segment 0 alone); not its only valid
+    # one's (False whatever anyone says: every other citation is invalid), nor man's
+    assert fact_and_segments("entailment_without") == [("A light flashes.", (0,))]
 
 
 def test_alone_units_follow_the_cited_segment_not_the_position_in_the_fact():
@@ -210,16 +210,19 @@ def decomposed(texts):
     return one_sentence([Fact(t, [0]) for t in texts]) if texts else one_sentence([])
 
 
-def test_decomposition_alpha_is_interval_alpha_on_fact_counts():
-    counts = {"alice": [2, 1, 3], "bob": [1, 1, 3], "carol": [2, 2, 0]}  # 0: not decomposed
+def test_decomposition_alpha_uses_the_jaccard_distance_between_the_fact_clusters_people_stated():
+    # r1: the same fact reworded (distance 0); r2: alice states the dog and the cat, bob the dog only
+    # (distance 1 − 1/2). Values {man}, {dog, cat}, {dog}: n = 4, D_o = (0.5 + 0.5) / 4 = 1/4;
+    # D_e = 2 (2·1·1 + 2·1·1 + 1·1·0.5) / (4·3) = 3/4 (sets of different sentences share nothing).
     records = [
-        record(n, f"r{k}", decomposed([f"Fact {m}." for m in range(c)]))
-        for n, by in counts.items()
-        for k, c in enumerate(by)
+        record("alice", "r1", decomposed(["A man points."])),
+        record("bob", "r1", decomposed(["A man is pointing."])),
+        record("alice", "r2", decomposed(["A dog barks.", "A cat meows."])),
+        record("bob", "r2", decomposed(["The dog barks."])),
     ]
-    matrix = [[v or NAN for v in counts[n]] for n in ("alice", "bob", "carol")]
     result = measure_agreement(records, n_resamples=10)["decomposition"]
-    assert result.alpha == pytest.approx(alpha_of(matrix, "interval"), abs=1e-9)
+    assert result.alpha == pytest.approx(1 - (1 / 4) / (3 / 4))
+    assert (result.precision, result.recall, result.f1) == (pytest.approx(2 / 3), 1.0, pytest.approx(0.8))
 
 
 def test_fact_set_prf_averages_over_annotator_pairs():

@@ -125,6 +125,9 @@ def test_entailment_is_voted_on_the_asked_questions_and_the_rest_is_derived():
     assert gold_fact.entailment.to_dict() == {"all": True, "alone": [True], "without": [False]}
     assert gold_fact.provenance == {
         "text": "unanimous 3/3",
+        "wordings": [
+            {"author": n, "text": "A man points.", "citations": [0]} for n in ("alice", "bob", "carol")
+        ],
         "all": "majority 2/3",
         "alone[0]": DERIVED,
         "without[0]": DERIVED,
@@ -339,3 +342,15 @@ def test_staged_answers_about_gold_facts_count_for_the_gold_they_settle(store):
     (all_value,) = [v for v in gold_from_store(store).values if v.question == "all"]
     assert all_value.values == {"alice": False, "bob": False, "carol": True}
     assert all_value.value is False and all_value.provenance == "majority 2/3"
+
+
+def test_without_auto_acceptance_a_fact_list_everyone_gave_in_other_words_waits_for_a_ruling():
+    records = [
+        record("alice", True, [fact("A man points.")]),
+        record("bob", True, [fact("The man is pointing.")]),
+    ]
+    confirmed = {("r1", "s0", "verifiable"): Ruling("ada", True, None, 1)}
+    gold = derive_gold(records, confirmed, auto_accept_unanimous=False)
+    facts = value_of(gold, "facts")
+    assert (facts.value, facts.provenance) == (None, "unresolved: unanimous 2/2, awaiting confirmation")
+    assert facts in gold.disputes() and gold.records[0].sentences[0].facts == []

@@ -110,3 +110,12 @@ def test_team_progress_sums_over_the_pool(store):
     rows, total = team_progress(store)
     assert [r.who for r in rows] == ["ann", "bea", "cat"]
     assert (total.assigned, total.done) == (8, 1)
+
+
+def test_team_progress_counts_annotators_only_not_an_adjudicators_rulings(store):
+    store.add_user("ada", "adjudicator", None)
+    store.events.append("ada", "r0", "s0", "gold.verifiable", {"value": True, "reason": None})
+    store.events.append("boss", "r1", "s0", "verifiable", True)
+    rows, total = team_progress(store)
+    assert [r.who for r in rows] == ["ann", "bea", "cat"]
+    assert total.assigned == 8

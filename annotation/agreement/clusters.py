@@ -1,0 +1,255 @@
+"""Fact clusters: the annotators' atomic facts of one sentence, grouped so that each group is one fact
+however each person worded it. Gold (stage 2 and 3), the disputes and the decomposition agreement
+all read the same clusters, so they never disagree about what counts as the same fact.
+
+For each sentence, the annotators' fact lists are taken in name order; each person's facts are
+placed on the clusters built so far by a one-to-one Hungarian assignment (`alignment.best_pairs`)
+on the mean similarity to a cluster's members, and a fact no cluster takes starts its own. Two
+facts can be one only when their citation subsets overlap and their texts are rewordings
+(`paraphrase.paraphrase_similarity` ≥ SAME_FACT_THRESHOLD). A person has at most one fact in a
+cluster.
+
+A cluster keeps every member's wording with its author (provenance), a canonical text — the
+wording the other members are closest to (ties: the wording most members used, then the first
+author's) — and the citation subset most members gave (ties: the canonical member's). A cluster
+whose canonical text states the canonical texts of two or more other clusters, none of whose
+authors it has, is a *combined* fact: people disagree on how to decompose, not on what is there.
+
+An annotator's *signature* for a sentence — the set of (cluster, citation subset) they stated — is
+what their decomposition means in substance: two annotators agree on a sentence exactly when their
+signatures are equal, however they worded their facts.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from annotation.agreement.alignment import best_pairs, normalise_fact_text
+from annotation.agreement.paraphrase import SAME_FACT_THRESHOLD, contains, paraphrase_similarity
+from annotation.protocol.records import EvaluationRecord, Fact, Sentence
+
+Signature = frozenset[tuple[int, tuple[int, ...]]]
+
+
+@dataclass(frozen=True)
+class Member:
+    """One annotator's fact in a cluster, as they wrote it, with their sentence (for derivation)."""
+
+    author: str
+    fact: Fact
+    sentence: Sentence
+
+    @property
+    def text(self) -> str:
+        return self.fact.text
+
+    @property
+    def citations(self) -> tuple[int, ...]:
+        return tuple(sorted(set(self.fact.citations)))
+
+
+@dataclass(frozen=True)
+class FactCluster:
+    """One fact of a sentence as the annotators stated it (module doc). `index` is its place among
+    the sentence's clusters."""
+
+    index: int
+    members: tuple[Member, ...]
+    canonical: str
+    citations: tuple[int, ...]
+
+    @property
+    def authors(self) -> tuple[str, ...]:
+        return tuple(m.author for m in self.members)
+
+    @property
+    def support(self) -> int:
+        return len(self.members)
+
+    @property
+    def wordings(self) -> tuple[tuple[str, str, tuple[int, ...]], ...]:
+        """(author, text, citation subset) of every member, by author."""
+        return tuple((m.author, m.text, m.citations) for m in self.members)
+
+    @property
+    def citations_differ(self) -> bool:
+        return len({m.citations for m in self.members}) > 1
+
+    def member(self, author: str) -> Member | None:
+        return next((m for m in self.members if m.author == author), None)
+
+
+@dataclass(frozen=True)
+class Combination:
+    """Cluster `combined` states what clusters `covered` state separately."""
+
+    combined: int
+    covered: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class SentenceClusters:
+    """The clusters of one sentence; `decomposers` are the annotators who gave it facts."""
+
+    sentence: int
+    decomposers: tuple[str, ...] = ()
+    clusters: tuple[FactCluster, ...] = ()
+    combinations: tuple[Combination, ...] = field(default=())
+
+    def signature(self, author: str) -> Signature:
+        """The (cluster index, citation subset) pairs `author` stated (module doc)."""
+        return frozenset(
+            (c.index, m.citations) for c in self.clusters for m in c.members if m.author == author
+        )
+
+    def majority(self) -> list[FactCluster]:
+        """The clusters more than half of the decomposers stated."""
+        return [c for c in self.clusters if c.support * 2 > len(self.decomposers)]
+
+    def find(self, text: str, citations) -> FactCluster | None:
+        """The cluster a fact worded `text` with `citations` belongs to: the one with a member worded
+        the same (normalised) with the same subset, else the one it is most similar to (mean over
+        members, at least SAME_FACT_THRESHOLD, citations overlapping); None when there is none."""
+        subset = tuple(sorted(set(citations)))
+        plain = normalise_fact_text(text)
+        for cluster in self.clusters:
+            if any(normalise_fact_text(m.text) == plain and m.citations == subset for m in cluster.members):
+                return cluster
+        scores = [_linkage(text, subset, cluster.members) for cluster in self.clusters]
+        best = int(np.argmax(scores)) if scores else -1
+        return self.clusters[best] if scores and scores[best] >= SAME_FACT_THRESHOLD else None
+
+    def signature_of(self, facts: list[dict]) -> Signature:
+        """The signature of any fact list ({'text', 'citations'}), e.g. a ruled one: a fact no
+        cluster takes counts as a cluster of its own (index −1 − its position)."""
+        out = set()
+        for position, fact in enumerate(facts):
+            subset = tuple(sorted(set(fact.get("citations", []))))
+            cluster = self.find(fact["text"], subset)
+            out.add((cluster.index if cluster is not None else -1 - position, subset))
+        return frozenset(out)
+
+
+def _overlap(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+    return not a or not b or bool(set(a) & set(b))
+
+
+def pair_similarity(text_a: str, cites_a: tuple[int, ...], text_b: str, cites_b: tuple[int, ...]) -> float:
+    """How alike two facts are: their texts' paraphrase similarity when their citation subsets overlap
+    (or either cites nothing), else 0."""
+    return paraphrase_similarity(text_a, text_b) if _overlap(cites_a, cites_b) else 0.0
+
+
+def _linkage(text: str, cites: tuple[int, ...], members) -> float:
+    """Mean similarity of a fact to a cluster's members (average linkage)."""
+    return float(np.mean([pair_similarity(text, cites, m.text, m.citations) for m in members]))
+
+
+def _group(lists: dict[str, list[Member]]) -> list[list[Member]]:
+    """Each author's members placed on the groups so far by a Hungarian assignment (module doc)."""
+    groups: list[list[Member]] = []
+    for author in sorted(lists):
+        members = lists[author]
+        similarity = np.array(
+            [[_linkage(m.text, m.citations, group) for group in groups] for m in members]
+        ).reshape(len(members), len(groups))
+        placed = {row: column for row, column, _ in best_pairs(similarity, SAME_FACT_THRESHOLD)}
+        for row, member in enumerate(members):
+            if row in placed:
+                groups[placed[row]].append(member)
+            else:
+                groups.append([member])
+    return groups
+
+
+def _canonical(members: list[Member]) -> Member:
+    """The member the others are closest to; ties: the wording most members used, then the first."""
+    used = Counter(normalise_fact_text(m.text) for m in members)
+
+    def closeness(position: int) -> tuple:
+        m = members[position]
+        total = sum(pair_similarity(m.text, m.citations, o.text, o.citations) for o in members if o is not m)
+        return (round(total, 9), used[normalise_fact_text(m.text)], -position)
+
+    return members[max(range(len(members)), key=closeness)]
+
+
+def _cluster(index: int, members: list[Member]) -> FactCluster:
+    members = sorted(members, key=lambda m: m.author)
+    canonical = _canonical(members)
+    subsets = Counter(m.citations for m in members)
+    top = max(subsets.values())
+    citations = canonical.citations if subsets[canonical.citations] == top else subsets.most_common(1)[0][0]
+    return FactCluster(index, tuple(members), canonical.text, citations)
+
+
+def _combinations(clusters: list[FactCluster]) -> tuple[Combination, ...]:
+    """Clusters whose canonical text states two or more other clusters' (module doc)."""
+    out = []
+    for whole in clusters:
+        covered = [
+            part
+            for part in clusters
+            if part is not whole
+            and not set(part.authors) & set(whole.authors)
+            and _overlap(part.citations, whole.citations)
+            and contains(whole.canonical, part.canonical)
+        ]
+        # only the largest parts: a part that another covered part states adds nothing
+        largest = [
+            p for p in covered if not any(q is not p and contains(q.canonical, p.canonical) for q in covered)
+        ]
+        if len(largest) >= 2:
+            out.append(Combination(whole.index, tuple(p.index for p in largest)))
+    return tuple(out)
+
+
+def cluster_sentence(index: int, facts: dict[str, tuple[list[Fact], Sentence]]) -> SentenceClusters:
+    """The clusters of sentence `index` from each annotator's (facts, sentence); annotators with no
+    facts are not decomposers."""
+    lists = {
+        author: [Member(author, fact, sentence) for fact in their]
+        for author, (their, sentence) in facts.items()
+        if their
+    }
+    clusters = [_cluster(i, group) for i, group in enumerate(_group(lists))]
+    return SentenceClusters(index, tuple(sorted(lists)), tuple(clusters), _combinations(clusters))
+
+
+def response_clusters(by_name: dict[str, EvaluationRecord]) -> dict[int, SentenceClusters]:
+    """{sentence index: clusters} of one response from its annotators' records. Sentences follow the
+    alphabetically first annotator's record; another's sentence with a different text is left out."""
+    if not by_name:
+        return {}
+    base = by_name[min(by_name)].sentences
+    out = {}
+    for i, sentence in enumerate(base):
+        facts = {
+            name: (record.sentences[i].facts, record.sentences[i])
+            for name, record in sorted(by_name.items())
+            if i < len(record.sentences) and record.sentences[i].text.strip() == sentence.text.strip()
+        }
+        out[i] = cluster_sentence(i, facts)
+    return out
+
+
+def same_facts(a: list[dict], b: list[dict]) -> bool:
+    """Do two fact lists ({'text', 'citations'}) state the same facts, worded as they may be: one to
+    one, each pair rewordings (SAME_FACT_THRESHOLD) with the same citation subset."""
+    if len(a) != len(b):
+        return False
+    subsets_a = [tuple(sorted(set(f.get("citations", [])))) for f in a]
+    subsets_b = [tuple(sorted(set(f.get("citations", [])))) for f in b]
+    similarity = np.array(
+        [
+            [
+                paraphrase_similarity(fa["text"], fb["text"]) if sa == sb else 0.0
+                for fb, sb in zip(b, subsets_b, strict=True)
+            ]
+            for fa, sa in zip(a, subsets_a, strict=True)
+        ]
+    ).reshape(len(a), len(b))
+    return len(best_pairs(similarity, SAME_FACT_THRESHOLD)) == len(a)

@@ -1,0 +1,62 @@
+"""Which of a person's stage-3 answers answers a given question about a fact, whatever their fact's
+citation subset or citation order.
+
+Every entailment value is E(a, S) — "do the segments S, taken together, entail fact a" — for one set
+S of the sentence's citations: `all` for the fact's whole subset, `alone[j]` for {c_j}, `without[j]`
+for the subset without c_j. An invalid citation supports nothing, so S counts only valid citations.
+Two people who cite a fact differently still answer the same question whenever their S is the same:
+carol's `all` on the fact cited (visual 0:01) is alice's `alone` of that citation when she cited
+(visual 0:01; audio 0:02). Gold and the stage-3 agreement both match answers this way.
+"""
+
+from __future__ import annotations
+
+from annotation.protocol.derivation import derive_entailment
+from annotation.protocol.ids import Task
+from annotation.protocol.records import Fact, Sentence
+
+Segments = frozenset[int]
+
+
+def question_segments(citations, sentence: Sentence, kind: str, j: int | None) -> Segments:
+    """The valid citations (sentence indices) question `kind` (`all` | `alone` | `without`) at
+    position j of a fact cited `citations` is about."""
+    valid = [c for c in citations if 0 <= c < len(sentence.citations) and sentence.citations[c].valid]
+    if kind == "all":
+        return frozenset(valid)
+    cited = citations[j]
+    if kind == "alone":
+        return frozenset(valid) & {cited}
+    return frozenset(valid) - {cited}
+
+
+def answered(fact: Fact, sentence: Sentence) -> list[tuple[str, int | None, Segments, bool | None]]:
+    """(kind, j, segments, value) of every value of the fact after PROTOCOL §2's derivation: `all`,
+    then `alone[j]` and `without[j]` per citation. ValueError when the derivation rejects the fact
+    (a citation index out of range, a list of the wrong length)."""
+    derived = derive_entailment(fact, sentence)
+    out = [("all", None, question_segments(fact.citations, sentence, "all", None), derived.all)]
+    for kind in ("alone", "without"):
+        out += [
+            (kind, j, question_segments(fact.citations, sentence, kind, j), value)
+            for j, value in enumerate(getattr(derived, kind))
+        ]
+    return out
+
+
+def answer_for(fact: Fact, sentence: Sentence, kind: str, segments: Segments) -> tuple[bool, str] | None:
+    """The person's value for E(fact, `segments`) and the task it was asked as (e.g. 'alone.1'), a
+    value of the same `kind` first; None when they have no non-null value for that set or their fact
+    is malformed. An empty set is never a question (it supports nothing)."""
+    if fact.entailment is None or not segments:
+        return None
+    try:
+        values = answered(fact, sentence)
+    except ValueError:  # a malformed fact in an imported record: no vote
+        return None
+    matching = [(k, j, v) for k, j, s, v in values if s == segments and v is not None]
+    matching.sort(key=lambda found: found[0] != kind)
+    if not matching:
+        return None
+    found_kind, j, value = matching[0]
+    return value, str(Task(found_kind, j))

@@ -1,0 +1,149 @@
+"""Disputes and agreement on the demo project, this tree against a baseline commit, run in one script.
+
+    .venv/bin/python benchmarks/demo_disputes.py [--baseline e9653e6] [--dana 3] [--resamples 200]
+
+The demo is built twice, once with each code (`git archive` of the baseline into a temporary folder,
+the same script run there with `--measure-only --code DIR`). Its three simulated annotators' labels
+are the same in both (seeded); the adjudicator's rulings differ, since each code rules where its own
+gold misses the ground truth. Measured on each:
+- disputes on the annotators' work alone: gold derived from the annotators' records with no ruling
+  (`derive_gold(annotator_records(store), {})`), disputes per stage;
+- the demo as built: every dispute whether ruled or not, and the open ones (no ruling);
+- agreement: Krippendorff's α per stage and the decomposition's fact-set F1 (`measure_agreement`);
+- the same after dana — a fresh annotator who rewords often — labels the first `--dana` responses
+  (simulated with the demo's own labeller, seeded).
+Only functions both codes have are called.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DANA_RATES = (0.05, 0.1, 0.1, 0.6, 0.05, 0.1)  # verify, merge, split, reword, drop, entail (Labeller)
+STAGES = ("verifiable", "decomposition", "entailment_all", "entailment_alone", "entailment_without")
+
+
+def label_as_dana(store, responses: int, seed: int = 0) -> None:
+    """dana labels the first `responses` responses the way the demo's annotators do."""
+    from annotation.demo.project import (
+        RESPONSES_PER_VIDEO,
+        VIDEO_NAMES,
+        Labeller,
+        align_plan,
+        label_response,
+        write_label_events,
+    )
+    from annotation.demo.texts import make_response
+    from annotation.demo.videos import make_video_truth
+
+    who = Labeller(*DANA_RATES)
+    index = 0
+    for name in VIDEO_NAMES:
+        truth = make_video_truth(name, random.Random(f"{seed}:video:{name}"))
+        for k in range(RESPONSES_PER_VIDEO):
+            rid = f"{Path(name).stem}-{k + 1:02d}"
+            plan = make_response(rid, truth, index, random.Random(f"{seed}:response:{rid}"))
+            index += 1
+            if index > responses:
+                return
+            gold = align_plan(plan, store.response_sentences(rid))
+            rng = random.Random(f"{seed}:human:dana:{rid}")
+            write_label_events(store, "dana", rid, who, label_response(truth, gold, who, rng), rng)
+
+
+def figures(store, resamples: int) -> dict:
+    from annotation.agreement.gold import derive_gold, gold_from_store
+    from annotation.agreement.reliability import measure_agreement
+    from annotation.work.labels import annotator_records
+
+    records = annotator_records(store)
+    alone = derive_gold(records, {}).disputes()
+    built = gold_from_store(store).disputes()
+    agreement = measure_agreement(records, n_resamples=resamples)
+    return {
+        "disputes, annotators alone": len(alone),
+        "per stage": {stage: Counter(v.stage for v in alone)[stage] for stage in STAGES},
+        "disputes as built (ruled or not)": len(built),
+        "open disputes as built": sum(v.ruling is None for v in built),
+        "alpha": {stage: agreement[stage].alpha for stage in STAGES},
+        "fact-set F1": agreement["decomposition"].f1,
+    }
+
+
+def measure(dana: int, resamples: int) -> dict:
+    from annotation.demo.project import build_demo
+
+    with tempfile.TemporaryDirectory() as folder:
+        store = build_demo(Path(folder) / "demo")
+        out = {"annotators finished": figures(store, resamples)}
+        label_as_dana(store, dana)
+        out[f"after dana labels {dana}"] = figures(store, resamples)
+        store.close()
+    return out
+
+
+def baseline_run(commit: str, dana: int, resamples: int) -> dict:
+    with tempfile.TemporaryDirectory() as folder:
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit], check=True, capture_output=True)
+        subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, check=True)
+        reply = subprocess.run(
+            [sys.executable, __file__, "--measure-only", "--code", folder, "--dana", str(dana)]
+            + ["--resamples", str(resamples)],
+            check=True,
+            capture_output=True,
+            text=True,
+            cwd=folder,
+        )
+    return json.loads(reply.stdout)
+
+
+def show(before: dict, after: dict) -> None:
+    def number(value) -> str:
+        return "—" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
+
+    for moment in after:
+        b, a = before[moment], after[moment]
+        print(f"\n{moment}:                                   before    after   after/before")
+        rows = [(k, b[k], a[k]) for k in ("disputes, annotators alone",)]
+        rows += [(f"  {s}", b["per stage"][s], a["per stage"][s]) for s in STAGES]
+        rows += [(k, b[k], a[k]) for k in ("disputes as built (ruled or not)", "open disputes as built")]
+        rows += [(f"alpha {s}", b["alpha"][s], a["alpha"][s]) for s in STAGES]
+        rows += [("fact-set F1", b["fact-set F1"], a["fact-set F1"])]
+        for label, x, y in rows:
+            ratio = (
+                f"{y / x:8.2f}"
+                if isinstance(x, int | float) and isinstance(y, int | float) and x
+                else "       —"
+            )
+            print(f"  {label:40} {number(x):>8} {number(y):>8} {ratio}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--baseline", default="e9653e6", help="the commit to compare with (default e9653e6)")
+    parser.add_argument("--dana", type=int, default=3, help="responses dana labels (default 3)")
+    parser.add_argument("--resamples", type=int, default=200, help="bootstrap resamples of α (default 200)")
+    parser.add_argument("--measure-only", action="store_true", help="print this code's figures as JSON")
+    parser.add_argument("--code", help="the tree whose code to measure (default: this one)")
+    args = parser.parse_args(argv)
+    sys.path.insert(0, args.code or str(ROOT))
+    if args.measure_only:
+        print(json.dumps(measure(args.dana, args.resamples)))
+        return 0
+    before = baseline_run(args.baseline, args.dana, args.resamples)
+    after = measure(args.dana, args.resamples)
+    print(f"baseline {args.baseline} against this tree (demo seed 0; dana labels {args.dana} responses)")
+    show(before, after)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

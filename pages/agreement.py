@@ -1,7 +1,7 @@
 """Agreement: how far the annotators agree, stage by stage (Krippendorff's α with bootstrap
 CIs), where they disagree (confusion matrices per annotator pair; for the atomic facts, the facts
-each pair shares), how each annotator compares with gold and how fast they decide, and the human
-ceiling a judge can be expected to reach. The atomic facts are compared as fact clusters, as gold
+each pair shares), how each annotator compares with gold and how fast they decide, and how well
+each annotator's MURGAT-S tracks the other annotators' (the target human parity holds judges to). The atomic facts are compared as fact clusters, as gold
 compares them: a rewording is the same fact. Every figure links to its disputes.
 """
 
@@ -25,7 +25,10 @@ from annotation.agreement.reliability import (
     stage_units,
 )
 from annotation.project import export_records
-from calibration.sweep.ceiling import human_ceilings
+from annotation.protocol.ids import annotator_name
+from calibration.scoring.murgat_s import PRECISION_MODES
+from calibration.sweep.parity import annotator_rows as annotators_vs_others
+from calibration.sweep.parity import parity_tables
 from pages.widgets import agreement_charts, ruling
 from pages.widgets.frame import run_page
 from pages.widgets.ruling import ALL, STAGE_REQUEST
@@ -183,31 +186,29 @@ def annotators_section(gold, store) -> None:
     disputes_button("Open all disputes", "to_disputes:annotators")
 
 
-def ceiling_section(records) -> None:
-    st.subheader("Human ceiling")
-    ceilings = human_ceilings(records)
-    st.plotly_chart(agreement_charts.ceiling_bars(ceilings), key="ceiling_chart")
-    names = sorted({a.annotator for c in ceilings.values() for a in c.per_annotator})
+def others_section(records) -> None:
+    st.subheader("Each annotator against the others")
+    ids = sorted({r.response_id for r in records})
+    rows = annotators_vs_others(parity_tables(records, ids, PRECISION_MODES))
+    st.plotly_chart(agreement_charts.others_bars(rows), key="others_chart")
+    names = sorted({row["source"] for row in rows})
     table = []
-    for mode, ceiling in ceilings.items():
-        by_name = {a.annotator: a for a in ceiling.per_annotator}
-        row = {
-            "precision mode": mode,
-            "ceiling (mean r)": _number(ceiling.ceiling),
-            "responses": len(ceiling.response_ids),
-        }
-        row.update({name: _number(by_name[name].pearson) if name in by_name else "—" for name in names})
-        row["note"] = ceiling.reason or "; ".join(
-            f"{a.annotator}: {a.reason}" for a in ceiling.per_annotator if a.reason
+    for mode in PRECISION_MODES:
+        mine = {row["source"]: row for row in rows if row["precision_mode"] == mode}
+        line = {"precision mode": mode}
+        line.update({annotator_name(n): _number(mine[n]["r_vs_gold_without"]) for n in names})
+        line["responses (r's n)"] = ", ".join(str(mine[n]["n"]) for n in names)
+        line["note"] = "; ".join(
+            f"{annotator_name(n)}: {mine[n]['reason']}" for n in names if mine[n]["reason"]
         )
-        table.append(row)
+        table.append(line)
     st.dataframe(table, hide_index=True, width="stretch")
     st.caption(
-        "Pearson r between each annotator's MURGAT-S per response and the mean of the other "
-        "annotators' (leave one annotator out), over the responses all of them completed: the "
-        "correlation a judge can be expected to reach against human scores."
+        "Pearson r between each annotator's MURGAT-S per response and the mean of the other annotators' "
+        "on the responses each of them finished (pairwise complete: partial work shrinks nobody else's). "
+        "It is the target human parity measures judges against (Calibrate page); it bounds nothing."
     )
-    disputes_button("Open all disputes", "to_disputes:ceiling")
+    disputes_button("Open all disputes", "to_disputes:others")
 
 
 def agreement(me: dict, store) -> None:
@@ -222,7 +223,7 @@ def agreement(me: dict, store) -> None:
     alpha_section(cached_agreement(fingerprint(records), records), open_by_stage)
     confusion_section(records, open_by_stage)
     annotators_section(gold, store)
-    ceiling_section(records)
+    others_section(records)
 
 
 run_page(agreement, "adjudicator", "admin", title="the agreement page")

@@ -6,7 +6,7 @@ asking only what PROTOCOL §2 cannot derive, so a one-citation fact is one click
 
 Campaign modes (project setting `campaign_mode`):
 - `end_to_end`: stage 2 follows the person's own verifiability labels and stage 3 their
-  own facts (a per-annotator MURGAT-S and the human ceiling need this);
+  own facts (a per-annotator MURGAT-S and human parity need this);
 - `staged`: stage 2 follows the gold verifiability and stage 3 the gold facts, so everyone
   judges the same units (agreement on entailment needs this); until the gold of the previous
   stage is settled the response waits.

@@ -6,7 +6,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from annotation.agreement.reliability import Agreement
-from calibration.sweep.ceiling import HumanCeiling
+from annotation.protocol.ids import annotator_name
 
 # Krippendorff's guide: α ≥ 0.8 reliable, 0.667 ≤ α < 0.8 for tentative conclusions only
 ALPHA_THRESHOLDS = ((0.8, "0.8 reliable"), (0.667, "0.667 tentative"))
@@ -102,27 +102,22 @@ def gold_agreement_bars(rows: list[dict]) -> go.Figure:
     return _layout(figure, "Agreement with gold per annotator")
 
 
-def ceiling_bars(ceilings: dict[str, HumanCeiling]) -> go.Figure:
-    """Leave-one-annotator-out Pearson r per annotator, one group of bars per precision mode."""
+def others_bars(rows: list[dict]) -> go.Figure:
+    """Each annotator's r with the others' mean score (calibration.sweep.parity's annotator rows),
+    one group of bars per precision mode."""
     figure = go.Figure()
-    for mode, ceiling in ceilings.items():
-        rows = ceiling.per_annotator
+    for mode in dict.fromkeys(row["precision_mode"] for row in rows):
+        mine = [row for row in rows if row["precision_mode"] == mode]
         figure.add_trace(
             go.Bar(
-                name=f"{mode} (ceiling {ceiling.ceiling:.2f})"
-                if ceiling.ceiling is not None
-                else f"{mode} (undefined)",
-                x=[r.annotator for r in rows],
-                y=[r.pearson for r in rows],
+                name=mode,
+                x=[annotator_name(row["source"]) for row in mine],
+                y=[row["r_vs_gold_without"] for row in mine],
                 hovertemplate="%{x}: r = %{y:.3f}<extra>" + mode + "</extra>",
             )
         )
+    values = [row["r_vs_gold_without"] for row in rows]
+    negative = any(v is not None and v == v and v < 0 for v in values)
     figure.update_layout(barmode="group", legend_title="precision mode")
-    figure.update_yaxes(
-        title="Pearson r with the others' mean", range=[-1 if _any_negative(ceilings) else 0, 1.05]
-    )
-    return _layout(figure, "Human ceiling: each annotator's MURGAT-S against the mean of the others")
-
-
-def _any_negative(ceilings: dict[str, HumanCeiling]) -> bool:
-    return any(r.pearson is not None and r.pearson < 0 for c in ceilings.values() for r in c.per_annotator)
+    figure.update_yaxes(title="Pearson r with the others' mean", range=[-1 if negative else 0, 1.05])
+    return _layout(figure, "Each annotator's MURGAT-S against the mean of the others")

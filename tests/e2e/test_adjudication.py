@@ -152,7 +152,7 @@ def test_adjudicator_rules_a_fact_list_and_finds_it_in_the_gold_download(demo, s
 def test_agreement_figure_links_to_the_disputes_of_its_stage(demo, server, page):
     sign_in(page, server)
     page.get_by_role("link", name="Agreement").click()
-    page.get_by_role("heading", name="Human ceiling").wait_for()
+    page.get_by_role("heading", name="Each annotator against the others").wait_for()
     wait_until_idle(page)
     page.screenshot(path=SHOTS / "15_agreement.png", full_page=True)
 

@@ -4,12 +4,13 @@ complete labels) and on tiny projects whose labels are written in code."""
 import json
 
 import pytest
-from app_support import open_app, sign_in, tiny_project
+from app_support import open_app, shown_text, sign_in, tiny_project
 
 from annotation.agreement.reliability import measure_agreement
 from annotation.demo.project import build_demo
 from annotation.project import export_records
-from calibration.sweep.ceiling import human_ceilings
+from calibration.scoring.murgat_s import PRECISION_MODES
+from calibration.sweep.parity import annotator_rows, parity_tables
 
 PAGE = "pages/agreement.py"
 SHOWN = ("verifiable", "decomposition", "entailment_all", "entailment_alone", "entailment_without")
@@ -98,14 +99,14 @@ def test_demo_shows_one_confusion_matrix_per_annotator_pair(demo_page):
     ]
 
 
-def test_human_ceiling_is_shown_per_precision_mode_on_the_demo(demo, demo_page):
-    expected = human_ceilings(export_records(demo, "human"))["individual"]
-    ceiling = table(demo_page, "precision mode")
-    assert list(ceiling["precision mode"]) == ["individual", "necessity", "alce"]
-    alice = next(a.pearson for a in expected.per_annotator if a.annotator == "alice")
-    assert (
-        ceiling["alice"][0] == f"{alice:.3f}" and ceiling["ceiling (mean r)"][0] == f"{expected.ceiling:.3f}"
-    )
+def test_each_annotator_is_shown_against_the_others_mean_per_precision_mode_on_the_demo(demo, demo_page):
+    humans = export_records(demo, "human")
+    tables = parity_tables(humans, sorted({r.response_id for r in humans}), PRECISION_MODES)
+    expected = {row["source"]: row for row in annotator_rows(tables) if row["precision_mode"] == "individual"}
+    shown = table(demo_page, "precision mode")
+    assert list(shown["precision mode"]) == ["individual", "necessity", "alce"]
+    assert shown["alice"][0] == f"{expected['human:alice']['r_vs_gold_without']:.3f}"
+    assert "ceiling" not in shown_text(demo_page).lower()
 
 
 def test_undefined_stage_says_why(monkeypatch, tiny):

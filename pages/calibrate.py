@@ -37,6 +37,7 @@ from pages.widgets.calibration_tables import (
 from pages.widgets.context import literal
 from pages.widgets.frame import run_page
 from pages.widgets.judges_file import load_project_judges
+from pages.widgets.model_filter import choose_models
 from pages.widgets.opened_response import open_response, picked_from_scatter
 from pages.widgets.problem_box import show_problems
 
@@ -186,9 +187,9 @@ def _number(value) -> str:
     return f"{value:.3f}" if charts.known(value) else "—"
 
 
-def figures(report, choice, gold, judges, cached: dict):
-    """The three figures; returns (the configuration inspected, the response id picked on
-    the scatter or None)."""
+def figures(report, choice, gold, judges, cached: dict, shown_ids: set[str]):
+    """The figures; returns (the configuration inspected, the response id picked on the scatter or
+    None). The scatter draws the responses in `shown_ids` (the models chosen)."""
     names = [c.name for c in report.configs]
     default = names.index(choice.name) if choice is not None else 0
     if st.session_state.get("inspect_config") not in names:  # a new sweep without the old choice
@@ -206,7 +207,10 @@ def figures(report, choice, gold, judges, cached: dict):
         points = [
             (rid, gold_scores[rid], judge_scores[rid])
             for rid in gold_scores
-            if rid in judge_scores and charts.known(gold_scores[rid]) and charts.known(judge_scores[rid])
+            if rid in shown_ids
+            and rid in judge_scores
+            and charts.known(gold_scores[rid])
+            and charts.known(judge_scores[rid])
         ]
         title = f"{inspected.name}: r {_number(inspected.pearson)} over {len(points)} responses"
         event = st.plotly_chart(
@@ -359,8 +363,15 @@ def calibrate(me: dict, store) -> None:
     choice, rule = choose(store, report, cached)
     chosen_summary(report, choice)
     st.subheader("Figures")
-    inspected, picked = figures(report, choice, gold, judges, cached)
-    opened = picked_from_scatter(picked, [r.response_id for r in gold])
+    model_of = dict(store.response_models())
+    models = choose_models(
+        list(dict.fromkeys(model_of.get(r.response_id) for r in gold)),
+        key="calibrate_models",
+        label="Models whose responses the scatter and the chooser show",
+    )
+    shown_ids = [r.response_id for r in gold if model_of.get(r.response_id) in models]
+    inspected, picked = figures(report, choice, gold, judges, cached, set(shown_ids))
+    opened = picked_from_scatter(picked, shown_ids)
     if opened is not None:
         opened_section(store, opened, inspected, gold, judges, cached)
     with st.expander("Where the loss is, stage by stage"):

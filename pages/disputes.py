@@ -22,6 +22,7 @@ from annotation.formats.readers import write_records_jsonl
 from pages.widgets import player, response_view, ruling
 from pages.widgets.context import literal, show_text
 from pages.widgets.frame import run_page
+from pages.widgets.model_filter import choose_models, model_label
 from pages.widgets.opened_response import DISPUTES_FILTER
 from pages.widgets.ruling import ALL, STAGE_IDS, STAGE_NAMES, STAGE_REQUEST
 
@@ -116,10 +117,13 @@ def gold_settings_panel(store) -> None:
 
 
 # -- the list -----------------------------------------------------------------------------------
-def overview_rows(shown) -> list[dict]:
+def overview_rows(shown, model_of: dict) -> list[dict]:
+    """One row per dispute (with the response's model when the project knows models)."""
+    with_models = any(model_of.values())
     return [
         {
             "response": v.response_id,
+            **({"model": model_label(model_of.get(v.response_id))} if with_models else {}),
             "sentence": v.sentence + 1,
             "stage": STAGE_NAMES[v.stage],
             "question": v.question,
@@ -159,12 +163,12 @@ def open_dispute(shown):
     return shown[position], shown[position + 1] if position + 1 < len(shown) else None
 
 
-def dispute_list(shown, chosen) -> None:
+def dispute_list(shown, chosen, model_of: dict) -> None:
     """The list, the open dispute's row selected; a click on a row opens that dispute."""
     ids = [v.key for v in shown]
     st.caption(f"{len(shown)} disputes, lowest agreement first — click a row to open it")
     st.dataframe(
-        overview_rows(shown),
+        overview_rows(shown, model_of),
         hide_index=True,
         width="stretch",
         height=min(35 * (len(shown) + 1) + 3, 35 * 6 + 3),
@@ -220,8 +224,9 @@ def url_choice(where, label: str, options: tuple, key: str, param: str, format_f
     return chosen
 
 
-def filters(every) -> list:
-    """The stage (stable ids, protocol order), response and ruled filters; the disputes they keep."""
+def filters(every, model_of: dict) -> list:
+    """The stage (stable ids, protocol order), model, response and ruled filters; the disputes they keep."""
+    models = choose_models(list(dict.fromkeys(model_of.values())), key="dispute_models")
     stage_column, response_column, ruled_column = st.columns([2, 2, 1])
     if STAGE_REQUEST in st.session_state:  # a link from the agreement page
         st.session_state[STAGE_KEY] = st.session_state.pop(STAGE_REQUEST)
@@ -252,6 +257,7 @@ def filters(every) -> list:
         if (with_ruled or v.ruling is None)
         and stage in (ALL, ruling.stage_id(v.stage))
         and response_id in (ALL, v.response_id)
+        and model_of.get(v.response_id) in models
     ]
 
 
@@ -282,7 +288,8 @@ def disputes(me: dict, store) -> None:
         strict=True,
     ):
         column.metric(label, number)
-    shown = filters(every)
+    model_of = dict(store.response_models())
+    shown = filters(every, model_of)
     if not shown:
         st.session_state.pop(ruling.SCROLL_KEY, None)  # nothing to bring into view
         if notice:
@@ -296,7 +303,7 @@ def disputes(me: dict, store) -> None:
         downloads(store)
         return
     value, upcoming = open_dispute(shown)
-    dispute_list(shown, value)
+    dispute_list(shown, value, model_of)
     show_dispute(store, me["name"], value, upcoming, float(store.get_setting("pad_s", 1.0)), notice)
     st.divider()
     downloads(store)

@@ -65,10 +65,11 @@ def password_hash(password: str) -> str:
 
 
 def tiny_project(
-    directory: Path, *, texts=(FIRST_TEXT, SECOND_TEXT), with_media: bool = False, **settings
+    directory: Path, *, texts=(FIRST_TEXT, SECOND_TEXT), with_media: bool = False, models=None, **settings
 ) -> ProjectStore:
-    """Responses r1, r2, … over one video `clip.mp4` (made when `with_media`), the PEOPLE
-    (password = name) and overlap 2 (pool: ann, bob), plus any extra settings."""
+    """Responses r1, r2, … over one video `clip.mp4` (made when `with_media`), written by `models`
+    (one per response; none by default), the PEOPLE (password = name) and overlap 2 (pool: ann,
+    bob), plus any extra settings."""
     store = ProjectStore.open(directory, create=True)
     duration = None
     if with_media:
@@ -78,7 +79,13 @@ def tiny_project(
         [
             (
                 Response(
-                    f"r{i}", text, "clip.mp4", "What happens first?", ["A. He points", "B. He waves"], "A"
+                    f"r{i}",
+                    text,
+                    "clip.mp4",
+                    "What happens first?",
+                    ["A. He points", "B. He waves"],
+                    "A",
+                    model=None if models is None else models[i - 1],
                 ),
                 sentences_for_response(text, duration),
             )

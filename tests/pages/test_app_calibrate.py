@@ -273,3 +273,15 @@ def test_the_page_sweep_project_and_export_then_sweep_give_identical_numbers(pag
     # the demo's annotators live in the event log only, and all three are compared
     assert {row["source"] for row in on_page["annotators"]} == {"human:alice", "human:bob", "human:carol"}
     assert all(len(c["parity"]["annotators"]) == 3 for c in on_page["configs"])
+
+
+def test_the_scatter_and_the_chooser_narrow_to_the_models_chosen(page, demo):
+    model_of = dict(ProjectStore.open(demo).response_models())
+    one = model_of["demo-a-01"]
+    app = page.multiselect(key="calibrate_models").set_value([one]).run()
+    scatter = json.loads(app.get("plotly_chart")[0].proto.spec)
+    [points] = [t for t in scatter["data"] if t.get("name") == "responses"]
+    shown = [rid for (rid,) in points["customdata"]]
+    assert shown and all(model_of[rid] == one for rid in shown) and len(shown) < 24
+    chooser = app.selectbox(key=opened_response.OPEN_KEY)
+    assert [rid for rid in chooser.options if rid in model_of] == shown

@@ -377,3 +377,17 @@ def test_page_lists_every_dispute_in_a_table(monkeypatch, project):
     table = dispute_table(disputes_page(monkeypatch, project)).value
     assert list(table["response"]) == ["r1", "r2"]
     assert list(table["values"]) == ["ann: Verifiable, bob: Not verifiable", "ann: Yes, supported, bob: No"]
+
+
+def test_disputes_show_each_responses_model_and_filter_by_it(monkeypatch, tmp_path):
+    write_labels(tiny_project(tmp_path / "m", models=("omni-large", "omni-tiny")))
+    app = disputes_page(monkeypatch, tmp_path / "m")
+    assert sorted(dispute_table(app).value["model"]) == ["omni-large", "omni-tiny"]
+    app.multiselect(key="dispute_models").set_value(["omni-tiny"]).run()
+    assert [response for response, _ in listed(app)] == ["r2"]
+
+
+def test_a_project_without_models_shows_no_model_filter_or_column(monkeypatch, project):
+    app = disputes_page(monkeypatch, project)
+    assert "dispute_models" not in [m.key for m in app.multiselect]
+    assert "model" not in dispute_table(app).value.columns

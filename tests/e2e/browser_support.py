@@ -116,3 +116,17 @@ def fill_sign_in(page, url: str, who: str) -> None:
     page.get_by_role("textbox", name="Name").fill(who)
     page.get_by_role("textbox", name="Password").fill(who)
     page.get_by_role("button", name="Sign in").click()
+
+
+def wait_until_idle(page) -> None:
+    """Until the app's script run is over (a click during a rerun may land on a replaced element)."""
+    page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for()
+
+
+def choose_option(page, label: str, option: str) -> None:
+    """Pick `option` in the selectbox `label`, once the page is idle: a click on a selectbox that a
+    rerun is replacing opens nothing."""
+    wait_until_idle(page)
+    page.get_by_role("combobox", name=label).click()
+    page.get_by_role("option", name=option, exact=True).click()
+    wait_until_idle(page)

@@ -11,7 +11,15 @@ import json
 import re
 
 import pytest
-from browser_support import SHOTS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
+from browser_support import (
+    SHOTS,
+    choose_option,
+    chromium_page,
+    fill_sign_in,
+    needs_chromium,
+    streamlit_server,
+    wait_until_idle,
+)
 
 from annotation.agreement.gold import gold_from_store, read_gold_csv
 from annotation.demo.project import build_demo
@@ -49,15 +57,8 @@ def sign_in(page, url: str) -> None:
     wait_until_idle(page)
 
 
-def wait_until_idle(page) -> None:
-    """Until the app's script run is over (a click during a rerun may land on a replaced element)."""
-    page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for()
-
-
 def choose_stage(page, label: str) -> None:
-    page.get_by_role("combobox", name="Stage").click()
-    page.get_by_role("option", name=label).click()
-    wait_until_idle(page)
+    choose_option(page, "Stage", label)
 
 
 def click_row(page, row: int, response_id: str) -> None:

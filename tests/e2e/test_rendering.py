@@ -14,7 +14,14 @@ import threading
 
 import pytest
 from app_support import make_video, password_hash
-from browser_support import SHOTS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
+from browser_support import (
+    SHOTS,
+    choose_option,
+    chromium_page,
+    fill_sign_in,
+    needs_chromium,
+    streamlit_server,
+)
 
 from annotation.project import register_media
 from annotation.protocol.records import Response
@@ -150,8 +157,7 @@ def test_an_adjudicator_sees_the_annotators_facts_and_the_id_as_text(server, pay
         # fact-list editor holds them, one annotator's list at a time
         page.get_by_text("Or edit a fact list and rule it").click()
         for name in ("ann", "bob"):
-            page.get_by_label("Start from").click()
-            page.get_by_role("option", name=name, exact=True).click()
+            choose_option(page, "Start from", name)
             page.wait_for_function(
                 "needle => [...document.querySelectorAll('input, textarea')].some(e => e.value.includes(needle))",
                 arg=f"![pic fact-{name}](http://{host}/fact-{name}.png)",

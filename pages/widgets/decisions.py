@@ -10,7 +10,7 @@ import streamlit as st
 
 from annotation.work import session
 from annotation.work.queues import unskip
-from pages.widgets import queue_view
+from pages.widgets import keys, queue_view
 
 WORDING = {
     "verifiable": "Does this sentence state something directly observable in the video or its audio?",
@@ -22,6 +22,19 @@ ANSWERS = {
     "verifiable": (("Verifiable", "V", True), ("Not verifiable", "N", False)),
     "entailment": (("Yes, supported", "Y", True), ("No", "N", False)),
 }
+
+
+def key_legend(question: session.Question, response_id: str, *, players: int, cooldown_ms: int) -> None:
+    """The keys of this decision, under its buttons (see pages.widgets.keys.legend)."""
+    if question.kind == "facts":
+        pairs = [("Ctrl+Enter", "confirm facts")]
+    else:
+        answers = ANSWERS["verifiable" if question.kind == "verifiable" else "entailment"]
+        pairs = [(key, label.lower().removesuffix(", supported")) for label, key, _ in answers]
+    pairs.append(("U", "undo"))
+    if players:
+        pairs.append(("P", "play all" if players > 1 else "play"))
+    keys.legend(pairs, question.key(response_id), cooldown_ms=cooldown_ms, play_all=players > 1)
 
 
 def shown_at(item_key: str) -> float:
@@ -49,12 +62,12 @@ def answer_buttons(store, who: str, response_id: str, question: session.Question
     """Yes/no buttons for a stage-1 or stage-3 question (keys V/N or Y/N)."""
     shown_at(question.key(response_id))
     answers = ANSWERS["verifiable" if question.kind == "verifiable" else "entailment"]
-    columns = st.columns(len(answers))
-    for column, (label, key, value) in zip(columns, answers, strict=True):
+    row = st.container(horizontal=True, gap="small")  # side by side on a phone too
+    for label, key, value in answers:
         # The question is in the key: a click on the button of the question before (still on
         # screen while the page redraws) then runs that question's callback, which refuses it,
         # instead of answering the new question unseen.
-        column.button(
+        row.button(
             label,
             key=f"answer:{value}:{question.key(response_id)}",
             shortcut=key,
@@ -84,32 +97,25 @@ def _unskip(store, who, response_id) -> None:
     st.session_state["queue_dirty"] = True
 
 
-def actions(store, who: str, response_id: str, skipped: dict[str, str]) -> None:
-    """Undo, skip (reason required), flag (text required), and the set-aside responses."""
-    left, middle, right = st.columns(3)
-    left.button(
+def actions(store, who: str, response_id: str) -> None:
+    """Undo, skip (reason required) and flag (text required), side by side."""
+    row = st.container(horizontal=True, gap="small", horizontal_alignment="right", key="response_actions")
+    row.button(
         "Undo",
         key="undo",
         shortcut="U",
-        icon=":material/undo:",
         help="Undo your last decision",
         on_click=_undo,
         args=(store, who),
-        width="stretch",
     )
-    with middle.popover(
-        "Skip", icon=":material/skip_next:", width="stretch", help="Set this response aside, with a reason"
-    ):
+    with row.popover("Skip", help="Set this response aside, with a reason"):
         with st.form("skip_form", clear_on_submit=True):
             st.text_input("Why do you skip it?", key="skip_reason")
             st.form_submit_button("Set it aside", on_click=_skip, args=(store, who, response_id))
-    with right.popover(
-        "Flag", icon=":material/flag:", width="stretch", help="Flag a case the guidelines should settle"
-    ):
+    with row.popover("Flag", help="Flag a case the guidelines should settle"):
         with st.form("flag_form", clear_on_submit=True):
             st.text_area("What should the guidelines settle?", key="flag_text")
             st.form_submit_button("Send the flag", on_click=_flag, args=(store, who, response_id))
-    set_aside(store, who, skipped)
 
 
 def _skip(store, who, response_id) -> None:

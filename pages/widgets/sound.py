@@ -1,11 +1,15 @@
-"""Seeing sound: the waveform (min/max envelope) and mel spectrogram of a clip's audio in
-plotly, with the cited span shaded. The arrays come from annotation.media.sound_cache."""
+"""Seeing sound: the waveform (min/max envelope) and mel spectrogram of a clip's audio, with the
+cited span shaded. `sound_data` gives the compact arrays the citation player draws under its own
+controls (bound to it, with a moving playhead); the plotly traces draw the whole media's sound
+under the citation timeline. The arrays come from annotation.media.sound_cache."""
 
 from __future__ import annotations
 
+import base64
 import logging
 from pathlib import Path
 
+import numpy as np
 import plotly.colors
 import plotly.graph_objects as go
 import streamlit as st
@@ -83,6 +87,36 @@ def sound_figure(view, cited_start_s: float, cited_end_s: float) -> go.Figure:
     return figure
 
 
+def sound_data(store, media: dict, start_s: float, end_s: float, columns: int = 240) -> dict | None:
+    """The sound of [start_s, end_s) of the media for the player's own view: the waveform's
+    min/max per column (−1..1) and the spectrogram as bytes (0 = −80 dB, 255 = 0 dB; row 0 the
+    lowest band) with its colours. None (and a log entry) when the sound cannot be decoded."""
+    try:
+        view = load_sound_view(
+            Path(media["path"]),
+            media["sha256"],
+            store.cache_dir / "clips",
+            start_s=start_s,
+            end_s=end_s,
+            width=columns,
+            max_columns=columns,
+        )
+    except Exception:
+        log.exception("could not decode the sound of %s at %.3f-%.3f", media.get("name"), start_s, end_s)
+        return None
+    levels = np.clip((view.spectrogram_db + 80.0) * (255.0 / 80.0), 0, 255).astype(np.uint8)
+    return {
+        "mins": np.round(view.envelope_mins.astype(float), 3).tolist(),
+        "maxs": np.round(view.envelope_maxs.astype(float), 3).tolist(),
+        "spectrogram": {
+            "rows": int(levels.shape[0]),
+            "cols": int(levels.shape[1]),
+            "b64": base64.b64encode(np.ascontiguousarray(levels).tobytes()).decode(),
+            "colours": SPECTROGRAM_COLOURS,
+        },
+    }
+
+
 def whole_media_sound(store, media: dict):
     """The whole file's sound view (cached at import by prepare_media); on a first look at a
     long file not prepared yet, an overview while the exact view is computed. None (and a
@@ -97,7 +131,9 @@ def whole_media_sound(store, media: dict):
 
 
 def sound_view(store, video_name: str | None, citation: Citation, pad_s: float) -> None:
-    """The sound of the citation's padded span; a problem shows a friendly note."""
+    """The sound of the citation's padded span as a plotly figure, apart from any player; a
+    problem shows a friendly note. (The annotate page draws the sound inside each player:
+    `pages.widgets.player.play_citation(..., with_sound=True)`.)"""
     media = store.media(video_name) if video_name else None
     if media is None or not citation.valid:
         return

@@ -1,0 +1,167 @@
+// Keys that never die (pages/widgets/keys.py mounts this on every page).
+//
+// Streamlit binds a button's `shortcut=` to `document` and ignores a key whose target is an
+// <input> of any type. Two ways a decision key then dies: a focused toggle or checkbox (an
+// <input>), and a native <audio>/<video> control, whose keydown never reaches the page at all.
+// Fix: a media element focused by a pointer gives the focus back at once; a key pressed while a
+// non-text control has the focus clicks the button that shows that shortcut. Text fields keep
+// their keys. A new question ignores decision keys for `cooldown_ms` and shows when it is ready.
+// "P" plays (or pauses) every citation player of the page.
+
+const STATE = (window.__murgatKeys = window.__murgatKeys || {
+  installed: false,
+  guards: 0, // mounted legends that guard a question (the annotate page)
+  question: null,
+  readyAt: 0,
+  pendingSince: 0,
+  cooldownMs: 0,
+  timer: null,
+  legends: new Set(),
+});
+const PENDING_LIMIT_MS = 4000; // a key that changed nothing must not lock the keys for good
+const NOT_TEXT = new Set(["checkbox", "radio", "range", "button", "submit", "reset", "color", "file", "image"]);
+
+function isTextField(el) {
+  if (!el || !el.tagName) return false;
+  if (el.isContentEditable) return true;
+  if (el.tagName === "TEXTAREA" || el.tagName === "SELECT") return true;
+  if (el.tagName !== "INPUT") return false;
+  return !NOT_TEXT.has((el.getAttribute("type") || "text").toLowerCase());
+}
+
+function shortcutButton(key) {
+  if (!/^[a-z0-9]$/i.test(key)) return null;
+  const hints = document.querySelectorAll(`[aria-label="Shortcut ${key.toUpperCase()}"]`);
+  for (const hint of hints) {
+    const button = hint.closest("button");
+    if (button && !button.disabled) return button;
+  }
+  return null;
+}
+
+function ready() {
+  if (!STATE.guards) return true;
+  if (STATE.pendingSince && performance.now() - STATE.pendingSince < PENDING_LIMIT_MS) return false;
+  return performance.now() >= STATE.readyAt;
+}
+
+function showReadiness() {
+  const isReady = ready();
+  document.body.dataset.murgatReady = isReady ? "1" : "0";
+  for (const legend of STATE.legends) {
+    const mark = legend.querySelector(".murgat-ready");
+    if (mark) mark.textContent = isReady ? "● ready" : "○ wait";
+  }
+  clearTimeout(STATE.timer);
+  if (!isReady && !STATE.pendingSince) {
+    STATE.timer = setTimeout(showReadiness, Math.max(0, STATE.readyAt - performance.now()) + 5);
+  }
+}
+
+export function players() {
+  return [...document.querySelectorAll(".murgat-player")].filter((p) => p.murgatPlay);
+}
+
+function playOrPauseAll() {
+  const all = players();
+  const playing = all.filter((p) => p.murgatPlaying());
+  if (playing.length) playing.forEach((p) => p.murgatPause());
+  else all.forEach((p) => p.murgatPlay());
+}
+
+function onKeyDown(event) {
+  if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
+  const path = event.composedPath ? event.composedPath() : [];
+  const target = path[0] || event.target;
+  if (isTextField(target)) return;
+  if (event.key === "p" || event.key === "P") {
+    if (players().length) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      playOrPauseAll();
+    }
+    return;
+  }
+  const button = shortcutButton(event.key);
+  if (!button) return;
+  if (!ready()) {
+    event.preventDefault(); // too soon after a new question: ignored, and the legend says so
+    event.stopImmediatePropagation();
+    return;
+  }
+  if (STATE.guards) {
+    STATE.pendingSince = performance.now(); // until the page has answered this key
+    showReadiness();
+  }
+  if (target && target.tagName === "INPUT") {
+    // Streamlit would ignore this key: press the button for it.
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    target.blur();
+    button.click();
+  }
+}
+
+let pointerDownAt = 0;
+function onFocusIn(event) {
+  const target = event.target;
+  if (!target || !target.matches || !target.matches("audio, video")) return;
+  // Only a pointer's focus: a keyboard user who tabbed into the controls keeps them.
+  if (performance.now() - pointerDownAt < 1000) setTimeout(() => target.blur(), 0);
+}
+
+function install() {
+  if (STATE.installed) return;
+  STATE.installed = true;
+  window.addEventListener("keydown", onKeyDown, true);
+  window.addEventListener("pointerdown", () => (pointerDownAt = performance.now()), true);
+  document.addEventListener("focusin", onFocusIn, true);
+}
+
+function showLegend(parent, legend, withPlayAll) {
+  const strip = document.createElement("div");
+  strip.className = "murgat-legend";
+  strip.setAttribute("aria-label", "Keyboard keys");
+  for (const [key, what] of legend) {
+    const item = document.createElement("span");
+    const kbd = document.createElement("kbd");
+    kbd.textContent = key;
+    item.append(kbd, " " + what);
+    strip.append(item);
+  }
+  if (withPlayAll) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "murgat-play-all";
+    button.textContent = "Play all together";
+    button.addEventListener("click", playOrPauseAll);
+    strip.append(button);
+  }
+  const mark = document.createElement("span");
+  mark.className = "murgat-ready";
+  mark.setAttribute("role", "status");
+  strip.append(mark);
+  parent.append(strip);
+  STATE.legends.add(strip);
+  return strip;
+}
+
+export default function ({ data, parentElement }) {
+  install();
+  const { question = null, cooldown_ms: cooldownMs = 0, legend = [], play_all: playAll = false } = data || {};
+  const guards = question !== null;
+  if (guards) {
+    STATE.guards += 1;
+    const now = performance.now();
+    STATE.readyAt = question !== STATE.question ? now + cooldownMs : now;
+    STATE.question = question;
+    STATE.pendingSince = 0;
+  }
+  parentElement.replaceChildren();
+  const strip = legend.length ? showLegend(parentElement, legend, playAll) : null;
+  showReadiness();
+  return () => {
+    if (strip) STATE.legends.delete(strip);
+    if (guards) STATE.guards -= 1;
+  };
+}

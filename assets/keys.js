@@ -3,9 +3,9 @@
 // Streamlit binds a button's `shortcut=` to `document` and ignores a key whose target is an
 // <input> of any type. Two ways a decision key then dies: a focused toggle or checkbox (an
 // <input>), and a native <audio>/<video> control, whose keydown never reaches the page at all.
-// Fix: a media element focused by a pointer gives the focus back at once; a key pressed while a
-// non-text control has the focus clicks the button that shows that shortcut. Text fields keep
-// their keys. A new question ignores decision keys for `cooldown_ms` and shows when it is ready.
+// Fix: a media element that takes the focus by a click gives it back at once; a key pressed
+// while a non-text control has the focus clicks the button that shows that shortcut. Text
+// fields keep their keys. A new question ignores decision keys for `cooldown_ms` and shows when it is ready.
 // "P" plays (or pauses) every citation player of the page.
 
 const STATE = (window.__murgatKeys = window.__murgatKeys || {
@@ -102,19 +102,20 @@ function onKeyDown(event) {
   }
 }
 
-let pointerDownAt = 0;
+let tabbedAt = -Infinity;
 function onFocusIn(event) {
   const target = event.target;
   if (!target || !target.matches || !target.matches("audio, video")) return;
-  // Only a pointer's focus: a keyboard user who tabbed into the controls keeps them.
-  if (performance.now() - pointerDownAt < 1000) setTimeout(() => target.blur(), 0);
+  // A click inside native controls reaches the page as a focus change only (no pointer event);
+  // a keyboard user who tabbed into the controls keeps them.
+  if (performance.now() - tabbedAt > 500) setTimeout(() => target.blur(), 0);
 }
 
 function install() {
   if (STATE.installed) return;
   STATE.installed = true;
   window.addEventListener("keydown", onKeyDown, true);
-  window.addEventListener("pointerdown", () => (pointerDownAt = performance.now()), true);
+  window.addEventListener("keydown", (e) => e.key === "Tab" && (tabbedAt = performance.now()), true);
   document.addEventListener("focusin", onFocusIn, true);
 }
 

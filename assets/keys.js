@@ -26,7 +26,7 @@ function isTextField(el) {
   if (el.isContentEditable) return true;
   if (el.tagName === "TEXTAREA" || el.tagName === "SELECT") return true;
   if (el.tagName !== "INPUT") return false;
-  return !NOT_TEXT.has((el.getAttribute("type") || "text").toLowerCase());
+  return !NOT_TEXT.has(String(el.type || "text").toLowerCase());
 }
 
 function shortcutButton(key) {
@@ -71,8 +71,9 @@ function playOrPauseAll() {
 
 function onKeyDown(event) {
   if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
-  const path = event.composedPath ? event.composedPath() : [];
-  const target = path[0] || event.target;
+  // The element as the page sees it: a native media control's inner parts count as its
+  // <audio> or <video>.
+  const target = event.target;
   if (isTextField(target)) return;
   if (event.key === "p" || event.key === "P") {
     if (players().length) {
@@ -93,8 +94,9 @@ function onKeyDown(event) {
     STATE.pendingSince = performance.now(); // until the page has answered this key
     showReadiness();
   }
-  if (target && target.tagName === "INPUT") {
-    // Streamlit would ignore this key: press the button for it.
+  if (target && (target.tagName === "INPUT" || target.tagName === "AUDIO" || target.tagName === "VIDEO")) {
+    // Streamlit ignores a key on an <input>, and one on a media element may be taken by its
+    // controls before the focus has been given back: press the button for it.
     event.preventDefault();
     event.stopImmediatePropagation();
     target.blur();
@@ -117,6 +119,28 @@ function install() {
   window.addEventListener("keydown", onKeyDown, true);
   window.addEventListener("keydown", (e) => e.key === "Tab" && (tabbedAt = performance.now()), true);
   document.addEventListener("focusin", onFocusIn, true);
+}
+
+// The decision's own words above the keys: where the person is, the question, what it is about.
+function showHeader(parent, header) {
+  const where = document.createElement("div");
+  where.className = "murgat-where";
+  const stage = document.createElement("b");
+  stage.textContent = header.stage;
+  where.append(stage, ` · ${header.where}`);
+  const wording = document.createElement("div");
+  wording.className = "murgat-wording";
+  wording.textContent = header.wording;
+  const subject = document.createElement("div");
+  subject.className = header.subject_class;
+  subject.textContent = header.subject;
+  parent.append(where, wording, subject);
+  if (header.note) {
+    const note = document.createElement("div");
+    note.className = "murgat-note";
+    note.textContent = header.note;
+    parent.append(note);
+  }
 }
 
 function showLegend(parent, legend, withPlayAll) {
@@ -150,6 +174,7 @@ function showLegend(parent, legend, withPlayAll) {
 export default function ({ data, parentElement }) {
   install();
   const { question = null, cooldown_ms: cooldownMs = 0, legend = [], play_all: playAll = false } = data || {};
+  const header = (data || {}).header || null;
   const guards = question !== null;
   if (guards) {
     STATE.guards += 1;
@@ -159,6 +184,7 @@ export default function ({ data, parentElement }) {
     STATE.pendingSince = 0;
   }
   parentElement.replaceChildren();
+  if (header) showHeader(parentElement, header);
   const strip = legend.length ? showLegend(parentElement, legend, playAll) : null;
   showReadiness();
   return () => {

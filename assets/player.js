@@ -1,7 +1,7 @@
-// One citation's player (pages/widgets/player.py): the clip opens on the cited start frame, a
-// scrub bar marks the cited span inside the padded clip, the time shown is the source's
-// ("0:14.0 of 2:00"), and the sound view under it (audio) carries a playhead that moves with
-// playback. All text comes in `data` and is set as text, never as HTML.
+// The citation players of a page (pages/widgets/player.py), two side by side: each clip opens on
+// the cited start frame, a scrub bar marks the cited span inside the padded clip, the time
+// shown is the source's ("0:14.0 of 2:00"), and the sound view under an audio player carries a
+// playhead that moves with playback. All text comes in `data` and is set as text, never as HTML.
 
 function clock(seconds, tenths) {
   const s = Math.max(0, seconds);
@@ -95,7 +95,15 @@ function drawSound(canvas, sound, cited, position) {
 }
 
 export default function ({ data, parentElement }) {
-  const d = data;
+  parentElement.replaceChildren();
+  const grid = element("div", "murgat-players");
+  grid.dataset.count = String(data.players.length);
+  parentElement.append(grid);
+  const cleanups = data.players.map((d) => player(d, grid, data.autoplay));
+  return () => cleanups.forEach((cleanup) => cleanup());
+}
+
+function player(d, parentElement, autoplay) {
   const clipLength = Math.max(0.001, d.clip_end_s - d.clip_start_s);
   const citedOffset = Math.max(0, d.cited_start_s - d.clip_start_s);
   const citedFraction = [
@@ -103,7 +111,6 @@ export default function ({ data, parentElement }) {
     Math.min(1, Math.max(0, d.cited_end_s - d.clip_start_s) / clipLength),
   ];
 
-  parentElement.replaceChildren();
   const box = element("div", `murgat-player murgat-kind-${d.kind}`);
   box.dataset.citation = d.label;
   const head = element("div", "murgat-player-head");
@@ -114,7 +121,7 @@ export default function ({ data, parentElement }) {
   box.append(head);
 
   const media = document.createElement(d.kind === "video" ? "video" : "audio");
-  media.preload = "auto";
+  media.preload = "none";
   media.src = d.url;
   if (d.kind === "video") {
     media.muted = true;
@@ -217,7 +224,7 @@ export default function ({ data, parentElement }) {
   time.textContent = `${clock(d.cited_start_s, true)} of ${clock(d.media_duration_s, false)}`;
   head2.style.left = `${citedFraction[0] * 100}%`;
   if (canvas) drawSound(canvas, d.sound, citedFraction, citedFraction[0]);
-  if (d.autoplay) box.murgatPlay();
+  if (autoplay) box.murgatPlay();
   return () => {
     cancelAnimationFrame(frame);
     if (resize) resize.disconnect();

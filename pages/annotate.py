@@ -16,7 +16,7 @@ from annotation.work.drafts import load_draft, save_draft
 from annotation.work.proposals import atomic_split, rule_based_facts
 from annotation.work.session import Question, normalise_campaign_mode, plan, propose_facts
 from pages.widgets import decisions, player, queue_view, response_view, timeline
-from pages.widgets.context import APP_DIR, show_text
+from pages.widgets.context import APP_DIR, friendly_errors
 from pages.widgets.facts_editor import GUIDANCE, facts_editor, start_draft
 from pages.widgets.frame import run_page
 from pages.widgets.keys import DEFAULT_COOLDOWN_MS
@@ -24,20 +24,15 @@ from pages.widgets.keys import DEFAULT_COOLDOWN_MS
 STAGE_NAMES = {1: "Stage 1 · verifiable sentences", 2: "Stage 2 · atomic facts", 3: "Stage 3 · entailment"}
 
 
-def header(store, who: str, rid: str | None, summary: str) -> None:
-    """One line: where the person is, and the response-level actions and the guidelines."""
-    where, tools = st.columns([3, 2], vertical_alignment="center")
-    where.markdown(summary)
-    with tools:
-        row = st.container(horizontal=True, gap="small", horizontal_alignment="right")
-        with row:
-            if rid is not None:
-                decisions.actions(store, who, rid)
-            with st.popover("Guidelines"):
-                st.markdown((APP_DIR / "assets" / "guidelines.md").read_text())
-    notice = st.session_state.pop("notice", None)
-    if notice:
-        st.toast(notice)
+def tools(store, who: str) -> None:
+    """The timeline switch, Undo, Skip, Flag and the guidelines, on one line above the decision
+    (outside it: a decision does not redraw them)."""
+    with st.container(horizontal=True, gap="small", horizontal_alignment="right", key="annotate_tools"):
+        st.toggle("Timeline of all citations", key="show_timeline")
+        decisions.actions(store, who)
+        guidelines = st.popover("Guidelines", key="guidelines_popover", on_change="rerun")
+        if guidelines.open:  # drawn only when open: nothing to send on every decision
+            guidelines.markdown((APP_DIR / "assets" / "guidelines.md").read_text())
 
 
 def empty_queue(store, who: str, queue, waiting: list[str]) -> None:
@@ -57,8 +52,6 @@ def empty_queue(store, who: str, queue, waiting: list[str]) -> None:
 
 def facts_decision(store, who: str, rid: str, sentence, question: Question) -> None:
     """Stage 2: the fact list, restored from the person's saved draft when there is one."""
-    st.markdown("**Split the highlighted sentence into atomic facts.**", help=GUIDANCE)
-    show_text(sentence.text, "murgat-sentence")
     draft_key = f"draft:{rid}:{question.unit}"
     if draft_key not in st.session_state:
         saved = load_draft(store, who, rid, question.unit)
@@ -76,23 +69,39 @@ def facts_decision(store, who: str, rid: str, sentence, question: Question) -> N
     )
 
 
-def decision(store, who: str, rid: str, sentence, question: Question) -> None:
-    """The question in words and its answer controls."""
-    if question.kind == "verifiable":
-        st.markdown(f"**{decisions.WORDING['verifiable']}**")
-        show_text(sentence.text, "murgat-sentence")
-        decisions.answer_buttons(store, who, rid, question)
-    elif question.kind == "facts":
-        facts_decision(store, who, rid, sentence, question)
+def decision_header(sentence, question: Question, where: str) -> dict:
+    """The decision's words: its stage and where it is, the question, what it is about."""
+    header = {"stage": STAGE_NAMES[question.stage], "where": where, "note": ""}
+    if question.kind == "facts":
+        wording, subject, css = (
+            "Split the highlighted sentence into atomic facts.",
+            sentence.text,
+            "murgat-sentence",
+        )
+        header["note"] = GUIDANCE
+    elif question.kind == "verifiable":
+        wording, subject, css = decisions.WORDING["verifiable"], sentence.text, "murgat-sentence"
     else:
-        st.markdown(f"**{decisions.WORDING[question.kind]}**")
-        show_text(question.fact.text, "murgat-fact")
+        wording, subject, css = decisions.WORDING[question.kind], question.fact.text, "murgat-fact"
         about = ", ".join(response_view.chip_label(sentence.citations[i]) for i in question.segments)
+        header["note"] = f"Segments: {about}"
         if question.kind == "without":
             removed = sentence.citations[question.fact.citations[question.j]]
-            st.caption(f"Without {response_view.chip_label(removed)}; the other segments: {about or 'none'}")
-        else:
-            st.caption(f"Segments: {about}")
+            header["note"] = (
+                f"Without {response_view.chip_label(removed)}; the other segments: {about or 'none'}"
+            )
+    return {**header, "wording": wording, "subject": subject, "subject_class": css}
+
+
+def decision(store, who: str, rid: str, sentence, question: Question, where: str, players: int) -> None:
+    """The decision's words and keys, then its answer controls."""
+    cooldown_ms = int(store.get_setting("key_cooldown_ms", DEFAULT_COOLDOWN_MS))
+    decisions.panel(
+        question, rid, decision_header(sentence, question, where), players=players, cooldown_ms=cooldown_ms
+    )
+    if question.kind == "facts":
+        facts_decision(store, who, rid, sentence, question)
+    else:
         decisions.answer_buttons(store, who, rid, question)
 
 
@@ -107,20 +116,25 @@ def segments_to_play(sentences, sentence, question: Question, chosen: int | None
     return [sentence.citations[i] for i in question.segments]
 
 
-def players(store, response, citations: list, pad_s: float, slot: str) -> None:
-    """One player per citation, two side by side."""
-    if not citations:
-        return
-    columns = st.columns(2 if len(citations) > 1 else 1, gap="small")
-    for i, citation in enumerate(citations):
-        with columns[i % len(columns)]:
-            player.play_citation(store, response.video, citation, pad_s, with_sound=True, key=f"{slot}:{i}")
-
-
 def annotate(me: dict, store) -> None:
-    who = me["name"]
+    tools(store, me["name"])
+    decision_screen(me["name"], store)
+
+
+@st.fragment
+def decision_screen(who: str, store) -> None:
+    """Everything that changes with a decision, as a fragment: a decision reruns this, not the
+    frame and the tools around it (so errors are caught here too: a fragment's rerun does not
+    pass through the frame)."""
+    with friendly_errors("the annotation page"):
+        notice = st.session_state.pop("notice", None)
+        if notice:
+            st.toast(notice)
+        decision_body(who, store)
+
+
+def decision_body(who: str, store) -> None:
     mode = normalise_campaign_mode(store.get_setting("campaign_mode"))
-    pad_s = float(store.get_setting("pad_s", 1.0))
     item = queue_view.current_item(store, who, mode)
     rid, labels, question = item.response_id, item.labels, item.question
     queue = queue_view.snapshot(store, who)
@@ -129,7 +143,7 @@ def annotate(me: dict, store) -> None:
         f", {mine.skipped} set aside" if mine.skipped else ""
     )
     if rid is None:
-        header(store, who, None, done)
+        st.caption(done)
         empty_queue(store, who, queue, item.waiting)
         return
     response = store.response(rid)
@@ -137,38 +151,40 @@ def annotate(me: dict, store) -> None:
     sentence = sentences[question.sentence_index]
     questions, _ = plan(sentences, labels, mode, queue.gold.get(rid))
     open_questions = [q for q in questions if (q.unit, q.task) not in labels]
-    header(
-        store,
-        who,
-        rid,
-        f"**{STAGE_NAMES[question.stage]}** · {rid} · sentence {question.sentence_index + 1}/{len(sentences)}"
-        f" · {len(questions) - len(open_questions)}/{len(questions)} decisions · {done}",
+    where = (
+        f"{rid} · sentence {question.sentence_index + 1}/{len(sentences)}"
+        f" · {len(questions) - len(open_questions)}/{len(questions)} decisions · {done}"
     )
-    decision_side, context_side = st.columns([11, 9], gap="medium")
+    pad_s = float(store.get_setting("pad_s", 1.0))
     timeline_key = f"timeline:{question.key(rid)}"  # a new question starts afresh
     chips_key = f"chips:{question.key(rid)}"
     to_play = segments_to_play(sentences, sentence, question, st.session_state.get(chips_key), timeline_key)
-    with decision_side:
-        with st.container(key="murgat_decision", border=True):
-            decision(store, who, rid, sentence, question)
-            cooldown_ms = int(store.get_setting("key_cooldown_ms", DEFAULT_COOLDOWN_MS))
-            decisions.key_legend(
-                question, rid, players=sum(c.valid for c in to_play), cooldown_ms=cooldown_ms
-            )
-            response_view.citation_chips(sentence, key=chips_key, playable=question.segments)
-    with context_side:
-        players(store, response, to_play, pad_s, question.key(rid))
-        response_view.show_question(response)
-        response_view.show_response_text(response, sentence)
-        if st.toggle("Timeline of all citations", key="show_timeline"):
+    # Two sides (styles.css: 11 to 9, stacked on a phone); no st.columns: fewer elements to send.
+    screen = st.container(horizontal=True, gap="medium", key="murgat_screen")
+    with screen.container(key="murgat_decision", border=True):
+        decision(store, who, rid, sentence, question, where, players=sum(c.valid for c in to_play))
+        response_view.citation_chips(sentence, key=chips_key, playable=question.segments)
+    with screen.container(key="murgat_context"):
+        player.play_citations(store, response.video, to_play, pad_s, with_sound=True, key=question.key(rid))
+        response_view.show_context(response, sentence)
+        if st.session_state.get("show_timeline"):
             timeline.citation_timeline(store, response.video, sentences, timeline_key)
         decisions.set_aside(store, who, queue.skipped)
-    player.prefetch(
-        store,
-        response.video,
-        [sentences[q.sentence_index].citations[i] for q in open_questions[1:3] for i in q.segments],
-        pad_s,
-    )
+    prefetch_players(store, queue, rid, pad_s)
+
+
+def prefetch_players(store, queue, rid: str, pad_s: float) -> None:
+    """Once per response and session, prepare in the background the players of every citation of
+    this response and of the next in the queue: a decision then finds its clips, posters and
+    sounds ready."""
+    done = st.session_state.setdefault("players_prepared", set())
+    following = [r for r in queue.assigned if r not in queue.done and r not in queue.skipped and r != rid]
+    for response_id in [rid, *following[:1]]:
+        if response_id in done:
+            continue
+        citations = [c for s in store.response_sentences(response_id) for c in s.citations]
+        player.prefetch(store, store.response(response_id).video, list(dict.fromkeys(citations)), pad_s)
+        done.add(response_id)
 
 
 run_page(annotate, title="the annotation page")

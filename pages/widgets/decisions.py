@@ -24,8 +24,16 @@ ANSWERS = {
 }
 
 
-def key_legend(question: session.Question, response_id: str, *, players: int, cooldown_ms: int) -> None:
-    """The keys of this decision, under its buttons (see pages.widgets.keys.legend)."""
+def panel(
+    question: session.Question,
+    response_id: str,
+    header: dict,
+    *,
+    players: int,
+    cooldown_ms: int,
+) -> None:
+    """The decision's words (`header`: stage, where, wording, subject, subject_class, note) and
+    its keys, as one element (see pages.widgets.keys.legend)."""
     if question.kind == "facts":
         pairs = [("Ctrl+Enter", "confirm facts")]
     else:
@@ -34,7 +42,9 @@ def key_legend(question: session.Question, response_id: str, *, players: int, co
     pairs.append(("U", "undo"))
     if players:
         pairs.append(("P", "play all" if players > 1 else "play"))
-    keys.legend(pairs, question.key(response_id), cooldown_ms=cooldown_ms, play_all=players > 1)
+    keys.legend(
+        pairs, question.key(response_id), cooldown_ms=cooldown_ms, play_all=players > 1, header=header
+    )
 
 
 def shown_at(item_key: str) -> float:
@@ -97,28 +107,34 @@ def _unskip(store, who, response_id) -> None:
     st.session_state["queue_dirty"] = True
 
 
-def actions(store, who: str, response_id: str) -> None:
-    """Undo, skip (reason required) and flag (text required), side by side."""
-    row = st.container(horizontal=True, gap="small", horizontal_alignment="right", key="response_actions")
-    row.button(
-        "Undo",
-        key="undo",
-        shortcut="U",
-        help="Undo your last decision",
-        on_click=_undo,
-        args=(store, who),
+def actions(store, who: str) -> None:
+    """Undo, skip (reason required) and flag (text required), side by side, about the response
+    on screen (`st.session_state["current_response"]`, read when clicked). A popover's form is
+    drawn only while it is open (nothing to send on every decision)."""
+    st.button(
+        "Undo", key="undo", shortcut="U", help="Undo your last decision", on_click=_undo, args=(store, who)
     )
-    with row.popover("Skip", help="Set this response aside, with a reason"):
-        with st.form("skip_form", clear_on_submit=True):
+    skip = st.popover(
+        "Skip", help="Set this response aside, with a reason", key="skip_popover", on_change="rerun"
+    )
+    if skip.open:
+        with skip, st.form("skip_form", clear_on_submit=True):
             st.text_input("Why do you skip it?", key="skip_reason")
-            st.form_submit_button("Set it aside", on_click=_skip, args=(store, who, response_id))
-    with row.popover("Flag", help="Flag a case the guidelines should settle"):
-        with st.form("flag_form", clear_on_submit=True):
+            st.form_submit_button("Set it aside", on_click=_skip, args=(store, who))
+    flag = st.popover(
+        "Flag", help="Flag a case the guidelines should settle", key="flag_popover", on_change="rerun"
+    )
+    if flag.open:
+        with flag, st.form("flag_form", clear_on_submit=True):
             st.text_area("What should the guidelines settle?", key="flag_text")
-            st.form_submit_button("Send the flag", on_click=_flag, args=(store, who, response_id))
+            st.form_submit_button("Send the flag", on_click=_flag, args=(store, who))
 
 
-def _skip(store, who, response_id) -> None:
+def _skip(store, who) -> None:
+    response_id = st.session_state.get("current_response")
+    if response_id is None:
+        st.session_state["notice"] = "There is no response to set aside."
+        return
     try:
         session.skip_response(store, who, response_id, st.session_state.get("skip_reason", ""))
     except ValueError as exc:
@@ -126,15 +142,21 @@ def _skip(store, who, response_id) -> None:
         return
     st.session_state["current_response"] = None
     st.session_state["queue_dirty"] = True
+    st.session_state["skip_popover"] = False
 
 
-def _flag(store, who, response_id) -> None:
+def _flag(store, who) -> None:
+    response_id = st.session_state.get("current_response")
+    if response_id is None:
+        st.session_state["notice"] = "There is no response to flag."
+        return
     try:
         session.flag_for_guidelines(store, who, response_id, st.session_state.get("flag_text", ""))
     except ValueError as exc:
         st.session_state["notice"] = f"Not flagged: {exc}"
         return
     st.session_state["notice"] = "Flagged; thank you. Carry on labelling."
+    st.session_state["flag_popover"] = False
 
 
 def set_aside(store, who: str, skipped: dict[str, str]) -> None:

@@ -15,7 +15,7 @@ from pages.widgets.response_view import chip_label
 
 GUIDANCE = (
     "One checkable claim per fact. Make each fact stand on its own: replace pronouns with "
-    "what they refer to in *earlier* sentences, and drop meta-talk such as “the video "
+    "what they refer to in earlier sentences, and drop meta-talk such as “the video "
     "shows”. Tick only the citations that belong to the fact."
 )
 
@@ -89,44 +89,38 @@ def facts_editor(
 ) -> None:
     """Show the draft for `sentence`; `on_confirm(facts)` is called with the checked list, and
     `on_edit(facts)` (when given) with the draft whenever an edit changed it. A tick never goes
-    to the server by itself: it travels with the next edit or click. The editor is a fragment:
-    a pause in typing or a click reruns only the editor, not the page with its players; a
-    confirmed list reruns the whole page (the next question). `guidance=False` leaves the
-    guidance (`GUIDANCE`) for the caller to show, e.g. as a tooltip."""
+    to the server by itself: it travels with the next edit or click. The fact list is a
+    fragment: a pause in typing or a click on Add, Up, Down or Remove reruns only the list, not
+    the page with its players; Confirm (outside it) reruns the page once, for the next question.
+    `guidance=False` leaves the guidance (`GUIDANCE`) for the caller to show, e.g. as a tooltip."""
     if guidance:
         st.caption(GUIDANCE)
-    _editor(sentence, draft_key, on_confirm, on_edit)
-
-
-@st.fragment
-def _editor(sentence: Sentence, draft_key: str, on_confirm, on_edit) -> None:
-    if st.session_state.pop(_confirmed_key(draft_key), False):
-        st.rerun()  # the facts are the answer: show the next question
-    n = len(sentence.citations)
-    rows = st.session_state[draft_key]["rows"]
-    for position, row in enumerate(rows):
-        _fact_row(sentence, draft_key, position, row, len(rows))
-    left, right = st.columns(2)
-    left.button(
-        "Add a fact",
-        key=f"{draft_key}:add",
-        on_click=_add,
-        args=(draft_key, sentence.valid_citation_indices),
-    )
+    _fact_list(sentence, draft_key, on_edit)
     # A callback, not `if st.button(...)`: callbacks run before the script, so a click that
     # arrives while the page is still drawing (a slow clip, a busy server) is never dropped.
-    right.button(
+    st.button(
         "Confirm facts",
         key=f"{draft_key}:confirm",
         type="primary",
         shortcut="Ctrl+Enter",
         width="stretch",
         on_click=_confirm,
-        args=(draft_key, n, on_confirm),
+        args=(draft_key, len(sentence.citations), on_confirm),
     )
     problems = st.session_state.pop(_problems_key(draft_key), None)
     if problems:
         st.warning(problems)
+
+
+@st.fragment
+def _fact_list(sentence: Sentence, draft_key: str, on_edit) -> None:
+    n = len(sentence.citations)
+    rows = st.session_state[draft_key]["rows"]
+    for position, row in enumerate(rows):
+        _fact_row(sentence, draft_key, position, row, len(rows))
+    st.button(
+        "Add a fact", key=f"{draft_key}:add", on_click=_add, args=(draft_key, sentence.valid_citation_indices)
+    )
     if on_edit is not None:
         facts = draft_facts(draft_key, n)
         if st.session_state.get(_saved_key(draft_key)) != facts:
@@ -138,11 +132,10 @@ def _editor(sentence: Sentence, draft_key: str, on_confirm, on_edit) -> None:
 
 
 def _fact_row(sentence: Sentence, draft_key: str, position: int, row: int, n_rows: int) -> None:
-    """One fact: its text, a tick per citation, and move / remove."""
-    n = len(sentence.citations)
-    with st.container(key=f"fact_row_{position}"):  # styles.css keeps a row one line on a phone
-        columns = st.columns([8] + [3] * n + [2, 2, 2], vertical_alignment="center", gap="small")
-    columns[0].text_input(
+    """One fact on one line: its text, a tick per citation, and move / remove (a horizontal
+    container, not columns: half the elements to send; styles.css wraps it on a phone)."""
+    line = st.container(horizontal=True, vertical_alignment="center", gap="small", key=f"fact_row_{position}")
+    line.text_input(
         f"Fact {position + 1}",
         key=_text_key(draft_key, row),
         label_visibility="collapsed",
@@ -150,32 +143,24 @@ def _fact_row(sentence: Sentence, draft_key: str, position: int, row: int, n_row
         live=TYPING_PAUSE,
     )
     for c, citation in enumerate(sentence.citations):
-        columns[1 + c].checkbox(
+        line.checkbox(
             chip_label(citation),
             key=_cite_key(draft_key, row, c),
             disabled=not citation.valid and not st.session_state.get(_cite_key(draft_key, row, c), False),
             on_change="ignore",  # a tick stays in the browser until the next edit or click
         )
-    up, down, remove = columns[-3:]
-    up.button(
-        "Up",
-        key=f"{draft_key}:up:{row}",
-        on_click=_move,
-        args=(draft_key, position, -1),
-        disabled=position == 0,
-        type="tertiary",
-        help=f"Move fact {position + 1} up",
-    )
-    down.button(
-        "Down",
-        key=f"{draft_key}:down:{row}",
-        on_click=_move,
-        args=(draft_key, position, 1),
-        disabled=position == n_rows - 1,
-        type="tertiary",
-        help=f"Move fact {position + 1} down",
-    )
-    remove.button(
+    moves = (("Up", "up", -1, position == 0), ("Down", "down", 1, position == n_rows - 1))
+    for label, name, step, disabled in moves:
+        line.button(
+            label,
+            key=f"{draft_key}:{name}:{row}",
+            on_click=_move,
+            args=(draft_key, position, step),
+            disabled=disabled,
+            type="tertiary",
+            help=f"Move fact {position + 1} {name}",
+        )
+    line.button(
         "Remove",
         key=f"{draft_key}:delete:{row}",
         on_click=_delete,
@@ -183,10 +168,6 @@ def _fact_row(sentence: Sentence, draft_key: str, position: int, row: int, n_row
         type="tertiary",
         help=f"Remove fact {position + 1}",
     )
-
-
-def _confirmed_key(draft_key: str) -> str:
-    return f"{draft_key}:confirmed"
 
 
 def _saved_key(draft_key: str) -> str:
@@ -208,4 +189,3 @@ def _confirm(draft_key: str, n_citations: int, on_confirm) -> None:
         st.session_state[_problems_key(draft_key)] = "; ".join(problems).capitalize() + "."
     else:
         on_confirm(facts)
-        st.session_state[_confirmed_key(draft_key)] = True

@@ -38,9 +38,12 @@ def legend(
     *,
     cooldown_ms: int = DEFAULT_COOLDOWN_MS,
     play_all: bool = False,
+    header: dict | None = None,
 ) -> None:
     """The keys of this decision as a strip ('V verifiable · N not verifiable · …'), with a
-    'Play all together' button when `play_all`. A new `question` ignores keys for `cooldown_ms`."""
+    'Play all together' button when `play_all`. A new `question` ignores keys for `cooldown_ms`.
+    `header` ({'stage', 'where', 'wording', 'subject', 'subject_class', 'note'}) puts the
+    decision's own words above the strip, set as text: one element for both, not five."""
     runs = st.session_state["key_legend_runs"] = st.session_state.get("key_legend_runs", 0) + 1
     _KEYS(
         data={
@@ -48,6 +51,7 @@ def legend(
             "question": question,
             "cooldown_ms": int(cooldown_ms),
             "play_all": play_all,
+            "header": header,
             "run": runs,  # new data each run, so the script learns that the page has answered a key
         },
         key="murgat_key_legend",

@@ -24,13 +24,13 @@ from annotation.project import prepare_media
 from annotation.protocol.citations import Citation
 from pages.widgets.context import APP_DIR, show_text
 from pages.widgets.response_view import chip_label
-from pages.widgets.sound import sound_data
+from pages.widgets.sound import sound_data, span_view
 
 log = logging.getLogger("murgat.app")
 POINT_CONTEXT_S = 0.5  # with no padding set, a visual point still gets a short clip around it
 
-_PLAYER = st.components.v2.component(
-    "murgat_player", js=(APP_DIR / "assets" / "player.js").read_text(), isolate_styles=False
+_PLAYERS = st.components.v2.component(
+    "murgat_players", js=(APP_DIR / "assets" / "player.js").read_text(), isolate_styles=False
 )
 _proxy_lock = threading.Lock()
 _proxy_jobs: dict[str, threading.Thread] = {}  # media sha256 → builder (process-wide)
@@ -123,52 +123,68 @@ def play_citation(
     with_sound: bool = False,
     key: str | None = None,
 ) -> None:
-    """One player for one citation (see module doc); `with_sound` draws an audio citation's
-    sound under its controls. `key` tells players of one page apart (default: the citation).
-    An invalid citation, missing media or a clip that cannot be cut shows a friendly note."""
-    if not citation.valid:
-        show_text(chip_label(citation), "murgat-invalid")  # `raw` is the response's own text
-        st.caption("An invalid citation supports nothing; there is nothing to play.")
-        return
+    """One player for one citation: `play_citations` with one."""
+    play_citations(store, video_name, [citation], pad_s, autoplay=autoplay, with_sound=with_sound, key=key)
+
+
+def play_citations(
+    store,
+    video_name: str | None,
+    citations: list[Citation],
+    pad_s: float,
+    *,
+    autoplay: bool = False,
+    with_sound: bool = False,
+    key: str | None = None,
+) -> None:
+    """A player per citation (see module doc), two side by side, all in one element (one
+    message per page run, however many players); `with_sound` draws an audio citation's sound
+    under its controls; `key` tells several groups of players on a page apart. An invalid
+    citation, missing media or a clip that cannot be cut shows a friendly note instead."""
+    invalid, problems, shown = [], [], []
     media = store.media(video_name) if video_name else None
-    if media is None:
-        st.warning("The media of this response is not available.")
-        return
-    slot = key or f"{citation.modality}:{citation.start}:{citation.end}"
-    try:
-        data = player_data(store, media, citation, pad_s, slot, with_sound=with_sound)
-    except Exception:  # a clip that cannot be cut must not take the page down
-        log.exception("could not cut %s of %s", citation, video_name)
-        st.warning("This segment could not be prepared for playback; the details are in the log.")
-        return
-    _PLAYER(data={**data, "autoplay": autoplay}, key=f"player:{slot}")
+    for i, citation in enumerate(citations):
+        if not citation.valid:
+            invalid.append(citation)
+        elif media is None:
+            problems.append("The media of this response is not available.")
+        else:
+            try:
+                shown.append(player_data(store, media, citation, pad_s, f"{key}:{i}", with_sound=with_sound))
+            except Exception:  # a clip that cannot be cut must not take the page down
+                log.exception("could not cut %s of %s", citation, video_name)
+                problems.append(
+                    "This segment could not be prepared for playback; the details are in the log."
+                )
+    if shown:
+        _PLAYERS(data={"players": shown, "autoplay": autoplay}, key=f"players:{key}")
+    for citation in invalid:
+        show_text(chip_label(citation), "murgat-invalid")  # `raw` is the response's own text
+    if invalid:
+        st.caption("An invalid citation supports nothing; there is nothing to play.")
+    for problem in dict.fromkeys(problems):
+        st.warning(problem)
+
+
+def prepare(store, media: dict, citation: Citation, pad_s: float) -> None:
+    """Make (and cache on disk) all a player of `citation` needs: its clip, and a video's poster
+    or an audio clip's sound view."""
+    clip = cut(store, media, citation, pad_s or POINT_CONTEXT_S)
+    if clip.kind == "video":
+        cut(store, media, Citation("visual", citation.start, citation.start), 0.0)
+    else:
+        span_view(store, media, clip.source_start_s, clip.source_end_s)
 
 
 def prefetch(store, video_name: str | None, citations: list[Citation], pad_s: float) -> None:
-    """Prepare the clips the person will need next, in the background (best effort: errors
-    stay in the futures; the foreground cut reports them)."""
+    """Prepare the players the person will need next, in the background (best effort: errors
+    stay in the futures; the foreground reports them)."""
     media = store.media(video_name) if video_name else None
     if media is None:
         return
-    proxy = ready_proxy(store, media)
     for citation in citations:
-        if not citation.valid:
-            continue
-        cuts = [(citation.start, citation.end, pad_s or POINT_CONTEXT_S)]
-        if citation.modality == "visual":
-            cuts.append((citation.start, citation.start, 0.0))  # the poster: the cited start frame
-        for start, end, pad in cuts:
-            _prefetcher().submit(
-                cut_clip,
-                Path(media["path"]),
-                media["sha256"],
-                citation.modality,
-                start,
-                end,
-                pad,
-                store.cache_dir / "clips",
-                proxy=proxy,
-            )
+        if citation.valid:
+            _prefetcher().submit(prepare, store, media, citation, pad_s)
 
 
 @st.cache_resource(show_spinner=False)

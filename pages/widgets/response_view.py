@@ -30,6 +30,21 @@ def show_question(response: Response) -> None:
         show_text("\n".join(option_lines(response.options)), "murgat-options")
 
 
+def show_context(response: Response, sentence: Sentence | None) -> None:
+    """The question, its options and the whole response (current sentence marked), as one
+    element: one message per page run instead of three."""
+    parts = []
+    if response.question:
+        parts.append(f'<div class="murgat-question">{escaped(response.question)}</div>')
+    if response.options:
+        parts.append(
+            f'<div class="murgat-options">{escaped(chr(10).join(option_lines(response.options)))}</div>'
+        )
+    start, end = (sentence.start, sentence.end) if sentence is not None else (None, None)
+    parts.append(f'<div class="murgat-response">{highlighted_html(response.text, start, end)}</div>')
+    st.html("".join(parts))
+
+
 def option_lines(options: list[str]) -> list[str]:
     """Options lettered A, B, … unless they already carry their letter ('A. …', '(A) …')."""
     letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"

@@ -87,20 +87,29 @@ def sound_figure(view, cited_start_s: float, cited_end_s: float) -> go.Figure:
     return figure
 
 
-def sound_data(store, media: dict, start_s: float, end_s: float, columns: int = 240) -> dict | None:
+PLAYER_COLUMNS = 240  # the player's sound view: columns of the waveform and the spectrogram
+
+
+def span_view(store, media: dict, start_s: float, end_s: float):
+    """The sound view of [start_s, end_s) of the media as a player draws it (cached on disk;
+    `pages.widgets.player.prepare` makes it ahead of time). Errors as `load_sound_view`."""
+    return load_sound_view(
+        Path(media["path"]),
+        media["sha256"],
+        store.cache_dir / "clips",
+        start_s=start_s,
+        end_s=end_s,
+        width=PLAYER_COLUMNS,
+        max_columns=PLAYER_COLUMNS,
+    )
+
+
+def sound_data(store, media: dict, start_s: float, end_s: float) -> dict | None:
     """The sound of [start_s, end_s) of the media for the player's own view: the waveform's
     min/max per column (−1..1) and the spectrogram as bytes (0 = −80 dB, 255 = 0 dB; row 0 the
     lowest band) with its colours. None (and a log entry) when the sound cannot be decoded."""
     try:
-        view = load_sound_view(
-            Path(media["path"]),
-            media["sha256"],
-            store.cache_dir / "clips",
-            start_s=start_s,
-            end_s=end_s,
-            width=columns,
-            max_columns=columns,
-        )
+        view = span_view(store, media, start_s, end_s)
     except Exception:
         log.exception("could not decode the sound of %s at %.3f-%.3f", media.get("name"), start_s, end_s)
         return None

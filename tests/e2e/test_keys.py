@@ -59,13 +59,19 @@ def page(server):
         page.goto(server)
         page.get_by_text("presses: 0").wait_for()
         page.wait_for_function(IDLE_JS)
+        page.wait_for_function("() => window.__murgatKeys?.installed === true")  # the script has loaded
+        page.locator('[aria-label="Shortcut Y"]').wait_for()  # and the button (its code loads lazily)
         yield page
 
 
 def press_y(page) -> None:
     before = presses(page)
     page.keyboard.press("y")
-    page.get_by_text(f"presses: {before + 1}").wait_for(timeout=10_000)
+    try:
+        page.get_by_text(f"presses: {before + 1}").wait_for(timeout=10_000)
+    except Exception:
+        focused = page.evaluate("() => document.activeElement.tagName")
+        raise AssertionError(f"presses: {presses(page)} (before {before}), focus on {focused}") from None
 
 
 def presses(page) -> int:

@@ -1,5 +1,7 @@
 """The annotate page, driven through streamlit's AppTest on tiny projects built in code."""
 
+import json
+
 import pytest
 from app_support import APP, FIRST_TEXT, click, highlighted, open_app, shown_text, sign_in, tiny_project
 
@@ -126,8 +128,20 @@ def test_one_citation_fact_is_one_click(monkeypatch, project, store):
     assert "He says hello." in fact_shown(app)
 
 
+def decision_header(app) -> dict:
+    """The words of the decision on screen (drawn with its keys, as one element)."""
+    [header] = [
+        json.loads(e.proto.json)["header"]
+        for e in app.get("bidi_component")
+        if e.proto.component_name == "murgat_keys" and json.loads(e.proto.json).get("header")
+    ]
+    return header
+
+
 def fact_shown(app):
-    return next(h.value for h in app.html if "murgat-fact" in h.value)
+    header = decision_header(app)
+    assert header["subject_class"] == "murgat-fact"
+    return header["subject"]
 
 
 def test_whole_response_through_three_stages_is_done_and_the_next_one_opens(monkeypatch, project, store):
@@ -152,14 +166,20 @@ def test_undo_after_finishing_a_response_goes_back_into_it(monkeypatch, project,
     assert highlighted(app) == "A red light blinks (visual, 0:04-0:05)."
 
 
+def opened(app, popover: str):
+    """Open a popover (its content is drawn only while it is open)."""
+    app.session_state[popover] = True
+    return app.run()
+
+
 def test_skip_needs_a_reason(monkeypatch, project, store):
-    app = signed_in(monkeypatch, project)
+    app = opened(signed_in(monkeypatch, project), "skip_popover")
     app = next(b for b in app.button if b.label == "Set it aside").click().run()
-    assert store.events.log("ann", kind="skip") == [] and "say why" in shown_text(app)
+    assert store.events.log("ann", kind="skip") == [] and "say why" in " ".join(t.value for t in app.toast)
 
 
 def test_skip_with_a_reason_moves_to_the_next_response(monkeypatch, project, store):
-    app = signed_in(monkeypatch, project)
+    app = opened(signed_in(monkeypatch, project), "skip_popover")
     app.text_input(key="skip_reason").input("no picture")
     app = next(b for b in app.button if b.label == "Set it aside").click().run()
     assert store.events.log("ann", kind="skip")[0].value == {"reason": "no picture"}
@@ -167,7 +187,7 @@ def test_skip_with_a_reason_moves_to_the_next_response(monkeypatch, project, sto
 
 
 def test_flag_for_guidelines_is_logged(monkeypatch, project, store):
-    app = signed_in(monkeypatch, project)
+    app = opened(signed_in(monkeypatch, project), "flag_popover")
     app.text_area(key="flag_text").input("Is waving an action?")
     next(b for b in app.button if b.label == "Send the flag").click().run()
     assert store.events.log("ann", kind="flag")[0].value == {"text": "Is waving an action?"}
@@ -228,7 +248,7 @@ def test_staged_campaign_judges_the_gold_facts(monkeypatch, tmp_path):
     store.add_records([gold_for_first([Fact("GOLD: a man points.", [0])])])
     app = through_stage_one(signed_in(monkeypatch, tmp_path / "p"), answers=(False, False, False))
     click(app, "draft:r1:s0:confirm")  # own facts for the gold-verifiable sentence
-    assert "GOLD: a man points." in shown_text(app)
+    assert fact_shown(app) == "GOLD: a man points."
 
 
 def test_broken_gold_shows_a_friendly_message_not_a_traceback(monkeypatch, tmp_path):
@@ -236,6 +256,26 @@ def test_broken_gold_shows_a_friendly_message_not_a_traceback(monkeypatch, tmp_p
     store.add_records([gold_for_first([Fact("points at nothing", [7])])])
     app = signed_in(monkeypatch, tmp_path / "p")
     assert not app.exception and "Something went wrong" in app.error[0].value
+
+
+def test_the_decision_says_where_the_person_is(monkeypatch, project):
+    header = decision_header(signed_in(monkeypatch, project))
+    assert header["stage"] == "Stage 1 · verifiable sentences"
+    assert header["where"] == "r1 · sentence 1/3 · 0/3 decisions · 0 of 2 responses done"
+    assert header["subject"] == "The man points at the screen (visual, 0:02)."
+
+
+def test_a_closed_popover_sends_no_form(monkeypatch, project):
+    app = signed_in(monkeypatch, project)
+    assert "skip_reason" not in [w.key for w in app.text_input] and "flag_text" not in [
+        w.key for w in app.text_area
+    ]
+
+
+def test_the_guidelines_are_drawn_when_opened(monkeypatch, project):
+    app = signed_in(monkeypatch, project)
+    assert "Guidelines for annotators" not in shown_text(app)
+    assert "verifiable" in shown_text(opened(app, "guidelines_popover")).lower()
 
 
 def test_an_edited_fact_is_saved_as_a_draft_not_a_label(monkeypatch, project, store):

@@ -38,7 +38,13 @@ def components(app, name: str) -> list[dict]:
 
 
 def players(app) -> list[dict]:
-    return components(app, "murgat_player")
+    """Every player on the page (the players of a page are one element)."""
+    return [player for data in components(app, "murgat_players") for player in data["players"]]
+
+
+def test_the_players_of_a_question_are_one_element(app):
+    click(app, "answer:True")  # two segments
+    assert len(components(app, "murgat_players")) == 1 and len(players(app)) == 2
 
 
 def legend(app) -> dict:
@@ -101,7 +107,7 @@ def test_choosing_a_chip_plays_only_that_citation(app):
     assert [p["kind"] for p in players(app)] == ["audio"]
 
 
-def test_invalid_citation_is_listed_and_plays_nothing(app):
+def test_invalid_citation_is_listed_and_plays_nothing(app):  # sentence 3: (visual, 0:75)
     click(click(app, "answer:True"), "answer:True")
     captions = [c.value for c in app.caption]
     assert "An invalid citation supports nothing; there is nothing to play." in captions

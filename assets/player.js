@@ -103,24 +103,18 @@ export default function ({ data, parentElement }) {
   return () => cleanups.forEach((cleanup) => cleanup());
 }
 
-function player(d, parentElement, autoplay) {
-  const clipLength = Math.max(0.001, d.clip_end_s - d.clip_start_s);
-  const citedOffset = Math.max(0, d.cited_start_s - d.clip_start_s);
-  const citedFraction = [
-    citedOffset / clipLength,
-    Math.min(1, Math.max(0, d.cited_end_s - d.clip_start_s) / clipLength),
-  ];
+// Where the cited span lies in the clip, as fractions of the clip's length.
+function spanOf(d) {
+  const length = Math.max(0.001, d.clip_end_s - d.clip_start_s);
+  const offset = Math.max(0, d.cited_start_s - d.clip_start_s);
+  const end = Math.min(1, Math.max(0, d.cited_end_s - d.clip_start_s) / length);
+  return { length, offset, fraction: [offset / length, end] };
+}
 
-  const box = element("div", `murgat-player murgat-kind-${d.kind}`);
-  box.dataset.citation = d.label;
-  const head = element("div", "murgat-player-head");
-  head.append(element("span", "murgat-player-label", d.label));
-  const time = element("span", "murgat-player-time");
-  time.setAttribute("aria-live", "off");
-  head.append(time);
-  box.append(head);
-
+function mediaElement(d) {
   const media = document.createElement(d.kind === "video" ? "video" : "audio");
+  // Fetched a moment after the page has settled (or at once when played), so that loading the
+  // clips never delays the decision's page; until then a video shows its poster, the cited frame.
   media.preload = "none";
   media.src = d.url;
   if (d.kind === "video") {
@@ -129,9 +123,18 @@ function player(d, parentElement, autoplay) {
     if (d.poster) media.poster = d.poster;
     media.className = "murgat-player-video";
   }
-  box.append(media);
+  return media;
+}
 
-  const bar = element("div", "murgat-player-bar");
+// The player's parts: its label and source time, the media, a play button and a scrub bar with
+// the cited span marked, and (audio, with sound) the sound view.
+function playerParts(d, span) {
+  const box = element("div", `murgat-player murgat-kind-${d.kind}`);
+  box.dataset.citation = d.label;
+  const head = element("div", "murgat-player-head");
+  const time = element("span", "murgat-player-time");
+  head.append(element("span", "murgat-player-label", d.label), time);
+  const media = mediaElement(d);
   const play = element("button", "murgat-player-play", "▶");
   play.type = "button";
   play.setAttribute("aria-label", `Play ${d.label}`);
@@ -140,14 +143,14 @@ function player(d, parentElement, autoplay) {
   scrub.tabIndex = 0;
   scrub.setAttribute("aria-label", `Position in ${d.label}`);
   const cited = element("div", "murgat-player-cited");
-  cited.style.left = `${citedFraction[0] * 100}%`;
-  cited.style.width = `${Math.max(0.8, (citedFraction[1] - citedFraction[0]) * 100)}%`;
+  cited.style.left = `${span.fraction[0] * 100}%`;
+  cited.style.width = `${Math.max(0.8, (span.fraction[1] - span.fraction[0]) * 100)}%`;
   cited.title = "the cited span";
-  const head2 = element("div", "murgat-player-playhead");
-  scrub.append(cited, head2);
+  const playhead = element("div", "murgat-player-playhead");
+  scrub.append(cited, playhead);
+  const bar = element("div", "murgat-player-bar");
   bar.append(play, scrub);
-  box.append(bar);
-
+  box.append(head, media, bar);
   let canvas = null;
   if (d.sound) {
     canvas = element("canvas", "murgat-player-sound");
@@ -155,51 +158,13 @@ function player(d, parentElement, autoplay) {
     canvas.setAttribute("aria-label", `Waveform and spectrogram of ${d.label}, the cited part shaded`);
     box.append(canvas);
   }
-  parentElement.append(box);
+  return { box, time, media, play, scrub, playhead, canvas };
+}
 
-  const duration = () => (isFinite(media.duration) && media.duration > 0 ? media.duration : clipLength);
-  const fraction = () => Math.min(1, media.currentTime / duration());
-  const show = () => {
-    const source = d.clip_start_s + media.currentTime;
-    time.textContent = `${clock(source, true)} of ${clock(d.media_duration_s, false)}`;
-    head2.style.left = `${fraction() * 100}%`;
-    scrub.setAttribute("aria-valuetext", time.textContent);
-    play.textContent = media.paused ? "▶" : "❚❚";
-    play.setAttribute("aria-label", `${media.paused ? "Play" : "Pause"} ${d.label}`);
-    if (canvas) drawSound(canvas, d.sound, citedFraction, fraction());
-  };
-  let frame = 0;
-  const tick = () => {
-    show();
-    frame = media.paused ? 0 : requestAnimationFrame(tick);
-  };
-  const toCited = () => {
-    media.currentTime = Math.min(citedOffset, duration());
-  };
-  media.addEventListener("loadedmetadata", () => {
-    toCited();
-    show();
-  });
-  media.addEventListener("play", () => {
-    cancelAnimationFrame(frame);
-    frame = requestAnimationFrame(tick);
-  });
-  media.addEventListener("pause", show);
-  media.addEventListener("seeked", show);
-  media.addEventListener("ended", show);
-
-  box.murgatPlay = () => {
-    if (media.ended || media.currentTime >= duration() - 0.05) toCited();
-    return media.play().catch(() => undefined);
-  };
-  box.murgatPause = () => media.pause();
-  box.murgatPlaying = () => !media.paused && !media.ended;
-  play.addEventListener("click", () => (media.paused ? box.murgatPlay() : media.pause()));
-
+function seekable(scrub, media, duration, show) {
   const seekTo = (clientX) => {
     const rect = scrub.getBoundingClientRect();
-    const f = Math.min(1, Math.max(0, (clientX - rect.left) / rect.width));
-    media.currentTime = f * duration();
+    media.currentTime = Math.min(1, Math.max(0, (clientX - rect.left) / rect.width)) * duration();
     show();
   };
   scrub.addEventListener("pointerdown", (event) => {
@@ -219,13 +184,61 @@ function player(d, parentElement, autoplay) {
     event.preventDefault();
     media.currentTime = Math.min(duration(), Math.max(0, media.currentTime + step));
   });
+}
+
+function player(d, parentElement, autoplay) {
+  const span = spanOf(d);
+  const { box, time, media, play, scrub, playhead, canvas } = playerParts(d, span);
+  parentElement.append(box);
+  const duration = () => (isFinite(media.duration) && media.duration > 0 ? media.duration : span.length);
+  const fraction = () => Math.min(1, media.currentTime / duration());
+  const show = () => {
+    time.textContent = `${clock(d.clip_start_s + media.currentTime, true)} of ${clock(d.media_duration_s, false)}`;
+    playhead.style.left = `${fraction() * 100}%`;
+    scrub.setAttribute("aria-valuetext", time.textContent);
+    play.textContent = media.paused ? "▶" : "❚❚";
+    play.setAttribute("aria-label", `${media.paused ? "Play" : "Pause"} ${d.label}`);
+    if (canvas) drawSound(canvas, d.sound, span.fraction, fraction());
+  };
+  let frame = 0;
+  const tick = () => {
+    show();
+    frame = media.paused ? 0 : requestAnimationFrame(tick);
+  };
+  const toCited = () => {
+    media.currentTime = Math.min(span.offset, duration());
+  };
+  media.addEventListener("loadedmetadata", () => {
+    toCited();
+    show();
+  });
+  media.addEventListener("play", () => {
+    cancelAnimationFrame(frame);
+    frame = requestAnimationFrame(tick);
+  });
+  for (const name of ["pause", "seeked", "ended"]) media.addEventListener(name, show);
+  box.murgatPlay = () => {
+    if (media.ended || media.currentTime >= duration() - 0.05) toCited();
+    return media.play().catch(() => undefined);
+  };
+  box.murgatPause = () => media.pause();
+  box.murgatPlaying = () => !media.paused && !media.ended;
+  play.addEventListener("click", () => (media.paused ? box.murgatPlay() : media.pause()));
+  seekable(scrub, media, duration, show);
   const resize = canvas ? new ResizeObserver(show) : null;
   if (resize) resize.observe(canvas);
   time.textContent = `${clock(d.cited_start_s, true)} of ${clock(d.media_duration_s, false)}`;
-  head2.style.left = `${citedFraction[0] * 100}%`;
-  if (canvas) drawSound(canvas, d.sound, citedFraction, citedFraction[0]);
+  playhead.style.left = `${span.fraction[0] * 100}%`;
+  if (canvas) drawSound(canvas, d.sound, span.fraction, span.fraction[0]);
   if (autoplay) box.murgatPlay();
+  const fetchLater = setTimeout(() => {
+    if (media.paused && media.readyState === 0) {
+      media.preload = "auto";
+      media.load();
+    }
+  }, 400);
   return () => {
+    clearTimeout(fetchLater);
     cancelAnimationFrame(frame);
     if (resize) resize.disconnect();
     media.pause();

@@ -17,6 +17,7 @@ const STATE = (window.__murgatKeys = window.__murgatKeys || {
   cooldownMs: 0,
   timer: null,
   legends: new Set(),
+  legendKeys: [],
 });
 const PENDING_LIMIT_MS = 4000; // a key that changed nothing must not lock the keys for good
 const NOT_TEXT = new Set(["checkbox", "radio", "range", "button", "submit", "reset", "color", "file", "image"]);
@@ -39,8 +40,15 @@ function shortcutButton(key) {
   return null;
 }
 
+// Every decision key of the legend has its button on the page (Streamlit loads a button's code
+// lazily: right after a page opens, a key can arrive before its button exists).
+function buttonsThere() {
+  return STATE.legendKeys.every((key) => shortcutButton(key));
+}
+
 function ready() {
   if (!STATE.guards) return true;
+  if (!buttonsThere()) return false;
   if (STATE.pendingSince && performance.now() - STATE.pendingSince < PENDING_LIMIT_MS) return false;
   return performance.now() >= STATE.readyAt;
 }
@@ -54,7 +62,7 @@ function showReadiness() {
   }
   clearTimeout(STATE.timer);
   if (!isReady && !STATE.pendingSince) {
-    STATE.timer = setTimeout(showReadiness, Math.max(0, STATE.readyAt - performance.now()) + 5);
+    STATE.timer = setTimeout(showReadiness, Math.max(50, STATE.readyAt - performance.now() + 5));
   }
 }
 
@@ -178,6 +186,7 @@ export default function ({ data, parentElement }) {
   const guards = question !== null;
   if (guards) {
     STATE.guards += 1;
+    STATE.legendKeys = legend.map(([key]) => key).filter((key) => /^[A-OQ-Z0-9]$/i.test(key));
     const now = performance.now();
     STATE.readyAt = question !== STATE.question ? now + cooldownMs : now;
     STATE.question = question;

@@ -177,6 +177,35 @@ def reload_keeps_session_and_draft(page, demo, key: str) -> None:
     assert page.get_by_placeholder("Fact 1").input_value() == "A fact typed before the reload."
 
 
+ICON_NAMES = ("edit_note", "gavel", "groups", "smart_toy", "tune", "admin_panel_settings", "menu_book")
+ICON_NAMES += ("undo", "skip_next", "flag", "logout", "key", "add", "science", "movie")
+
+
+def test_names_read_out_hold_no_icon_names(server):
+    with chromium_page(viewport_height=HEIGHT, viewport_width=WIDTH) as page:
+        fill_sign_in(page, server, "admin")
+        page.get_by_role("button", name="Sign out").wait_for()
+        tree = page.locator("body").aria_snapshot()
+    named = [line for line in tree.splitlines() if re.search(r"- (button|link|switch|checkbox) ", line)]
+    assert named and not [line for line in named if re.search(rf"\b({'|'.join(ICON_NAMES)})\b", line)]
+
+
+def test_a_new_tab_is_signed_in_and_signing_out_ends_the_session_everywhere(server):
+    with chromium_page(viewport_height=HEIGHT, viewport_width=WIDTH) as page:
+        fill_sign_in(page, server, QUICK)
+        settle(page)
+        tab = page.context.browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+        tab.add_cookies(page.context.cookies())  # a new tab of the same browser: the same cookies
+        other = tab.new_page()
+        other.goto(server)
+        settle(other)
+        assert other.get_by_role("button", name="Sign in").count() == 0
+        page.get_by_role("button", name="Sign out").click()
+        page.get_by_role("button", name="Sign in").wait_for()
+        other.reload()
+        other.get_by_role("button", name="Sign in").wait_for()  # revoked on the server
+
+
 def test_a_new_question_ignores_keys_for_a_moment_and_shows_when_it_is_ready(demo, server):
     demo.set_setting("key_cooldown_ms", 1500)
     try:

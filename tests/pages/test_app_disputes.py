@@ -2,6 +2,8 @@
 written in code: ann and bob disagree on r1's first sentence (stage 1) and on whether r2's one
 fact is supported (stage 3); ada adjudicates, boss is the admin."""
 
+import json
+
 import pytest
 from app_support import click, open_app, sign_in, tiny_project
 
@@ -98,8 +100,16 @@ def test_only_decisions_under_two_seconds_are_flagged(monkeypatch, project):
 def test_dispute_plays_its_cited_frame_and_clip_with_the_annotation_player(monkeypatch, tmp_path):
     write_labels(tiny_project(tmp_path / "m", with_media=True))
     app = disputes_page(monkeypatch, tmp_path / "m")
-    assert len(app.get("image")) == 1 and len(app.get("video")) == 1  # a visual point: frame + clip
-    assert "cited 0:02; this clip is 0:01–0:03, the cited moment at 1.0 s" in [c.value for c in app.caption]
+    [players] = [
+        json.loads(e.proto.json)
+        for e in app.get("bidi_component")
+        if e.proto.component_name == "murgat_players"
+    ]
+    [player] = players["players"]  # a visual point: a clip around it, its frame as the poster
+    assert player["kind"] == "video" and player["poster"]
+    assert (player["clip_start_s"], player["cited_start_s"], player["clip_end_s"]) == pytest.approx(
+        (1.0, 2.0, 3.0)
+    )
 
 
 def test_ruling_made_on_the_page_is_in_gold_with_adjudicator_and_reason(monkeypatch, project):

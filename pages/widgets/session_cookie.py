@@ -28,10 +28,7 @@ _COOKIE = st.components.v2.component("murgat_session_cookie", js=_JS, isolate_st
 
 def token_from_browser() -> str | None:
     """The session token the browser sent when this page connected, if any."""
-    try:
-        return st.context.cookies.get(COOKIE) or None
-    except Exception:  # no browser behind this run (a bare script): no cookie
-        return None
+    return st.context.cookies.get(COOKIE) or None
 
 
 def keep_in_browser(token: str | None, lifetime_s: int = DEFAULT_LIFETIME_S) -> None:

@@ -119,7 +119,9 @@ def chromium_page(viewport_height: int = 1000, viewport_width: int = 1400, **pag
 
 
 def fill_sign_in(page, url: str, who: str) -> None:
-    """Open the app and submit the sign-in form (demo passwords equal the names)."""
+    """Open the app and submit the sign-in form (demo passwords equal the names). The browser's
+    cookies are cleared first: a session kept from an earlier sign-in would skip the form."""
+    page.context.clear_cookies()
     page.goto(url)
     page.get_by_role("textbox", name="Name").fill(who)
     page.get_by_role("textbox", name="Password").fill(who)

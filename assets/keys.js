@@ -3,9 +3,9 @@
 // Streamlit binds a button's `shortcut=` to `document` and ignores a key whose target is an
 // <input> of any type. Two ways a decision key then dies: a focused toggle or checkbox (an
 // <input>), and a native <audio>/<video> control, whose keydown never reaches the page at all.
-// Fix: a media element that takes the focus by a click gives it back at once; a key pressed
-// while a non-text control has the focus clicks the button that shows that shortcut. Text
-// fields keep their keys. A new question ignores decision keys for `cooldown_ms` and shows when it is ready.
+// Fix: this script presses the button that shows a key's shortcut itself, whatever has the
+// focus (except a text field, which keeps its keys), and a media element that takes the focus
+// by a click gives it back at once. A new question ignores decision keys for `cooldown_ms` and shows when it is ready.
 // "P" plays (or pauses) every citation player of the page.
 
 const STATE = (window.__murgatKeys = window.__murgatKeys || {
@@ -102,14 +102,13 @@ function onKeyDown(event) {
     STATE.pendingSince = performance.now(); // until the page has answered this key
     showReadiness();
   }
-  if (target && (target.tagName === "INPUT" || target.tagName === "AUDIO" || target.tagName === "VIDEO")) {
-    // Streamlit ignores a key on an <input>, and one on a media element may be taken by its
-    // controls before the focus has been given back: press the button for it.
-    event.preventDefault();
-    event.stopImmediatePropagation();
-    target.blur();
-    button.click();
-  }
+  // Press the button here, whatever has the focus: Streamlit's own listener ignores a key on an
+  // <input>, a media control may take it before the focus is given back, and a key that arrives
+  // while a button's listener is being set up would be lost.
+  event.preventDefault();
+  event.stopImmediatePropagation();
+  if (target && ["INPUT", "AUDIO", "VIDEO"].includes(target.tagName)) target.blur();
+  button.click();
 }
 
 let tabbedAt = -Infinity;

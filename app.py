@@ -13,16 +13,17 @@ from pages.widgets.context import APP_DIR
 from pages.widgets.frame import sign_in_screen, signed_in_user
 
 ALL_ROLES = ("annotator", "adjudicator", "admin")
-# (script, title, icon, roles that may open it). A script not written yet is left out,
-# so a later page only needs its line here (and run_page with the same roles).
+# (script, title, roles that may open it). A script not written yet is left out, so a later
+# page only needs its line here (and run_page with the same roles). No icons: an icon's name
+# would be read out as part of the link's name.
 PAGES = (
-    ("pages/annotate.py", "Annotate", ":material/edit_note:", ALL_ROLES),
-    ("pages/disputes.py", "Disputes", ":material/gavel:", ("adjudicator", "admin")),
-    ("pages/agreement.py", "Agreement", ":material/groups:", ("adjudicator", "admin")),
-    ("pages/judges.py", "Judges", ":material/smart_toy:", ("admin",)),
-    ("pages/calibrate.py", "Calibrate", ":material/tune:", ("admin",)),
-    ("pages/model_scores.py", "Model scores", ":material/leaderboard:", ("admin",)),
-    ("pages/admin.py", "Admin", ":material/admin_panel_settings:", ("admin",)),
+    ("pages/annotate.py", "Annotate", ALL_ROLES),
+    ("pages/disputes.py", "Disputes", ("adjudicator", "admin")),
+    ("pages/agreement.py", "Agreement", ("adjudicator", "admin")),
+    ("pages/judges.py", "Judges", ("admin",)),
+    ("pages/calibrate.py", "Calibrate", ("admin",)),
+    ("pages/model_scores.py", "Model scores", ("admin",)),
+    ("pages/admin.py", "Admin", ("admin",)),
 )
 
 
@@ -31,8 +32,8 @@ LANDING = {"adjudicator": "pages/disputes.py"}  # where a role lands; else the f
 
 def pages_for(role: str) -> list:
     return [
-        st.Page(script, title=title, icon=icon, default=script == LANDING.get(role))
-        for script, title, icon, roles in PAGES
+        st.Page(script, title=title, default=script == LANDING.get(role))
+        for script, title, roles in PAGES
         if role in roles and (APP_DIR / script).exists()
     ]
 

@@ -1,36 +1,41 @@
 """Annotate: the signed-in person's next unfinished response, one decision at a time.
 
 Stage 1 (verifiable?), stage 2 (atomic facts), stage 3 (entailment, only what PROTOCOL §2
-cannot derive), each next to a player for exactly the segments it is about. Every decision
-is written to the event log at once; only this person's own labels are ever read here.
+cannot derive). One screen per decision: the decision (its words, its buttons, its keys) on one
+side; on the other, at the top, a player for each segment it is about, then the question and the
+whole response. On a phone the two sides stack: the decision, then its media right under it.
+Every decision is written to the event log at once; only this person's own labels are ever read
+here.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from annotation.work.proposals import rule_based_facts
+from annotation.work.drafts import load_draft, save_draft
+from annotation.work.proposals import atomic_split, rule_based_facts
 from annotation.work.session import Question, normalise_campaign_mode, plan, propose_facts
-from pages.widgets import decisions, player, queue_view, response_view, sound, timeline
-from pages.widgets.context import APP_DIR, literal, show_text
-from pages.widgets.facts_editor import facts_editor, start_draft
+from pages.widgets import decisions, player, queue_view, response_view, timeline
+from pages.widgets.context import APP_DIR, friendly_errors
+from pages.widgets.facts_editor import GUIDANCE, facts_editor, start_draft
 from pages.widgets.frame import run_page
+from pages.widgets.keys import DEFAULT_COOLDOWN_MS
 
 STAGE_NAMES = {1: "Stage 1 · verifiable sentences", 2: "Stage 2 · atomic facts", 3: "Stage 3 · entailment"}
 
 
-def header():
-    """The guidelines button and any notice; returns the slot for the progress bar."""
-    left, right = st.columns([4, 1])
-    with right.popover("Guidelines", icon=":material/menu_book:", width="stretch"):
-        st.markdown((APP_DIR / "assets" / "guidelines.md").read_text())
-    notice = st.session_state.pop("notice", None)
-    if notice:
-        st.toast(notice)  # our own words only (no typed or imported text)
-    return left
+def tools(store, who: str) -> None:
+    """The timeline switch, Undo, Skip, Flag and the guidelines, on one line above the decision
+    (outside it: a decision does not redraw them)."""
+    with st.container(horizontal=True, gap="small", horizontal_alignment="right", key="annotate_tools"):
+        st.toggle("Timeline of all citations", key="show_timeline")
+        decisions.actions(store, who)
+        guidelines = st.popover("Guidelines", key="guidelines_popover", on_change="rerun")
+        if guidelines.open:  # drawn only when open: nothing to send on every decision
+            guidelines.markdown((APP_DIR / "assets" / "guidelines.md").read_text())
 
 
-def empty_queue(store, who: str, queue: dict, waiting: list[str]) -> None:
+def empty_queue(store, who: str, queue, waiting: list[str]) -> None:
     mine = queue.progress
     if waiting:
         st.info(
@@ -45,117 +50,141 @@ def empty_queue(store, who: str, queue: dict, waiting: list[str]) -> None:
     decisions.set_aside(store, who, queue.skipped)
 
 
-def decision(store, who: str, rid: str, sentence, question: Question) -> None:
-    """The question in words and its answer controls."""
-    if question.kind == "verifiable":
-        st.markdown(f"**{decisions.WORDING['verifiable']}**")
-        show_text(sentence.text, "murgat-sentence")
-        decisions.answer_buttons(store, who, rid, question)
-    elif question.kind == "facts":
-        st.markdown("**Split the highlighted sentence into atomic facts.**")
-        draft_key = f"draft:{rid}:{question.unit}"
-        if draft_key not in st.session_state:
+def facts_decision(store, who: str, rid: str, sentence, question: Question) -> None:
+    """Stage 2: the fact list, restored from the person's saved draft when there is one."""
+    draft_key = f"draft:{rid}:{question.unit}"
+    if draft_key not in st.session_state:
+        saved = load_draft(store, who, rid, question.unit)
+        if saved is None:
             judged = store.list_records("judge", response_id=rid)
-            start_draft(draft_key, propose_facts(question.sentence_index, sentence, judged, rule_based_facts))
-        decisions.shown_at(question.key(rid))
-        facts_editor(
-            sentence, draft_key, lambda facts: decisions.confirm_facts(store, who, rid, question, facts)
+            saved = propose_facts(question.sentence_index, sentence, judged, rule_based_facts, atomic_split)
+        start_draft(draft_key, saved)
+    decisions.shown_at(question.key(rid))
+    facts_editor(
+        sentence,
+        draft_key,
+        lambda facts: decisions.confirm_facts(store, who, rid, question, facts),
+        on_edit=lambda facts: save_draft(store, who, rid, question.unit, facts),
+        guidance=False,
+    )
+
+
+def decision_header(sentence, question: Question, where: str) -> dict:
+    """The decision's words: its stage and where it is, the question, what it is about."""
+    header = {"stage": STAGE_NAMES[question.stage], "where": where, "note": ""}
+    if question.kind == "facts":
+        wording, subject, css = (
+            "Split the highlighted sentence into atomic facts.",
+            sentence.text,
+            "murgat-sentence",
         )
+        header["note"] = GUIDANCE
+    elif question.kind == "verifiable":
+        wording, subject, css = decisions.WORDING["verifiable"], sentence.text, "murgat-sentence"
     else:
-        st.markdown("**Fact**")
-        show_text(question.fact.text, "murgat-fact")
-        st.markdown(f"**{decisions.WORDING[question.kind]}**")
+        wording, subject, css = decisions.WORDING[question.kind], question.fact.text, "murgat-fact"
         about = ", ".join(response_view.chip_label(sentence.citations[i]) for i in question.segments)
+        header["note"] = f"Segments: {about}"
         if question.kind == "without":
             removed = sentence.citations[question.fact.citations[question.j]]
-            st.caption(
-                literal(f"Without {response_view.chip_label(removed)}; the other segments: {about or 'none'}")
+            header["note"] = (
+                f"Without {response_view.chip_label(removed)}; the other segments: {about or 'none'}"
             )
-        else:
-            st.caption(literal(f"Segments: {about}"))
+    return {**header, "wording": wording, "subject": subject, "subject_class": css}
+
+
+def decision(store, who: str, rid: str, sentence, question: Question, where: str, players: int) -> None:
+    """The decision's words and keys, then its answer controls."""
+    cooldown_ms = int(store.get_setting("key_cooldown_ms", DEFAULT_COOLDOWN_MS))
+    decisions.panel(
+        question, rid, decision_header(sentence, question, where), players=players, cooldown_ms=cooldown_ms
+    )
+    if question.kind == "facts":
+        facts_decision(store, who, rid, sentence, question)
+    else:
         decisions.answer_buttons(store, who, rid, question)
 
 
-def media_panel(
-    store,
-    response,
-    sentences,
-    sentence,
-    question: Question,
-    chosen: int | None,
-    pad_s: float,
-    upcoming: list[Question],
-) -> None:
-    """Players for what the question is about (or the chip / timeline choice), the sound
-    view on request, the citation timeline, and background preparation of the next clips."""
-    timeline_key = f"timeline:{question.key(response.response_id)}"  # a new question starts afresh
+def segments_to_play(sentences, sentence, question: Question, chosen: int | None, timeline_key: str) -> list:
+    """The citations the players show: one chosen on the timeline or among the chips, else
+    every segment the question is about."""
     jump = timeline.jumped_to(timeline_key)
     if jump is not None:
-        to_play = [sentences[jump[0]].citations[jump[1]]]
-        st.caption(f"From the timeline: sentence {jump[0] + 1}")
-    elif chosen is not None:
-        to_play = [sentence.citations[chosen]]
-    else:
-        to_play = [sentence.citations[i] for i in question.segments]
-    play_all = len(to_play) > 1 and st.toggle("Play all together", key="play_all")
-    for citation in to_play:
-        player.play_citation(store, response.video, citation, pad_s, autoplay=play_all)
-    audio = [c for c in to_play if c.valid and c.modality == "audio"]
-    if audio and st.toggle("See the sound", key="see_sound"):
-        for citation in audio:
-            sound.sound_view(store, response.video, citation, pad_s)
-    if st.toggle("Timeline of all citations", key="show_timeline"):
-        timeline.citation_timeline(store, response.video, sentences, timeline_key)
-    player.prefetch(
-        store,
-        response.video,
-        [sentences[q.sentence_index].citations[i] for q in upcoming for i in q.segments],
-        pad_s,
-    )
+        return [sentences[jump[0]].citations[jump[1]]]
+    if chosen is not None:
+        return [sentence.citations[chosen]]
+    return [sentence.citations[i] for i in question.segments]
 
 
 def annotate(me: dict, store) -> None:
-    who = me["name"]
+    tools(store, me["name"])
+    decision_screen(me["name"], store)
+
+
+@st.fragment
+def decision_screen(who: str, store) -> None:
+    """Everything that changes with a decision, as a fragment: a decision reruns this, not the
+    frame and the tools around it (so errors are caught here too: a fragment's rerun does not
+    pass through the frame)."""
+    with friendly_errors("the annotation page"):
+        notice = st.session_state.pop("notice", None)
+        if notice:
+            st.toast(notice)
+        decision_body(who, store)
+
+
+def decision_body(who: str, store) -> None:
     mode = normalise_campaign_mode(store.get_setting("campaign_mode"))
-    pad_s = float(store.get_setting("pad_s", 1.0))
-    progress_slot = header()
     item = queue_view.current_item(store, who, mode)
-    rid, labels, question, waiting = item.response_id, item.labels, item.question, item.waiting
+    rid, labels, question = item.response_id, item.labels, item.question
     queue = queue_view.snapshot(store, who)
     mine = queue.progress
-    progress_slot.progress(
-        mine.done / mine.assigned if mine.assigned else 1.0,
-        text=f"{mine.done} of {mine.assigned} responses done"
-        + (f", {mine.skipped} set aside" if mine.skipped else ""),
+    done = f"{mine.done} of {mine.assigned} responses done" + (
+        f", {mine.skipped} set aside" if mine.skipped else ""
     )
     if rid is None:
-        empty_queue(store, who, queue, waiting)
+        st.caption(done)
+        empty_queue(store, who, queue, item.waiting)
         return
     response = store.response(rid)
     sentences = store.response_sentences(rid)
     sentence = sentences[question.sentence_index]
     questions, _ = plan(sentences, labels, mode, queue.gold.get(rid))
     open_questions = [q for q in questions if (q.unit, q.task) not in labels]
-
-    st.subheader(f"{STAGE_NAMES[question.stage]}  ·  response {literal(rid)}")
-    st.caption(
-        f"Sentence {question.sentence_index + 1} of {len(sentences)} · "
-        f"{len(questions) - len(open_questions)} of {len(questions)} decisions known so far · "
-        f"{'staged' if mode == 'staged' else 'end-to-end'} campaign"
+    where = (
+        f"{rid} · sentence {question.sentence_index + 1}/{len(sentences)}"
+        f" · {len(questions) - len(open_questions)}/{len(questions)} decisions · {done}"
     )
-    text_side, media_side = st.columns([3, 2], gap="large")
-    with text_side:
-        response_view.show_response_text(response, sentence)
-        chosen = response_view.citation_chips(
-            sentence, key=f"chips:{question.key(rid)}", playable=question.segments
-        )
-        st.divider()
-        decision(store, who, rid, sentence, question)
-        st.divider()
-        decisions.actions(store, who, rid, queue.skipped)
-    with media_side:
-        response_view.show_question(response)
-        media_panel(store, response, sentences, sentence, question, chosen, pad_s, open_questions[1:3])
+    pad_s = float(store.get_setting("pad_s", 1.0))
+    timeline_key = f"timeline:{question.key(rid)}"  # a new question starts afresh
+    chips_key = f"chips:{question.key(rid)}"
+    to_play = segments_to_play(sentences, sentence, question, st.session_state.get(chips_key), timeline_key)
+    # Two sides (styles.css: 11 to 9, stacked on a phone); no st.columns: fewer elements to send.
+    screen = st.container(horizontal=True, gap="medium", key="murgat_screen")
+    with screen.container(key="murgat_decision", border=True):
+        decision(store, who, rid, sentence, question, where, players=sum(c.valid for c in to_play))
+        response_view.citation_chips(sentence, key=chips_key, playable=question.segments)
+    with screen.container(key="murgat_context"):
+        player.play_citations(store, response.video, to_play, pad_s, with_sound=True, key=question.key(rid))
+        response_view.show_context(response, sentence)
+        if st.session_state.get("show_timeline"):
+            timeline.citation_timeline(store, response.video, sentences, timeline_key)
+        decisions.set_aside(store, who, queue.skipped)
+    prefetch_players(store, queue, rid, pad_s)
+
+
+def prefetch_players(store, queue, rid: str, pad_s: float) -> None:
+    """Once per response and session, prepare in the background the players of every citation of
+    this response and of the next in the queue: a decision then finds its clips, posters and
+    sounds ready."""
+    done = st.session_state.setdefault("players_prepared", set())
+    following = [r for r in queue.assigned if r not in queue.done and r not in queue.skipped and r != rid]
+    for response_id in [rid, *following[:1]]:
+        if response_id in done:
+            continue
+        citations = [c for s in store.response_sentences(response_id) for c in s.citations]
+        player.prefetch(store, store.response(response_id).video, list(dict.fromkeys(citations)), pad_s)
+        done.add(response_id)
 
 
 run_page(annotate, title="the annotation page")

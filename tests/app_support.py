@@ -4,6 +4,7 @@ real media made with the bundled ffmpeg, and a few AppTest helpers."""
 from __future__ import annotations
 
 import functools
+import json
 import subprocess
 from pathlib import Path
 
@@ -161,3 +162,8 @@ def highlighted(app: AppTest) -> str | None:
         if 'class="murgat-current"' in element.value:
             return element.value.split('class="murgat-current">', 1)[1].split("</mark>", 1)[0]
     return None
+
+
+def components(app, name: str) -> list[dict]:
+    """The data of each components-v2 element called `name` on the page, in order."""
+    return [json.loads(e.proto.json) for e in app.get("bidi_component") if e.proto.component_name == name]

@@ -150,6 +150,20 @@ def answer_letter(text: str) -> str | None:
 # --- where the reasoning is ------------------------------------------------
 
 
+def thinking_ranges(text: str) -> list[tuple[int, int]]:
+    """[start, end) of each `<think>…</think>` block of `text`, tags included (a view folds
+    them away). Same rules as the split: an unopened `</think>` closes a block begun before
+    the text, an unclosed `<think>` runs to the end."""
+    hidden, pos = [], 0
+    for start, end in _visible_ranges(text):
+        if start > pos:
+            hidden.append((pos, start))
+        pos = end
+    if pos < len(text):
+        hidden.append((pos, len(text)))
+    return hidden
+
+
 def _visible_ranges(text: str) -> list[tuple[int, int]]:
     """`text` minus its thinking, as [start, end) ranges.
 

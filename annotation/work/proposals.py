@@ -1,11 +1,19 @@
 """A predictable first proposal of a sentence's atomic facts (PROTOCOL stage 2), for annotators to edit.
 
-Rule-based, so the same sentence always gives the same proposal.
+Rule-based, so the same sentence always gives the same proposal. Coordinated observations are
+split: two clauses joined by `;`, `and`, `while`, `whereas` or `but` ("A square is on screen and
+the audio is silent"), and two predicates of one subject ("The man waves and smiles" → "The man
+waves.", "The man smiles."); coordinated words that are not observations of their own stay
+together ("black and white stripes", "between 3 and 5", "the dogs and the cats are sleeping").
+Each fact carries the citations that belong to it: the group written after it inside the
+sentence, else, when the clauses speak of different modalities ("on screen", "the audio"), the
+citations of its own modality, else all.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from annotation.protocol import records
 from annotation.protocol.citations import Citation, find_citation_groups, strip_citations
@@ -20,77 +28,61 @@ _META_RE = re.compile(
     r"|as\s+(?:seen|shown|heard)\s+in\s+the\s+(?:video|audio|clip|footage)\s*,?\s*)+",
     re.IGNORECASE,
 )
-_SEPARATOR_RE = re.compile(r";\s+|,?\s+and\s+")
+# What meta-talk said about a bare noun phrase it introduced ("The video shows the number 83"
+# → "The number 83 is shown."), by the verb it used; a clause after it needs nothing.
+_META_PREDICATE = (
+    (re.compile(r"\b(?:hear|heard)\b", re.IGNORECASE), "heard"),
+    (re.compile(r"\b(?:see|seen|observe|observed|notice)\b", re.IGNORECASE), "visible"),
+    (re.compile(r"\bcontains\b", re.IGNORECASE), "present"),
+    (re.compile(r"\b(?:shows|displays|depicts|reveals|features|shown)\b", re.IGNORECASE), "shown"),
+)
+_SEPARATOR_RE = re.compile(r";\s+|,?\s+(?:and|while|whereas|but)\s+(?:then\s+)?", re.IGNORECASE)
 _PRONOUNS = {"he", "she", "they", "it", "we", "i", "you", "there", "someone", "everyone", "nobody"}
 _DETERMINERS = {
-    "the",
-    "a",
-    "an",
-    "this",
-    "that",
-    "these",
-    "those",
-    "his",
-    "her",
-    "their",
-    "its",
-    "another",
-    "one",
-    "two",
-    "some",
+    *("the", "a", "an", "this", "that", "these", "those", "his", "her", "their", "its"),
+    *("another", "one", "two", "three", "some", "several", "many", "both"),
 }
+_PLURAL_DETERMINERS = {"these", "those", "two", "three", "some", "several", "many", "both"}
 _VERBS = {
-    "is",
-    "are",
-    "was",
-    "were",
-    "be",
-    "been",
-    "has",
-    "have",
-    "had",
-    "can",
-    "could",
-    "will",
-    "would",
-    "does",
-    "do",
-    "did",
-    "may",
-    "might",
-    "ran",
-    "sat",
-    "stood",
-    "took",
-    "put",
-    "held",
-    "went",
-    "came",
-    "saw",
-    "said",
-    "made",
-    "gave",
-    "got",
-    "left",
-    "began",
-    "wore",
-    "threw",
-    "ate",
-    "drank",
-    "fell",
+    *("is", "are", "was", "were", "be", "been", "has", "have", "had", "can", "could", "will", "would"),
+    *("does", "do", "did", "may", "might", "ran", "sat", "stood", "took", "put", "held", "went", "came"),
+    *("saw", "said", "made", "gave", "got", "left", "began", "wore", "threw", "ate", "drank", "fell"),
+    *("rang", "sang", "spoke", "heard", "shown", "seen", "grew", "flew", "drew", "hung", "lit"),
 }
+# Words that say which modality a clause observes (for a group written after all its clauses).
+_AUDIO_WORDS = {
+    *("audio", "sound", "sounds", "soundtrack", "hear", "heard", "hears", "tone", "tones", "noise"),
+    *("silent", "silence", "quiet", "loud", "music", "voice", "speech", "says", "said", "spoken"),
+    *("speaks", "beep", "beeps", "rings", "ringing", "hum", "buzz", "whistle", "bang", "claps"),
+    *("applause", "laughs", "sings", "singing", "song", "narrator", "pitched", "audible"),
+    *("bark", "barks", "barked", "shout", "shouts", "shouted", "spoke", "rang", "speaker"),
+}
+_VISUAL_WORDS = {
+    *("visible", "see", "seen", "shown", "shows", "screen", "displayed", "display", "appears"),
+    *("appear", "picture", "frame", "image", "written", "text", "colour", "color", "background"),
+    *("square", "circle", "triangle", "diamond", "shape", "red", "green", "blue", "yellow", "white"),
+    *("black", "cyan", "orange", "purple", "wears", "holds", "points", "waves", "looks", "on-screen"),
+    *("light", "lights", "blinks", "flashes", "jumps", "jumped", "walks", "runs", "moves", "smiles"),
+    *("nods", "sits", "stands", "picks", "opens"),
+}
+
+
+@dataclass(frozen=True)
+class _Clause:
+    start: int
+    end: int
+    subject: str = ""  # borrowed from the clause before ("smiles" → "The man smiles")
 
 
 def rule_based_facts(sentence: records.Sentence) -> list[records.Fact]:
-    """A predictable first proposal of atomic facts, for annotators to edit.
+    """A predictable first proposal of atomic facts, for annotators to edit (see module doc).
 
-    Citation groups are removed from the text, meta-talk ("The video shows that",
-    "In the audio,", "We can see") is dropped, and the sentence is cut at `; `
-    and at `, and ` / ` and ` when both sides look like clauses (a verb-ish word
-    after the subject). Each fact gets every valid citation of the sentence;
-    but when a group sits inside the sentence, a clause gets the valid citations
-    of the first group at or after its start (clauses after the last group get
-    all). An empty sentence gives []; any other sentence at least one fact.
+    Citation groups are removed from the text and meta-talk ("The video shows that", "In the
+    audio,", "We can see") is dropped. Each fact gets every valid citation of the sentence;
+    but when a group sits inside the sentence, a clause gets the valid citations of the first
+    group at or after its start (clauses after the last group get all), and when all groups
+    follow the last clause, a clause that names one modality gets that modality's citations.
+    An empty sentence gives []; any other sentence at least one fact.
     """
     text = sentence.text
     if not text.strip():
@@ -99,17 +91,54 @@ def rule_based_facts(sentence: records.Sentence) -> list[records.Fact]:
     units = _citation_units(text, sentence.citations)
     internal = [u for u in units if any(ch.isalnum() for ch in strip_citations(text[u[1] :]))]
     facts = []
-    for start, end in _clauses(text):
-        fact_text = _fact_text(text[start:end])
+    for clause in _clauses(text):
+        fact_text = _fact_text(text[clause.start : clause.end], clause.subject)
         if not fact_text:
             continue
-        later = [indices for unit_start, _, indices in units if unit_start >= start]
+        later = [indices for unit_start, _, indices in units if unit_start >= clause.start]
         citations = later[0] if internal and later else all_valid
         facts.append(records.Fact(text=fact_text, citations=list(citations)))
     if not facts:
         fallback = strip_citations(text) or text.strip()
         facts.append(records.Fact(text=fallback, citations=list(all_valid)))
-    return facts
+    return facts if internal else by_modality(facts, sentence.citations)
+
+
+def atomic_split(fact: records.Fact, citations: list[Citation]) -> list[records.Fact]:
+    """`fact` (e.g. a judge's decomposition) split where it coordinates observations, each part
+    keeping the fact's citations of its own modality when the parts name different ones
+    (`citations` are the sentence's, which the fact's indices point into)."""
+    parts = [
+        records.Fact(text, list(fact.citations))
+        for clause in _clauses(fact.text)
+        if (text := _fact_text(fact.text[clause.start : clause.end], clause.subject))
+    ]
+    return by_modality(parts, citations) if len(parts) > 1 else [fact]
+
+
+def by_modality(facts: list[records.Fact], citations: list[Citation]) -> list[records.Fact]:
+    """Each fact that names exactly one modality ("on screen", "the audio") keeps only its
+    citations of that modality; when every fact that names one names the same, the facts that
+    name none keep the other modality's citations. A fact left with nothing keeps all its own."""
+    named = [_modalities(f.text) for f in facts]
+    singles = {m for modalities in named if len(modalities) == 1 for m in modalities}
+    if len(facts) < 2 or not singles:
+        return facts
+    out = []
+    for fact, modalities in zip(facts, named, strict=True):
+        if len(modalities) == 1:
+            own = [i for i in fact.citations if citations[i].modality in modalities]
+        elif not modalities and len(singles) == 1:
+            own = [i for i in fact.citations if citations[i].modality not in singles]
+        else:
+            own = []
+        out.append(records.Fact(fact.text, own or list(fact.citations)))
+    return out
+
+
+def _modalities(text: str) -> set[str]:
+    words = {w.strip(".,;:!?\"'()*_").lower() for w in text.split()}
+    return {m for m, cues in (("audio", _AUDIO_WORDS), ("visual", _VISUAL_WORDS)) if words & cues}
 
 
 def _citation_units(text: str, citations: list[Citation]) -> list[tuple[int, int, list[int]]]:
@@ -134,40 +163,71 @@ def _citation_units(text: str, citations: list[Citation]) -> list[tuple[int, int
     return units
 
 
-def _clauses(text: str) -> list[tuple[int, int]]:
-    """[start, end) of each clause: cut at `; ` always, at `and` only between clauses."""
+def _clauses(text: str) -> list[_Clause]:
+    """Each clause of `text`: cut at `; ` always, at a conjunction only between two clauses or
+    between a clause and a second predicate of its subject."""
     groups = find_citation_groups(text)
-    cuts, clause_start = [], 0
+    cuts, clause_start, subject = [], 0, ""
     for sep in _SEPARATOR_RE.finditer(text):
         if any(g.start <= sep.start() < g.end for g in groups):
             continue
-        is_and = not sep.group().startswith(";")
-        left = _META_RE.sub("", strip_citations(text[clause_start : sep.start()])).split()
-        right = _META_RE.sub("", strip_citations(text[sep.end() :])).split()
-        if is_and and not (_looks_like_clause(left) and _looks_like_clause(right)):
-            continue
-        cuts.append((clause_start, sep.start()))
-        clause_start = sep.end()
-    cuts.append((clause_start, len(text)))
+        left = subject.split() + _words(text[clause_start : sep.start()])
+        right = _words(text[sep.end() :])
+        if sep.group().startswith(";") or (_looks_like_clause(left) and _looks_like_clause(right)):
+            cuts.append(_Clause(clause_start, sep.start(), subject))
+            clause_start, subject = sep.end(), ""
+        elif _second_predicate(left, right):
+            cuts.append(_Clause(clause_start, sep.start(), subject))
+            subject = subject or " ".join(left[: _verb_at(left)])
+            clause_start = sep.end()
+    cuts.append(_Clause(clause_start, len(text), subject))
     return cuts
+
+
+def _words(part: str) -> list[str]:
+    return _META_RE.sub("", strip_citations(part)).replace("**", "").replace("__", "").split()
+
+
+def _verb_at(words: list[str]) -> int | None:
+    """Index of the clause's verb: the first verb-ish word after its subject."""
+    if not words:
+        return None
+    first = words[0].strip("*_\"'").lower()
+    if first in _DETERMINERS:
+        window = range(2, min(len(words), 5))
+    elif first in _PRONOUNS or words[0][:1].isupper():
+        window = range(1, min(len(words), 4))
+    else:
+        return None
+    return next((i for i in window if _is_verbish(words[i])), None)
 
 
 def _looks_like_clause(words: list[str]) -> bool:
     """A subject then a verb-ish word: `the woman smiles`, `he picks`, `Anna waves`."""
-    if not words:
+    return _verb_at(words) is not None
+
+
+def _second_predicate(left: list[str], right: list[str]) -> bool:
+    """`The man waves | and smiles`: the left is a clause and the right starts with a verb of
+    the same form (-s, -ed, -ing or a known verb). Not `shows cats | and dogs`: a word in -s
+    before and after the conjunction is a list of nouns unless the left one is the verb."""
+    verb = _verb_at(left)
+    if verb is None or not right or not _is_verbish(right[0]):
         return False
-    first = words[0].strip("*_\"'").lower()
-    if first in _DETERMINERS:
-        window = words[2:5]
-    elif first in _PRONOUNS or words[0][:1].isupper():
-        window = words[1:4]
-    else:
+    head, before = _bare(right[0]), _bare(left[-1])
+    if head.endswith("s") and before.endswith("s") and len(left) - 1 != verb:
         return False
-    return any(_is_verbish(w) for w in window)
+    verb_form = _bare(left[verb])
+    same_form = any(verb_form.endswith(e) and head.endswith(e) for e in ("ed", "ing", "s"))
+    return same_form or head in _VERBS
+
+
+def _bare(word: str) -> str:
+    return word.strip(".,;:!?\"'*_()").lower()
 
 
 def _is_verbish(word: str) -> bool:
-    w = word.strip(".,;:!?\"'*_()").lower()
+    w = _bare(word)
     if w in _VERBS:
         return True
     if len(w) <= 3:
@@ -175,11 +235,28 @@ def _is_verbish(word: str) -> bool:
     return w.endswith(("ed", "ing")) or (w.endswith("s") and not w.endswith(("ss", "us", "is")))
 
 
-def _fact_text(clause: str) -> str:
-    """A clause as a stand-alone statement: no citations, meta-talk or bold; capitalised; ends with '.'."""
-    fact = strip_citations(clause).replace("**", "").replace("__", "")
-    fact = _META_RE.sub("", fact.strip()).strip(" ,;:")
-    fact = fact.rstrip(" .!?")
+def _fact_text(clause: str, subject: str = "") -> str:
+    """A clause as a stand-alone statement: no citations, meta-talk or bold; the borrowed
+    subject in front; capitalised; ends with '.'. A bare noun phrase that meta-talk introduced
+    gets the predicate the meta-talk meant ("the number 83" → "The number 83 is shown.")."""
+    bare = strip_citations(clause).replace("**", "").replace("__", "").strip()
+    meta = _META_RE.match(bare)
+    fact = _META_RE.sub("", bare).strip(" ,;:").rstrip(" .!?")
+    if subject:
+        fact = f"{subject} {fact}"
     if not any(ch.isalnum() for ch in fact):
         return ""
+    if meta and meta.group().strip() and not _looks_like_clause(fact.split()):
+        fact += _meta_predicate(meta.group(), fact)
     return fact[0].upper() + fact[1:] + "."
+
+
+def _meta_predicate(meta: str, noun_phrase: str) -> str:
+    said = next((word for pattern, word in _META_PREDICATE if pattern.search(meta)), None)
+    if said is None:
+        return ""
+    words = noun_phrase.split()
+    plural = _bare(words[0]) in _PLURAL_DETERMINERS or (
+        len(words) > 1 and _bare(words[-1]).endswith("s") and not _bare(words[-1]).endswith("ss")
+    )
+    return f" {'are' if plural else 'is'} {said}"

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from annotation.protocol.ids import RESPONSE_UNIT, QuestionKey, entailment_task, fact_unit, sentence_unit
 from annotation.protocol.records import EvaluationRecord, Fact, Sentence
+from annotation.work.drafts import discard_draft
 
 CAMPAIGN_MODES = ("end_to_end", "staged")
 DEFAULT_CAMPAIGN_MODE = "end_to_end"
@@ -201,23 +202,31 @@ def response_progress(
 
 
 def propose_facts(
-    sentence_index: int, sentence: Sentence, judge_records: list[EvaluationRecord], rule_based
+    sentence_index: int, sentence: Sentence, judge_records: list[EvaluationRecord], rule_based, split=None
 ) -> list[dict]:
     """A starting fact list [{'text', 'citations'}] for stage 2: the first judge record
-    that decomposed this sentence (same index and text), else `rule_based(sentence)`
-    (a function Sentence -> list[Fact]). Citation indices outside the sentence are dropped."""
+    that decomposed this sentence (same index and text), each of its facts passed through
+    `split` (a function (Fact, the sentence's citations) -> list[Fact], e.g. splitting merged
+    observations) when given; else `rule_based(sentence)` (a function Sentence -> list[Fact]).
+    Citation indices outside the sentence are dropped."""
     n = len(sentence.citations)
-    for record in judge_records:
-        if sentence_index < len(record.sentences):
-            candidate = record.sentences[sentence_index]
-            if candidate.text.strip() == sentence.text.strip() and candidate.facts:
-                return [
-                    {"text": f.text, "citations": [c for c in f.citations if 0 <= c < n]}
-                    for f in candidate.facts
-                ]
-    return [
-        {"text": f.text, "citations": [c for c in f.citations if 0 <= c < n]} for f in rule_based(sentence)
-    ]
+    judged = next(
+        (
+            record.sentences[sentence_index].facts
+            for record in judge_records
+            if sentence_index < len(record.sentences)
+            and record.sentences[sentence_index].text.strip() == sentence.text.strip()
+            and record.sentences[sentence_index].facts
+        ),
+        None,
+    )
+    if judged is None:
+        facts = rule_based(sentence)
+    else:
+        facts = [Fact(f.text, [c for c in f.citations if 0 <= c < n]) for f in judged]
+        if split is not None:
+            facts = [part for fact in facts for part in split(fact, sentence.citations)]
+    return [{"text": f.text, "citations": [c for c in f.citations if 0 <= c < n]} for f in facts]
 
 
 def check_fact_list(facts: list[dict], n_citations: int) -> list[str]:
@@ -245,20 +254,26 @@ def record_answer(
     event's id. None, and nothing written, when the person has already answered it (a label in
     force for its unit and task): a second click that reached a button still on screen from
     the question before — a double click, or a click while the page redraws — must neither
-    answer again nor answer a question the person has not seen. Undo reopens a question."""
+    answer again nor answer a question the person has not seen. Undo reopens a question.
+    A confirmed fact list discards the person's stage-2 draft of that sentence."""
     if any(
         e.unit == question.unit and e.task == question.task
         for e in store.events.current_labels(who, response_id)
     ):
         return None
-    if question.kind == "facts":
-        value = [
-            {"text": str(f["text"]).strip(), "citations": sorted({int(c) for c in f["citations"]})}
-            for f in value
-        ]
-    else:
-        value = bool(value)
-    return store.events.append(who, response_id, question.unit, question.task, value, spent_ms=spent_ms)
+    if question.kind != "facts":
+        return store.events.append(
+            who, response_id, question.unit, question.task, bool(value), spent_ms=spent_ms
+        )
+    facts = [
+        {"text": str(f["text"]).strip(), "citations": sorted({int(c) for c in f["citations"]})} for f in value
+    ]
+    with store.database.transaction():  # the confirmed list replaces the draft, all or nothing
+        event_id = store.events.append(
+            who, response_id, question.unit, question.task, facts, spent_ms=spent_ms
+        )
+        discard_draft(store, who, response_id, question.unit)
+    return event_id
 
 
 def is_done(labels: dict) -> bool:

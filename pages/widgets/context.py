@@ -18,6 +18,8 @@ from pathlib import Path
 import streamlit as st
 
 from annotation.store.project_store import DB_NAME, ProjectStore
+from annotation.store.sessions import end_session, session_user, start_session
+from pages.widgets.session_cookie import token_from_browser
 
 APP_DIR = Path(__file__).resolve().parents[2]
 PROJECT_ENV = "MURGAT_PROJECT"
@@ -86,25 +88,59 @@ def current_store() -> ProjectStore:
 
 def current_user() -> dict | None:
     """{'name', 'role'} of the signed-in person, re-read from the store so a role change or a
-    removed account takes effect at once; None when nobody is signed in."""
-    user = st.session_state.get("user")
-    if user is None:
+    removed account takes effect at once; None when nobody is signed in. A page opened anew
+    (reload, Back, a new tab) signs in from the browser's session cookie; a session revoked
+    meanwhile (signed out in another tab, expired) signs this one out too."""
+    if st.session_state.get("user") is None and not resume_session():
         return None
-    fresh = current_store().user(user["name"])
+    store, token = current_store(), st.session_state.get("session_token")
+    if token is not None:
+        fresh = session_user(store, token)
+    else:  # signed in without a session (a test setting the person directly)
+        account = store.user(st.session_state["user"]["name"])
+        fresh = None if account is None else {"name": account["name"], "role": account["role"]}
     if fresh is None:
         st.session_state.pop("user", None)
+        st.session_state.pop("session_token", None)
         return None
-    return {"name": fresh["name"], "role": fresh["role"]}
+    st.session_state["user"] = fresh
+    return fresh
+
+
+def resume_session() -> bool:
+    """Sign in from the browser's session cookie when it names a live session of one of the
+    projects (that project is then chosen); False otherwise."""
+    token = token_from_browser()
+    if token is None or st.session_state.get("refused_token") == token:
+        return False
+    for project in available_projects():
+        user = session_user(open_store(str(project)), token)
+        if user is not None:
+            st.session_state.update(user=user, project=str(project), session_token=token)
+            return True
+    st.session_state["refused_token"] = token  # checked once per page, not on every rerun
+    return False
+
+
+def sign_in_as(store: ProjectStore, user: dict) -> None:
+    """Sign `user` in for this page and start the session the browser will keep."""
+    st.session_state["user"] = user
+    st.session_state["session_token"] = start_session(store, user["name"])
 
 
 def sign_out() -> None:
-    """Forget the person and everything of theirs in this session (the project choice stays).
-    A single sign-on identity is logged out too (`st.logout`), else the sign-in page would
-    sign the same person straight back in from the identity cookie."""
+    """End the session (revoked on the server, the cookie removed on the next page run) and
+    forget the person and everything of theirs here (the project choice stays). A single
+    sign-on identity is logged out too (`st.logout`), else the sign-in page would sign the
+    same person straight back in from the identity cookie."""
     signed_in_with_sso = sso_identity() is not None
+    end_session(current_store(), st.session_state.get("session_token"))
+    refused = token_from_browser()
     for key in list(st.session_state.keys()):
         if key != "project" and not str(key).startswith("$$"):  # '$$…' are Streamlit's own
             del st.session_state[key]
+    if refused:
+        st.session_state["refused_token"] = refused
     if signed_in_with_sso:
         st.logout()
 
@@ -165,9 +201,7 @@ def show_text(text: str, css_class: str = "murgat-text") -> None:
 
 def synthetic_banner(store: ProjectStore) -> None:
     if store.get_setting("synthetic"):
-        st.warning(
-            "Demo project: the responses, media and labels here are synthetic.", icon=":material/science:"
-        )
+        st.warning("Demo project: the responses, media and labels here are synthetic.")
 
 
 @contextmanager

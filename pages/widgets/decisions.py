@@ -10,7 +10,7 @@ import streamlit as st
 
 from annotation.work import session
 from annotation.work.queues import unskip
-from pages.widgets import queue_view
+from pages.widgets import keys, queue_view
 
 WORDING = {
     "verifiable": "Does this sentence state something directly observable in the video or its audio?",
@@ -22,6 +22,29 @@ ANSWERS = {
     "verifiable": (("Verifiable", "V", True), ("Not verifiable", "N", False)),
     "entailment": (("Yes, supported", "Y", True), ("No", "N", False)),
 }
+
+
+def panel(
+    question: session.Question,
+    response_id: str,
+    header: dict,
+    *,
+    players: int,
+    cooldown_ms: int,
+) -> None:
+    """The decision's words (`header`: stage, where, wording, subject, subject_class, note) and
+    its keys, as one element (see pages.widgets.keys.legend)."""
+    if question.kind == "facts":
+        pairs = [("Ctrl+Enter", "confirm facts")]
+    else:
+        answers = ANSWERS["verifiable" if question.kind == "verifiable" else "entailment"]
+        pairs = [(key, label.lower().removesuffix(", supported")) for label, key, _ in answers]
+    pairs.append(("U", "undo"))
+    if players:
+        pairs.append(("P", "play all" if players > 1 else "play"))
+    keys.legend(
+        pairs, question.key(response_id), cooldown_ms=cooldown_ms, play_all=players > 1, header=header
+    )
 
 
 def shown_at(item_key: str) -> float:
@@ -49,12 +72,12 @@ def answer_buttons(store, who: str, response_id: str, question: session.Question
     """Yes/no buttons for a stage-1 or stage-3 question (keys V/N or Y/N)."""
     shown_at(question.key(response_id))
     answers = ANSWERS["verifiable" if question.kind == "verifiable" else "entailment"]
-    columns = st.columns(len(answers))
-    for column, (label, key, value) in zip(columns, answers, strict=True):
+    row = st.container(horizontal=True, gap="small")  # side by side on a phone too
+    for label, key, value in answers:
         # The question is in the key: a click on the button of the question before (still on
         # screen while the page redraws) then runs that question's callback, which refuses it,
         # instead of answering the new question unseen.
-        column.button(
+        row.button(
             label,
             key=f"answer:{value}:{question.key(response_id)}",
             shortcut=key,
@@ -84,35 +107,34 @@ def _unskip(store, who, response_id) -> None:
     st.session_state["queue_dirty"] = True
 
 
-def actions(store, who: str, response_id: str, skipped: dict[str, str]) -> None:
-    """Undo, skip (reason required), flag (text required), and the set-aside responses."""
-    left, middle, right = st.columns(3)
-    left.button(
-        "Undo",
-        key="undo",
-        shortcut="U",
-        icon=":material/undo:",
-        help="Undo your last decision",
-        on_click=_undo,
-        args=(store, who),
-        width="stretch",
+def actions(store, who: str) -> None:
+    """Undo, skip (reason required) and flag (text required), side by side, about the response
+    on screen (`st.session_state["current_response"]`, read when clicked). A popover's form is
+    drawn only while it is open (nothing to send on every decision)."""
+    st.button(
+        "Undo", key="undo", shortcut="U", help="Undo your last decision", on_click=_undo, args=(store, who)
     )
-    with middle.popover(
-        "Skip", icon=":material/skip_next:", width="stretch", help="Set this response aside, with a reason"
-    ):
-        with st.form("skip_form", clear_on_submit=True):
+    skip = st.popover(
+        "Skip", help="Set this response aside, with a reason", key="skip_popover", on_change="rerun"
+    )
+    if skip.open:
+        with skip, st.form("skip_form", clear_on_submit=True):
             st.text_input("Why do you skip it?", key="skip_reason")
-            st.form_submit_button("Set it aside", on_click=_skip, args=(store, who, response_id))
-    with right.popover(
-        "Flag", icon=":material/flag:", width="stretch", help="Flag a case the guidelines should settle"
-    ):
-        with st.form("flag_form", clear_on_submit=True):
+            st.form_submit_button("Set it aside", on_click=_skip, args=(store, who))
+    flag = st.popover(
+        "Flag", help="Flag a case the guidelines should settle", key="flag_popover", on_change="rerun"
+    )
+    if flag.open:
+        with flag, st.form("flag_form", clear_on_submit=True):
             st.text_area("What should the guidelines settle?", key="flag_text")
-            st.form_submit_button("Send the flag", on_click=_flag, args=(store, who, response_id))
-    set_aside(store, who, skipped)
+            st.form_submit_button("Send the flag", on_click=_flag, args=(store, who))
 
 
-def _skip(store, who, response_id) -> None:
+def _skip(store, who) -> None:
+    response_id = st.session_state.get("current_response")
+    if response_id is None:
+        st.session_state["notice"] = "There is no response to set aside."
+        return
     try:
         session.skip_response(store, who, response_id, st.session_state.get("skip_reason", ""))
     except ValueError as exc:
@@ -120,15 +142,21 @@ def _skip(store, who, response_id) -> None:
         return
     st.session_state["current_response"] = None
     st.session_state["queue_dirty"] = True
+    st.session_state["skip_popover"] = False
 
 
-def _flag(store, who, response_id) -> None:
+def _flag(store, who) -> None:
+    response_id = st.session_state.get("current_response")
+    if response_id is None:
+        st.session_state["notice"] = "There is no response to flag."
+        return
     try:
         session.flag_for_guidelines(store, who, response_id, st.session_state.get("flag_text", ""))
     except ValueError as exc:
         st.session_state["notice"] = f"Not flagged: {exc}"
         return
     st.session_state["notice"] = "Flagged; thank you. Carry on labelling."
+    st.session_state["flag_popover"] = False
 
 
 def set_aside(store, who: str, skipped: dict[str, str]) -> None:

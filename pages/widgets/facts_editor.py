@@ -1,8 +1,11 @@
 """Stage 2: an editable list of atomic facts for one sentence — edit, add, delete, reorder,
-and tick each fact's citations. The draft lives in session state until the person confirms
-it; confirming is the decision that goes to the event log."""
+and tick each fact's citations. The draft lives in session state (and, through `on_edit`, in
+the drafts table, so a reload restores it) until the person confirms it; confirming is the
+decision that goes to the event log."""
 
 from __future__ import annotations
+
+import time
 
 import streamlit as st
 
@@ -13,9 +16,13 @@ from pages.widgets.response_view import chip_label
 
 GUIDANCE = (
     "One checkable claim per fact. Make each fact stand on its own: replace pronouns with "
-    "what they refer to in *earlier* sentences, and drop meta-talk such as “the video "
+    "what they refer to in earlier sentences, and drop meta-talk such as “the video "
     "shows”. Tick only the citations that belong to the fact."
 )
+
+
+# A fact's text reaches the server (and the saved draft) after this pause in typing.
+TYPING_PAUSE = "500ms"
 
 
 def _text_key(draft_key: str, row_id: int) -> str:
@@ -37,6 +44,10 @@ def start_draft(draft_key: str, proposal: list[dict]) -> None:
         for c in fact["citations"]:
             st.session_state[_cite_key(draft_key, row_id, c)] = True
     st.session_state[draft_key] = {"rows": rows, "next": len(rows)}
+    # What the draft starts from needs no saving: only edits reach `on_edit`.
+    st.session_state[_saved_key(draft_key)] = [
+        {"text": fact["text"], "citations": sorted(fact["citations"])} for fact in proposal
+    ]
 
 
 def draft_facts(draft_key: str, n_citations: int) -> list[dict]:
@@ -74,67 +85,98 @@ def _add(draft_key: str, citations: list[int]) -> None:
         st.session_state[_cite_key(draft_key, row_id, c)] = True
 
 
-def facts_editor(sentence: Sentence, draft_key: str, on_confirm) -> None:
-    """Show the draft for `sentence`; `on_confirm(facts)` is called with the checked list."""
-    st.caption(GUIDANCE)
-    n = len(sentence.citations)
-    rows = st.session_state[draft_key]["rows"]
-    for position, row in enumerate(rows):
-        with st.container(border=True):
-            st.text_input(f"Fact {position + 1}", key=_text_key(draft_key, row))
-            columns = st.columns([3] * max(n, 1) + [1, 1, 1])
-            for c, citation in enumerate(sentence.citations):
-                columns[c].checkbox(
-                    literal(chip_label(citation)),  # an invalid citation shows the response's text
-                    key=_cite_key(draft_key, row, c),
-                    disabled=not citation.valid
-                    and not st.session_state.get(_cite_key(draft_key, row, c), False),
-                )
-            tail = columns[-3:]
-            tail[0].button(
-                "↑",
-                key=f"{draft_key}:up:{row}",
-                on_click=_move,
-                args=(draft_key, position, -1),
-                disabled=position == 0,
-                help="Move up",
-            )
-            tail[1].button(
-                "↓",
-                key=f"{draft_key}:down:{row}",
-                on_click=_move,
-                args=(draft_key, position, 1),
-                disabled=position == len(rows) - 1,
-                help="Move down",
-            )
-            tail[2].button(
-                "✕",
-                key=f"{draft_key}:delete:{row}",
-                on_click=_delete,
-                args=(draft_key, position),
-                help="Delete this fact",
-            )
-    left, right = st.columns(2)
-    left.button(
-        "Add a fact",
-        key=f"{draft_key}:add",
-        icon=":material/add:",
-        on_click=_add,
-        args=(draft_key, sentence.valid_citation_indices),
-    )
+def facts_editor(
+    sentence: Sentence, draft_key: str, on_confirm, *, on_edit=None, guidance: bool = True
+) -> None:
+    """Show the draft for `sentence`; `on_confirm(facts)` is called with the checked list, and
+    `on_edit(facts)` (when given) with the draft whenever an edit changed it. A tick never goes
+    to the server by itself: it travels with the next edit or click. The fact list is a
+    fragment: a pause in typing or a click on Add, Up, Down or Remove reruns only the list, not
+    the page with its players; Confirm (outside it) reruns the page once, for the next question.
+    `guidance=False` leaves the guidance (`GUIDANCE`) for the caller to show, e.g. as a tooltip."""
+    if guidance:
+        st.caption(GUIDANCE)
+    _fact_list(sentence, draft_key, on_edit)
     # A callback, not `if st.button(...)`: callbacks run before the script, so a click that
     # arrives while the page is still drawing (a slow clip, a busy server) is never dropped.
-    right.button(
+    st.button(
         "Confirm facts",
         key=f"{draft_key}:confirm",
         type="primary",
         shortcut="Ctrl+Enter",
+        width="stretch",
         on_click=_confirm,
-        args=(draft_key, n, on_confirm),
+        args=(draft_key, len(sentence.citations), on_confirm),
     )
     problems = st.session_state.pop(_problems_key(draft_key), None)
     if problems:
         st.warning(problems)
+
+
+@st.fragment
+def _fact_list(sentence: Sentence, draft_key: str, on_edit) -> None:
+    n = len(sentence.citations)
+    rows = st.session_state[draft_key]["rows"]
+    for position, row in enumerate(rows):
+        _fact_row(sentence, draft_key, position, row, len(rows))
+    st.button(
+        "Add a fact", key=f"{draft_key}:add", on_click=_add, args=(draft_key, sentence.valid_citation_indices)
+    )
+    if on_edit is not None:
+        facts = draft_facts(draft_key, n)
+        if st.session_state.get(_saved_key(draft_key)) != facts:
+            on_edit(facts)
+            st.session_state[_saved_key(draft_key)] = facts
+            st.session_state[_saved_at_key(draft_key)] = time.strftime("%H:%M:%S")
+        if _saved_at_key(draft_key) in st.session_state:
+            st.caption(f"Draft saved at {st.session_state[_saved_at_key(draft_key)]}.")
+
+
+def _fact_row(sentence: Sentence, draft_key: str, position: int, row: int, n_rows: int) -> None:
+    """One fact on one line: its text, a tick per citation, and move / remove (a horizontal
+    container, not columns: half the elements to send; styles.css wraps it on a phone)."""
+    line = st.container(horizontal=True, vertical_alignment="center", gap="small", key=f"fact_row_{position}")
+    line.text_input(
+        f"Fact {position + 1}",
+        key=_text_key(draft_key, row),
+        label_visibility="collapsed",
+        placeholder=f"Fact {position + 1}",
+        live=TYPING_PAUSE,
+    )
+    for c, citation in enumerate(sentence.citations):
+        line.checkbox(
+            literal(chip_label(citation)),  # an invalid citation shows the response's text
+            key=_cite_key(draft_key, row, c),
+            disabled=not citation.valid and not st.session_state.get(_cite_key(draft_key, row, c), False),
+            on_change="ignore",  # a tick stays in the browser until the next edit or click
+        )
+    moves = (("Up", "up", -1, position == 0), ("Down", "down", 1, position == n_rows - 1))
+    for label, name, step, disabled in moves:
+        line.button(
+            label,
+            key=f"{draft_key}:{name}:{row}",
+            on_click=_move,
+            args=(draft_key, position, step),
+            disabled=disabled,
+            type="tertiary",
+            help=f"Move fact {position + 1} {name}",
+        )
+    line.button(
+        "Remove",
+        key=f"{draft_key}:delete:{row}",
+        on_click=_delete,
+        args=(draft_key, position),
+        type="tertiary",
+        help=f"Remove fact {position + 1}",
+    )
+
+
+def _saved_key(draft_key: str) -> str:
+    return f"{draft_key}:saved"
+
+
+def _saved_at_key(draft_key: str) -> str:
+    return f"{draft_key}:saved_at"
 
 
 def _problems_key(draft_key: str) -> str:

@@ -1,5 +1,6 @@
-"""The frame every page runs in: sign-in when nobody is signed in, the role guard, the
-sidebar, the synthetic-data banner, and friendly errors instead of tracebacks.
+"""The frame every page runs in: sign-in when nobody is signed in, the role guard, one line
+naming the project and the person with a way to sign out (no sidebar), the synthetic-data
+banner, the session cookie, the app-wide key fix, and friendly errors instead of tracebacks.
 
 Pages call `run_page(body, *roles)` rather than relying on app.py alone, because Streamlit
 may run a script under `pages/` directly (its legacy multipage mode, e.g. the first run of a
@@ -15,6 +16,7 @@ import streamlit as st
 
 from annotation.store.accounts import account_for_identity, authenticate, sign_in_wait_s
 from pages.widgets.context import (
+    APP_DIR,
     available_projects,
     current_store,
     current_user,
@@ -22,18 +24,26 @@ from pages.widgets.context import (
     literal,
     load_css,
     open_store,
+    sign_in_as,
     sign_out,
     sso_identity,
     sso_provider,
     sso_settings,
     synthetic_banner,
 )
+from pages.widgets.keys import install_keys
+from pages.widgets.session_cookie import keep_in_browser
 
 TITLE = "MURGAT annotation"
+ICON = APP_DIR / "assets" / "icon.png"  # shipped: no icon is fetched from a font service
+DEMO_ACCOUNTS = (
+    "Demo accounts (the password is the name): **dana** (an annotator with nothing labelled yet), "
+    "alice, bob, carol (annotators), ada (adjudicator), admin."
+)
 
 
 def set_up_page() -> None:
-    st.set_page_config(page_title=TITLE, page_icon=":material/movie:", layout="wide")
+    st.set_page_config(page_title=TITLE, page_icon=str(ICON), layout="wide")
     load_css()
 
 
@@ -47,36 +57,51 @@ def sign_in_screen() -> None:
 def sign_in_page() -> None:
     """Choose the project (when there are several), then name and password, or single sign-on
     when the secrets configure it; on success the person ({'name', 'role'}) goes into session
-    state and the app reruns."""
-    st.title(TITLE)
-    names = [str(p) for p in available_projects()]
-    if st.session_state.get("project") not in names:
-        st.session_state["project"] = project_for_identity(names) or names[0]
-    if len(names) > 1:
-        st.selectbox("Project", names, key="project", format_func=lambda p: Path(p).name)
-    store = open_store(st.session_state["project"])
-    synthetic_banner(store)
-    settings = sso_settings()
-    if settings:
-        single_sign_on(store, sso_provider(settings))
-    with st.form("sign_in"):
-        name = st.text_input("Name", key="sign_in_name")
+    state, a session starts (kept in the browser's cookie) and the app reruns."""
+    keep_in_browser(None)  # whatever session cookie brought nobody in: gone
+    _, middle, _ = st.columns([1, 2, 1])
+    with middle:
+        st.title(TITLE)
+        names = [str(p) for p in available_projects()]
+        if st.session_state.get("project") not in names:
+            st.session_state["project"] = project_for_identity(names) or names[0]
+        if len(names) > 1:
+            st.selectbox("Project", names, key="project", format_func=lambda p: Path(p).name)
+        store = open_store(st.session_state["project"])
+        synthetic_banner(store)
+        settings = sso_settings()
+        if settings:
+            single_sign_on(store, sso_provider(settings))
+        password_form(store)
+
+
+def password_form(store) -> None:
+    """Name and password; an empty field is named, a wrong pair refused without saying which."""
+    with st.form("sign_in", width=420):
+        name = st.text_input("Name", key="sign_in_name", autocomplete="username")
         password = st.text_input("Password", type="password", key="sign_in_password")
         submitted = st.form_submit_button("Sign in", type="primary")
-    if submitted:
-        address = st.context.ip_address  # None on localhost (and no str in AppTest): name only
-        client = address if isinstance(address, str) else None
-        user = authenticate(store, name, password, client=client)
-        if user is None:
-            wait = math.ceil(sign_in_wait_s(store, name, client=client))
-            st.error(
-                f"Too many failed sign-ins: try again in {wait} s."
-                if wait
-                else "Unknown name or wrong password."
-            )
-            return
-        st.session_state["user"] = user
-        st.rerun()
+    if store.get_setting("synthetic"):
+        st.caption(DEMO_ACCOUNTS)
+    if not submitted:
+        return
+    missing = [
+        field for field, value in (("your name", name), ("your password", password)) if not value.strip()
+    ]
+    if missing:
+        st.error(f"Enter {' and '.join(missing)}.")
+        return
+    address = st.context.ip_address  # None on localhost (and no str in AppTest): name only
+    client = address if isinstance(address, str) else None
+    user = authenticate(store, name, password, client=client)
+    if user is None:
+        wait = math.ceil(sign_in_wait_s(store, name, client=client))
+        st.error(
+            f"Too many failed sign-ins: try again in {wait} s." if wait else "Unknown name or wrong password."
+        )
+        return
+    sign_in_as(store, user)
+    st.rerun()
 
 
 def project_for_identity(names: list[str]) -> str | None:
@@ -94,7 +119,7 @@ def single_sign_on(store, provider: str | None) -> None:
     email is the identity's email, or say that no account has it (with a way to log out)."""
     identity = sso_identity()
     if identity is None:
-        if st.button("Sign in with single sign-on", key="sso_sign_in", icon=":material/key:"):
+        if st.button("Sign in with single sign-on", key="sso_sign_in"):
             st.login(provider)
         return
     email = str(identity.get("email") or "").strip()
@@ -113,13 +138,13 @@ def single_sign_on(store, provider: str | None) -> None:
     else:
         account = account_for_identity(store, email)
         if account is not None:
-            st.session_state["user"] = account
+            sign_in_as(store, account)
             st.rerun()
         st.warning(
             f"You are signed in with single sign-on as {shown}, but no account in this project "
             f"has the email {shown}; ask an admin to add it."
         )
-    st.button("Sign out of single sign-on", key="sso_sign_out", icon=":material/logout:", on_click=st.logout)
+    st.button("Sign out of single sign-on", key="sso_sign_out", on_click=st.logout)
 
 
 def signed_in_user() -> dict | None:
@@ -128,24 +153,32 @@ def signed_in_user() -> dict | None:
     return None
 
 
+def account_line(store, user: dict) -> None:
+    """Project, person and role, the synthetic-data banner, and Sign out: one line."""
+    line = st.container(horizontal=True, vertical_alignment="center", key="murgat_account")
+    line.caption(
+        f"Project **{literal(Path(store.directory).name)}** · **{literal(user['name'])}** ({user['role']})",
+        width="content",
+    )
+    with line.container(key="murgat_banner", width="stretch"):
+        synthetic_banner(store)
+    line.button("Sign out", key="sign_out", on_click=sign_out, type="tertiary")
+
+
 def run_page(body, *roles: str, title: str = "this page") -> None:
     """Run `body(user, store)` inside the frame (see module doc). Nobody signed in → the
     sign-in form; a role not in `roles` (when given) → a refusal; any error in `body` → a
     friendly message, details in the log."""
     set_up_page()
+    install_keys()
     user = signed_in_user()
     if user is None:
         with friendly_errors("the sign-in"):
             sign_in_page()
         st.stop()
     store = current_store()
-    with st.sidebar:
-        st.caption(
-            f"Project **{literal(Path(store.directory).name)}** · signed in as **{literal(user['name'])}** "
-            f"({user['role']})"
-        )
-        st.button("Sign out", key="sign_out", icon=":material/logout:", on_click=sign_out)
-    synthetic_banner(store)
+    keep_in_browser(st.session_state.get("session_token"))
+    account_line(store, user)
     if roles and user["role"] not in roles:
         st.error("This page is not available to your role.")
         st.stop()

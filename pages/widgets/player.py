@@ -1,10 +1,13 @@
-"""Citation-bound playback: a citation plays exactly its modality and span, padded.
+"""Citation-bound playback: one player per citation, playing exactly its modality and span.
 
-visual span → a muted, video-only clip of [start − pad, end + pad] with the cited span
-marked by a caption track; visual point → that frame, plus a short clip around it;
-audio → an audio-only clip. Clips come from `annotation.media.clips.cut_clip` (the one cutter,
-cached on disk); st.video never receives a whole source video. A media file without a
-proxy gets one built in the background while clips are cut directly from the source.
+visual → a muted, video-only clip of [start − pad, end + pad], its poster the cited start frame
+(a point gets a short clip around its frame); audio → an audio-only clip. The player
+(`assets/player.js`, a components-v2 module running in the page) opens on the cited start,
+marks the cited span on its scrub bar, shows the source's time ("0:14.0 of 2:00"), and draws an
+audio citation's sound under its controls with a moving playhead. Clips come from
+`annotation.media.clips.cut_clip` (the one cutter, cached on disk) and are served by the app's
+own server; the browser never receives a whole source video. A media file without a proxy gets
+one built in the background while clips are cut directly from the source.
 """
 
 from __future__ import annotations
@@ -14,16 +17,21 @@ import threading
 from pathlib import Path
 
 import streamlit as st
+from streamlit import runtime
 
-from annotation.media.clips import ClipPrefetcher, cut_clip
+from annotation.media.clips import AUDIO_POINT_S, ClipPrefetcher, cut_clip
 from annotation.project import media_source, prepare_media
-from annotation.protocol.citations import Citation, format_time
-from pages.widgets.context import literal, show_text
+from annotation.protocol.citations import Citation
+from pages.widgets.context import APP_DIR, show_text
 from pages.widgets.response_view import chip_label
+from pages.widgets.sound import sound_data, span_view
 
 log = logging.getLogger("murgat.app")
 POINT_CONTEXT_S = 0.5  # with no padding set, a visual point still gets a short clip around it
 
+_PLAYERS = st.components.v2.component(
+    "murgat_players", js=(APP_DIR / "assets" / "player.js").read_text(), isolate_styles=False
+)
 _proxy_lock = threading.Lock()
 _proxy_jobs: dict[str, threading.Thread] = {}  # media sha256 → builder (process-wide)
 
@@ -68,91 +76,115 @@ def cut(store, media: dict, citation: Citation, pad_s: float):
     )
 
 
-def span_caption(clip) -> str:
-    """Where the cited span sits in the clip, in the source's and the clip's time."""
-    offset_start = clip.cited_start_s - clip.source_start_s
-    offset_end = clip.cited_end_s - clip.source_start_s
-    cited = format_time(clip.cited_start_s)
-    if clip.cited_end_s > clip.cited_start_s:
-        cited += f"–{format_time(clip.cited_end_s)}"
-    where = (
-        f"the cited part at {offset_start:.1f}–{offset_end:.1f} s"
-        if offset_end > offset_start
-        else f"the cited moment at {offset_start:.1f} s"
-    )
-    return (
-        f"cited {cited}; "
-        f"this clip is {format_time(clip.source_start_s)}–{format_time(clip.source_end_s)}, {where}"
-    )
+def media_url(path: Path, mimetype: str, slot: str) -> str:
+    """A URL on the app's own server for the file at `path`, through Streamlit's media file
+    manager (what st.video and st.image use; the file lives as long as the page shows `slot`).
+    '' in a bare script run with no server."""
+    if not runtime.exists():
+        return ""
+    url = runtime.get_instance().media_file_mgr.add(str(path), mimetype, f"murgat-player:{slot}")
+    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
+    return f"/{base}{url}" if base and url.startswith("/") else url
 
 
-def span_track(clip) -> str:
-    """A WebVTT track that shows '▶ cited' exactly while the cited span plays."""
-
-    def stamp(seconds: float) -> str:
-        seconds = max(0.0, seconds)
-        return f"{int(seconds // 3600):02d}:{int(seconds % 3600 // 60):02d}:{seconds % 60:06.3f}"
-
-    start = clip.cited_start_s - clip.source_start_s
-    end = max(clip.cited_end_s - clip.source_start_s, start + 0.2)
-    return f"WEBVTT\n\n{stamp(start)} --> {stamp(end)}\n▶ cited\n"
+def player_data(store, media: dict, citation: Citation, pad_s: float, slot: str, *, with_sound: bool) -> dict:
+    """What the player shows for one valid citation: the padded clip, where the cited span sits
+    in it (source seconds), the media's duration, the cited start frame as the poster of a
+    video, and the sound of the clip's span when `with_sound` and the citation is audio."""
+    clip = cut(store, media, citation, pad_s or POINT_CONTEXT_S)
+    cited_end = clip.cited_end_s + (AUDIO_POINT_S if clip.kind == "audio" and citation.is_point else 0.0)
+    data = {
+        "label": chip_label(citation),
+        "kind": clip.kind,
+        "url": media_url(clip.path, "video/mp4" if clip.kind == "video" else "audio/wav", slot),
+        "clip_start_s": clip.source_start_s,
+        "clip_end_s": clip.source_end_s,
+        "cited_start_s": clip.cited_start_s,
+        "cited_end_s": min(cited_end, clip.source_end_s),
+        "media_duration_s": float(media.get("info", {}).get("duration_s") or clip.source_end_s),
+        "poster": None,
+        "sound": None,
+    }
+    if clip.kind == "video":
+        frame = cut(store, media, Citation("visual", citation.start, citation.start), 0.0)
+        data["poster"] = media_url(frame.path, "image/jpeg", f"{slot}:poster")
+    elif with_sound:
+        data["sound"] = sound_data(store, media, clip.source_start_s, clip.source_end_s)
+    return data
 
 
 def play_citation(
-    store, video_name: str | None, citation: Citation, pad_s: float, *, autoplay: bool = False
+    store,
+    video_name: str | None,
+    citation: Citation,
+    pad_s: float,
+    *,
+    autoplay: bool = False,
+    with_sound: bool = False,
+    key: str | None = None,
 ) -> None:
-    """Show the player for one citation (see module doc); a problem shows a friendly note."""
-    if not citation.valid:
-        show_text(chip_label(citation), "murgat-invalid")  # `raw` is the response's own text
-        st.caption("An invalid citation supports nothing; there is nothing to play.")
-        return
-    st.markdown(f"**{literal(chip_label(citation))}**")
+    """One player for one citation: `play_citations` with one."""
+    play_citations(store, video_name, [citation], pad_s, autoplay=autoplay, with_sound=with_sound, key=key)
+
+
+def play_citations(
+    store,
+    video_name: str | None,
+    citations: list[Citation],
+    pad_s: float,
+    *,
+    autoplay: bool = False,
+    with_sound: bool = False,
+    key: str | None = None,
+) -> None:
+    """A player per citation (see module doc), two side by side, all in one element (one
+    message per page run, however many players); `with_sound` draws an audio citation's sound
+    under its controls; `key` tells several groups of players on a page apart. An invalid
+    citation, missing media or a clip that cannot be cut shows a friendly note instead."""
+    invalid, problems, shown = [], [], []
     media = store.media(video_name) if video_name else None
-    if media is None:
-        st.warning("The media of this response is not available.")
-        return
-    try:
-        if citation.is_point and citation.modality == "visual":
-            frame = cut(store, media, citation, 0.0)
-            st.image(str(frame.path), caption=f"the cited frame at {format_time(citation.start)}")
-        clip = cut(store, media, citation, pad_s or POINT_CONTEXT_S)
-        if clip.kind == "audio":
-            st.audio(str(clip.path), autoplay=autoplay)
+    for i, citation in enumerate(citations):
+        if not citation.valid:
+            invalid.append(citation)
+        elif media is None:
+            problems.append("The media of this response is not available.")
         else:
-            st.video(str(clip.path), muted=True, autoplay=autoplay, subtitles=span_track(clip))
-        st.caption(span_caption(clip))
-    except Exception:  # a clip that cannot be cut must not take the page down
-        log.exception("could not cut %s of %s", citation, video_name)
-        st.warning("This segment could not be prepared for playback; the details are in the log.")
+            try:
+                shown.append(player_data(store, media, citation, pad_s, f"{key}:{i}", with_sound=with_sound))
+            except Exception:  # a clip that cannot be cut must not take the page down
+                log.exception("could not cut %s of %s", citation, video_name)
+                problems.append(
+                    "This segment could not be prepared for playback; the details are in the log."
+                )
+    if shown:
+        _PLAYERS(data={"players": shown, "autoplay": autoplay}, key=f"players:{key}")
+    for citation in invalid:
+        show_text(chip_label(citation), "murgat-invalid")  # `raw` is the response's own text
+    if invalid:
+        st.caption("An invalid citation supports nothing; there is nothing to play.")
+    for problem in dict.fromkeys(problems):
+        st.warning(problem)
+
+
+def prepare(store, media: dict, citation: Citation, pad_s: float) -> None:
+    """Make (and cache on disk) all a player of `citation` needs: its clip, and a video's poster
+    or an audio clip's sound view."""
+    clip = cut(store, media, citation, pad_s or POINT_CONTEXT_S)
+    if clip.kind == "video":
+        cut(store, media, Citation("visual", citation.start, citation.start), 0.0)
+    else:
+        span_view(store, media, clip.source_start_s, clip.source_end_s)
 
 
 def prefetch(store, video_name: str | None, citations: list[Citation], pad_s: float) -> None:
-    """Prepare the clips the person will need next, in the background (best effort: errors
-    stay in the futures; the foreground cut reports them)."""
+    """Prepare the players the person will need next, in the background (best effort: errors
+    stay in the futures; the foreground reports them)."""
     media = store.media(video_name) if video_name else None
     if media is None:
         return
-    proxy = ready_proxy(store, media)
     for citation in citations:
-        if not citation.valid:
-            continue
-        pads = (
-            (0.0, pad_s or POINT_CONTEXT_S)
-            if citation.is_point and citation.modality == "visual"
-            else (pad_s or POINT_CONTEXT_S,)
-        )  # a visual point shows its frame and a clip
-        for pad in pads:
-            _prefetcher().submit(
-                cut_clip,
-                media_source(store, media),
-                media["sha256"],
-                citation.modality,
-                citation.start,
-                citation.end,
-                pad,
-                store.cache_dir / "clips",
-                proxy=proxy,
-            )
+        if citation.valid:
+            _prefetcher().submit(prepare, store, media, citation, pad_s)
 
 
 @st.cache_resource(show_spinner=False)

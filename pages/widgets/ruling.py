@@ -15,7 +15,7 @@ import streamlit as st
 from annotation.agreement.gold import FAST_MS, REASONS, GoldValue, adjudicate
 from annotation.protocol.ids import Task
 from annotation.protocol.records import Response, Sentence
-from pages.widgets import decisions, player, response_view, sound
+from pages.widgets import decisions, player, response_view
 from pages.widgets.context import literal, show_text
 from pages.widgets.facts_editor import facts_editor, start_draft
 
@@ -168,16 +168,12 @@ def cluster_table(value: GoldValue, sentence: Sentence) -> None:
 
 
 def play_segments(store, response: Response, sentence: Sentence, value: GoldValue, pad_s: float) -> None:
-    """The segments the question is about, through the annotation view's player and sound view."""
+    """The segments the question is about, in the annotation page's players (an audio segment's
+    sound drawn under its controls)."""
     if not value.segments:
         st.caption("This sentence cites nothing; there is nothing to play.")
     cited = [sentence.citations[index] for index in value.segments]
-    for citation in cited:
-        player.play_citation(store, response.video, citation, pad_s)
-    audio = [c for c in cited if c.valid and c.modality == "audio"]
-    if audio and st.toggle("See the sound", key="see_sound"):
-        for citation in audio:
-            sound.sound_view(store, response.video, citation, pad_s)
+    player.play_citations(store, response.video, cited, pad_s, with_sound=True, key=f"dispute:{value.key}")
 
 
 def _record_ruling(store, who: str, value: GoldValue, answer) -> bool:

@@ -58,17 +58,25 @@ def wait_until_healthy(url: str, server: subprocess.Popen, timeout_s: float = 60
 
 
 @contextlib.contextmanager
-def streamlit_server(project_dir: Path, log_path: Path, extra_args: tuple[str, ...] = ()) -> Iterator[str]:
-    """The app served headless on a free 127.0.0.1 port for `project_dir`, with any `extra_args`
-    for `streamlit run` (e.g. `--secrets.files=…`); yields its URL."""
+def streamlit_server(
+    project_dir: Path, log_path: Path, extra_args: tuple[str, ...] = (), script: str = "app.py"
+) -> Iterator[str]:
+    """The app (or another `script`, which may import the app's packages) served headless on a
+    free 127.0.0.1 port for `project_dir`, with any `extra_args` for `streamlit run` (e.g.
+    `--secrets.files=…`); yields its URL."""
     port = free_port()
     with log_path.open("w") as log:
-        env = {**os.environ, "MURGAT_PROJECT": str(project_dir), "PYTHONUNBUFFERED": "1"}
+        env = {
+            **os.environ,
+            "MURGAT_PROJECT": str(project_dir),
+            "PYTHONUNBUFFERED": "1",
+            "PYTHONPATH": str(ROOT),
+        }
         process = subprocess.Popen(
             [
                 str(Path(sys.executable).parent / "streamlit"),
                 "run",
-                "app.py",
+                script,
                 "--server.headless",
                 "true",
                 "--server.address",
@@ -95,14 +103,14 @@ def streamlit_server(project_dir: Path, log_path: Path, extra_args: tuple[str, .
 
 
 @contextlib.contextmanager
-def chromium_page(viewport_height: int = 1000, **page_options):
+def chromium_page(viewport_height: int = 1000, viewport_width: int = 1400, **page_options):
     """A playwright page in Debian's Chromium (launched with the flags this machine needs)."""
     from playwright.sync_api import sync_playwright
 
     SHOTS.mkdir(exist_ok=True)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": viewport_height}, **page_options)
+        page = browser.new_page(viewport={"width": viewport_width, "height": viewport_height}, **page_options)
         page.set_default_timeout(60_000)
         try:
             yield page
@@ -111,7 +119,9 @@ def chromium_page(viewport_height: int = 1000, **page_options):
 
 
 def fill_sign_in(page, url: str, who: str) -> None:
-    """Open the app and submit the sign-in form (demo passwords equal the names)."""
+    """Open the app and submit the sign-in form (demo passwords equal the names). The browser's
+    cookies are cleared first: a session kept from an earlier sign-in would skip the form."""
+    page.context.clear_cookies()
     page.goto(url)
     page.get_by_role("textbox", name="Name").fill(who)
     page.get_by_role("textbox", name="Password").fill(who)

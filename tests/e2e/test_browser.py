@@ -1,33 +1,39 @@
 """The app in a real browser: `streamlit run app.py` on 127.0.0.1 and Debian's Chromium driven by
-playwright. A demo annotator labels one response through all three stages, plays a cited clip
-(its <video> lasts span + padding), reloads, and every label is still there. Screenshots of each
-stage go to tests/e2e/screenshots/."""
+playwright, at 1440×900. A demo annotator labels a response through all three stages with the
+keyboard: a key pressed after clicking an audio player's play button (or a switch) answers; each
+decision's words, buttons and cited media are in the viewport without scrolling; a reload keeps
+her signed in with her stage-2 draft; nothing is fetched from anywhere but the app's own server.
+Screenshots of each stage go to tests/e2e/screenshots/."""
 
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
 import pytest
 from browser_support import SHOTS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
 
 from annotation.demo.project import build_demo
-from annotation.work.labels import labels_by_unit, record_from_labels
-from annotation.work.queues import next_unfinished
-from annotation.work.session import next_question
+from annotation.protocol.ids import QuestionKey
+from annotation.store.accounts import add_account
+from annotation.work.drafts import load_draft
+from annotation.work.labels import labels_by_unit
 
-WHO = "dana"
-STATE_JS = """() => [...document.querySelectorAll('h3, [data-testid="stCaptionContainer"]')]
-                 .map(e => e.innerText).filter(t => /Stage|decisions known/.test(t)).join(' | ')"""
-
+WHO, QUICK = "dana", "erin"
+WIDTH, HEIGHT = 1440, 900
 IDLE_JS = """() => document.querySelector('[data-test-script-state]')
                       ?.getAttribute('data-test-script-state') === 'notRunning'"""
+QUESTION_JS = "() => window.__murgatKeys?.question ?? null"
+READY_JS = "() => document.body.dataset.murgatReady === '1'"
 
 pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
-    return build_demo(tmp_path_factory.mktemp("e2e") / "demo")
+    store = build_demo(tmp_path_factory.mktemp("e2e") / "demo")
+    add_account(store, QUICK, "annotator", QUICK)
+    return store
 
 
 @pytest.fixture(scope="module")
@@ -36,108 +42,180 @@ def server(demo, tmp_path_factory):
         yield url
 
 
-@pytest.fixture(scope="module")
-def page(server):
-    with chromium_page() as page:
-        yield page
-
-
-def sign_in(page, url: str) -> None:
-    fill_sign_in(page, url, WHO)
-    page.wait_for_function(f"({STATE_JS})().length > 0")
-
-
-def state(page) -> str:
-    return page.evaluate(STATE_JS)
-
-
-def wait_until_drawn(page) -> None:
-    """Until the app's script has finished its run: the header changes before the rest of the
-    page is redrawn, and a button still on screen from the question before would be stale
-    (the app refuses such a click, as it would a person's double click)."""
+def settle(page) -> str:
+    """Until the page has drawn the question and takes keys; the question's key."""
+    page.wait_for_function(f"({QUESTION_JS})() !== null")
     page.wait_for_function(IDLE_JS)
+    page.wait_for_function(READY_JS)
+    return page.evaluate(QUESTION_JS)
 
 
-def act(page, button_name: re.Pattern) -> None:
-    """Click a decision button and wait until the page shows the next decision."""
-    wait_until_drawn(page)
-    before = state(page)
-    page.get_by_role("button", name=button_name).first.click()
+def press(page, key: str) -> str:
+    """Press a decision key and wait for the next question; the key of the question answered."""
+    answered = settle(page)
+    page.keyboard.press(key)
     try:
-        page.wait_for_function(f"prev => ({STATE_JS})() !== prev && ({STATE_JS})().length > 0", arg=before)
-        wait_until_drawn(page)
+        page.wait_for_function(f"q => ({QUESTION_JS})() !== q", arg=answered)
     except Exception:
-        page.screenshot(path=SHOTS / "failed_act.png", full_page=True)  # what the person would see
+        page.screenshot(path=SHOTS / "failed_press.png")  # what the person would see
         raise
+    return answered
 
 
-def expected_visual_durations(demo, response_id: str) -> list[float]:
-    """Clip lengths of the visual citations the current stage-1 question plays, in order."""
-    sentences = demo.response_sentences(response_id)
-    labels = labels_by_unit(demo.events.current_labels(WHO, response_id))
-    question = next_question(sentences, labels)
-    media = demo.media(demo.response(response_id).video)
-    duration, pad = media["info"]["duration_s"], float(demo.get_setting("pad_s", 1.0))
-    out = []
-    for index in question.segments:
-        citation = sentences[question.sentence_index].citations[index]
-        if citation.valid and citation.modality == "visual":
-            out.append(min(duration, citation.end + pad) - max(0.0, citation.start - pad))
-    return out
+def answer_of(demo, who: str, key: str):
+    """The person's label in force for the question `key` (None when unanswered)."""
+    question = QuestionKey.parse(key)
+    labels = labels_by_unit(demo.events.current_labels(who, question.response_id))
+    return labels.get((question.unit, question.task))
 
 
-def play_first_video(page) -> float:
-    """Play the first <video> on the page; its duration once it has played a little."""
-    video = page.locator("video").first
-    video.scroll_into_view_if_needed()
-    handle = video.element_handle()
-    page.wait_for_function("v => v.readyState >= 1 && isFinite(v.duration)", arg=handle)
-    handle.evaluate("v => v.play()")
-    page.wait_for_function("v => v.currentTime > 0.1", arg=handle)
-    return handle.evaluate("v => v.duration")
+def stage_of(page) -> int:
+    return int(re.search(r"Stage (\d)", page.locator("text=/Stage \\d ·/").first.inner_text()).group(1))
 
 
-def test_annotator_labels_a_response_through_three_stages_and_a_reload_loses_nothing(demo, server, page):
-    response_id = next_unfinished(demo, WHO)
-    sign_in(page, server)
-    page.screenshot(path=SHOTS / "01_signed_in_stage1.png", full_page=True)
-    played = None
-    seen_stages = []
-    for _ in range(80):
-        now = state(page)
-        if response_id not in now:
-            break
-        stage = re.search(r"Stage (\d)", now).group(1)
-        if stage not in seen_stages:
-            seen_stages.append(stage)
-            page.screenshot(path=SHOTS / f"0{len(seen_stages) + 1}_stage{stage}.png", full_page=True)
-        if stage == "1":
-            expected = expected_visual_durations(demo, response_id)
-            if played is None and expected:
-                played = (play_first_video(page), expected[0])
-                page.screenshot(path=SHOTS / "05_clip_playing.png", full_page=True)
-            act(page, re.compile(r"^Verifiable"))
-        elif stage == "2":
-            act(page, re.compile(r"^Confirm facts"))
-        else:
-            act(page, re.compile(r"^Yes, supported"))
-    page.screenshot(path=SHOTS / "06_next_response.png", full_page=True)
-
-    assert seen_stages == ["1", "2", "3"]
-    assert played is not None, "no visual citation was played"
-    assert played[0] == pytest.approx(played[1], abs=0.1), "clip duration ≠ span + padding"
-
-    labels = labels_by_unit(demo.events.current_labels(WHO, response_id))
-    record = record_from_labels(response_id, f"human:{WHO}", demo.response_sentences(response_id), labels)
-    assert labels[("response", "done")] is True
-    assert all(s.verifiable is True for s in record.sentences)
-    assert all(
-        f.entailment is not None and f.entailment.all is True for s in record.sentences for f in s.facts
+def inside_viewport(page, locator) -> bool:
+    box = locator.bounding_box()
+    return (
+        box is not None
+        and box["y"] >= 0
+        and box["y"] + box["height"] <= HEIGHT
+        and box["x"] >= 0
+        and (box["x"] + box["width"] <= WIDTH)
     )
 
+
+def decision_parts(page, stage: int) -> list:
+    """What must be seen together: the decision's words, its buttons, every cited player."""
+    words = page.locator(".murgat-sentence" if stage < 3 else ".murgat-fact").first
+    buttons = (
+        [page.get_by_role("button", name=re.compile(r"^Confirm facts"))]
+        if stage == 2
+        else [
+            page.get_by_role("button", name=re.compile(p))
+            for p in (r"^(Verifiable|Yes)", r"^(Not verifiable|No)")
+        ]
+    )
+    players = [page.locator(".murgat-player").nth(i) for i in range(page.locator(".murgat-player").count())]
+    return [words, *buttons, *players]
+
+
+def foreign_requests(requests: list[str], server: str) -> list[str]:
+    own = urlsplit(server).netloc
+    return [
+        u
+        for u in requests
+        if urlsplit(u).scheme in ("http", "https", "ws", "wss") and urlsplit(u).netloc != own
+    ]
+
+
+def test_an_annotator_labels_a_response_by_keys_and_a_reload_keeps_her_session_and_draft(demo, server):
+    with chromium_page(viewport_height=HEIGHT, viewport_width=WIDTH) as page:
+        requests: list[str] = []
+        page.on("request", lambda request: requests.append(request.url))
+        fill_sign_in(page, server, WHO)
+        seen, done = [], {"audio": False, "switch": False, "draft": False}
+        first = QuestionKey.parse(settle(page)).response_id
+        for _ in range(80):
+            key = settle(page)
+            if QuestionKey.parse(key).response_id != first:
+                break
+            stage = stage_of(page)
+            parts = decision_parts(page, stage)
+            if stage not in seen:
+                seen.append(stage)
+                page.screenshot(path=SHOTS / f"0{len(seen)}_stage{stage}_{WIDTH}x{HEIGHT}.png")
+            outside = [(str(part), part.bounding_box()) for part in parts if not inside_viewport(page, part)]
+            assert outside == [], f"stage {stage}: not in the viewport at {WIDTH}x{HEIGHT}"
+            if stage == 1:
+                one_stage_one_decision(page, demo, done)
+            elif stage == 2:
+                if not done["draft"]:
+                    reload_keeps_session_and_draft(page, demo, key)
+                    done["draft"] = True
+                press(page, "Control+Enter")
+            else:
+                assert answer_of(demo, WHO, press(page, "y")) is True
+        page.screenshot(path=SHOTS / f"0{len(seen) + 1}_next_response.png")
+    assert seen == [1, 2, 3] and all(done.values()), (seen, done)
+    assert labels_by_unit(demo.events.current_labels(WHO, first))[("response", "done")] is True
+    assert foreign_requests(requests, server) == []
+
+
+def one_stage_one_decision(page, demo, done: dict) -> None:
+    """Answer 'verifiable' by key; the first time an audio player is there, after clicking its
+    play button; the first time after that, after flipping the timeline switch."""
+    audio = page.locator(".murgat-kind-audio")
+    if not done["audio"] and audio.count():
+        audio.first.get_by_role("button", name=re.compile(r"^Play ")).click()
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.murgat-kind-audio audio')].some(a => !a.paused)"
+        )
+        assert answer_of(demo, WHO, press(page, "v")) is True
+        done["audio"] = True
+    elif done["audio"] and not done["switch"]:
+        page.get_by_text("Timeline of all citations").click()
+        page.wait_for_function(IDLE_JS)
+        assert answer_of(demo, WHO, press(page, "v")) is True
+        done["switch"] = True
+    else:
+        assert answer_of(demo, WHO, press(page, "v")) is True
+
+
+def reload_keeps_session_and_draft(page, demo, key: str) -> None:
+    """Type into the first fact; once the draft is saved, reload: still signed in, draft there."""
+    question = QuestionKey.parse(key)
+    field = page.get_by_placeholder("Fact 1")
+    field.fill("A fact typed before the reload.")
+    page.get_by_text(re.compile(r"^Draft saved at")).wait_for()  # typing is sent after a pause
+    assert (
+        load_draft(demo, WHO, question.response_id, question.unit)[0]["text"]
+        == "A fact typed before the reload."
+    )
     page.reload()
-    sign_in(page, server)
-    page.screenshot(path=SHOTS / "07_after_reload.png", full_page=True)
-    assert response_id not in state(page)  # resumed after the finished response
-    assert page.get_by_text(re.compile(r"^1 of \d+ responses done")).count() == 1
-    assert labels_by_unit(demo.events.current_labels(WHO, response_id)) == labels
+    assert settle(page) == key
+    assert page.get_by_role("button", name="Sign in").count() == 0
+    assert page.get_by_placeholder("Fact 1").input_value() == "A fact typed before the reload."
+
+
+ICON_NAMES = ("edit_note", "gavel", "groups", "smart_toy", "tune", "admin_panel_settings", "menu_book")
+ICON_NAMES += ("undo", "skip_next", "flag", "logout", "key", "add", "science", "movie")
+
+
+def test_names_read_out_hold_no_icon_names(server):
+    with chromium_page(viewport_height=HEIGHT, viewport_width=WIDTH) as page:
+        fill_sign_in(page, server, "admin")
+        page.get_by_role("button", name="Sign out").wait_for()
+        tree = page.locator("body").aria_snapshot()
+    named = [line for line in tree.splitlines() if re.search(r"- (button|link|switch|checkbox) ", line)]
+    assert named and not [line for line in named if re.search(rf"\b({'|'.join(ICON_NAMES)})\b", line)]
+
+
+def test_a_new_tab_is_signed_in_and_signing_out_ends_the_session_everywhere(server):
+    with chromium_page(viewport_height=HEIGHT, viewport_width=WIDTH) as page:
+        fill_sign_in(page, server, QUICK)
+        settle(page)
+        tab = page.context.browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+        tab.add_cookies(page.context.cookies())  # a new tab of the same browser: the same cookies
+        other = tab.new_page()
+        other.goto(server)
+        settle(other)
+        assert other.get_by_role("button", name="Sign in").count() == 0
+        page.get_by_role("button", name="Sign out").click()
+        page.get_by_role("button", name="Sign in").wait_for()
+        other.reload()
+        other.get_by_role("button", name="Sign in").wait_for()  # revoked on the server
+
+
+def test_a_new_question_ignores_keys_for_a_moment_and_shows_when_it_is_ready(demo, server):
+    demo.set_setting("key_cooldown_ms", 1500)
+    try:
+        with chromium_page(viewport_height=HEIGHT, viewport_width=WIDTH) as page:
+            fill_sign_in(page, server, QUICK)
+            answered = press(page, "n")
+            page.keyboard.press("n")  # at once: the new question has been on screen for a moment only
+            assert page.locator(".murgat-ready").inner_text() == "○ wait"
+            shown = settle(page)
+            assert page.locator(".murgat-ready").inner_text() == "● ready"
+            assert answer_of(demo, QUICK, answered) is False and answer_of(demo, QUICK, shown) is None
+    finally:
+        demo.set_setting("key_cooldown_ms", 250)

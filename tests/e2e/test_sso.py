@@ -56,9 +56,7 @@ def sign_in_with_sso(page, url: str, provider: OidcProvider, identity: dict) -> 
 def test_sso_identity_signs_in_the_account_with_that_email(server, provider):
     with chromium_page() as page:
         sign_in_with_sso(page, server, provider, DANA)
-        expect(page.get_by_test_id("stSidebar")).to_contain_text(
-            "signed in as dana (annotator)", timeout=WAIT_MS
-        )
+        expect(page.locator(".st-key-murgat_account")).to_contain_text("dana (annotator)", timeout=WAIT_MS)
     # The app really went through the provider: authorization, then the code exchanged for tokens.
     assert {"/authorize", "/token", "/jwks"} <= set(provider.requests)
 
@@ -66,16 +64,16 @@ def test_sso_identity_signs_in_the_account_with_that_email(server, provider):
 def test_signing_out_of_an_sso_session_does_not_sign_straight_back_in(server, provider):
     with chromium_page() as page:
         sign_in_with_sso(page, server, provider, DANA)
-        sidebar = page.get_by_test_id("stSidebar")
-        expect(sidebar).to_contain_text("signed in as dana", timeout=WAIT_MS)
+        account = page.locator(".st-key-murgat_account")
+        expect(account).to_contain_text("dana (annotator)", timeout=WAIT_MS)
         # st.logout navigates the browser through /auth/logout back to the app; a reload
         # issued while that navigation is under way is aborted, so wait for it to land.
         with page.expect_navigation(timeout=WAIT_MS):
-            sidebar.get_by_role("button", name="Sign out").click()
+            account.get_by_role("button", name="Sign out").click()
         expect(page.get_by_role("button", name="Sign in with single sign-on")).to_be_visible(timeout=WAIT_MS)
         page.reload()
         expect(page.get_by_role("button", name="Sign in with single sign-on")).to_be_visible(timeout=WAIT_MS)
-        expect(page.get_by_text("signed in as dana")).to_have_count(0)
+        expect(page.locator(".st-key-murgat_account")).to_have_count(0)
 
 
 def test_sso_identity_without_an_account_is_told_to_ask_an_admin(server, provider):

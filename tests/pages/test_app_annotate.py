@@ -1,11 +1,17 @@
 """The annotate page, driven through streamlit's AppTest on tiny projects built in code."""
 
+import json
+
 import pytest
-from app_support import FIRST_TEXT, click, highlighted, open_app, shown_text, sign_in, tiny_project
+from app_support import APP, FIRST_TEXT, click, highlighted, open_app, shown_text, sign_in, tiny_project
 
 from annotation.protocol.ids import fact_unit
 from annotation.protocol.records import EvaluationRecord, Fact, Sentence
+from annotation.work.drafts import load_draft
 from annotation.work.labels import labels_by_unit
+from pages.widgets.response_view import highlighted_html
+
+FIRST_SENTENCE_TWO = "He says hello and waves (audio, 0:01-0:03; visual, 0:03)."
 
 
 @pytest.fixture
@@ -67,19 +73,31 @@ def test_confirmed_facts_are_logged_as_one_list(monkeypatch, project, store):
     assert labels(store)[("s0", "facts")] == [{"text": "The man points at the screen.", "citations": [0]}]
 
 
+def test_the_second_sentence_is_proposed_as_two_facts_each_with_its_own_citation(monkeypatch, project):
+    app = through_stage_one(signed_in(monkeypatch, project))
+    click(app, "draft:r1:s0:confirm")
+    assert [app.text_input(key=f"draft:r1:s1:text:{row}").value for row in (0, 1)] == [
+        "He says hello.",
+        "He waves.",
+    ]
+    assert [app.checkbox(key=f"draft:r1:s1:cite:0:{c}").value for c in (0, 1)] == [True, False]
+    assert [app.checkbox(key=f"draft:r1:s1:cite:1:{c}").value for c in (0, 1)] == [False, True]
+
+
 def test_fact_list_editing_on_the_second_sentence(monkeypatch, project, store):
     app = through_stage_one(signed_in(monkeypatch, project))
     click(app, "draft:r1:s0:confirm")
     app.text_input(key="draft:r1:s1:text:0").input("A man says hello.").run()
-    click(app, "draft:r1:s1:add")
     app.text_input(key="draft:r1:s1:text:1").input("A man waves.").run()
-    app.checkbox(key="draft:r1:s1:cite:0:1").uncheck().run()  # hello: audio only
-    app.checkbox(key="draft:r1:s1:cite:1:0").uncheck().run()  # waves: visual only
+    click(app, "draft:r1:s1:add")  # a third fact, ticking every valid citation
+    app.text_input(key="draft:r1:s1:text:2").input("Hello is heard.").run()
+    app.checkbox(key="draft:r1:s1:cite:2:1").uncheck().run()  # heard: audio only
     click(app, "draft:r1:s1:up:1")
     click(app, "draft:r1:s1:confirm")
     assert labels(store)[("s1", "facts")] == [
         {"text": "A man waves.", "citations": [1]},
         {"text": "A man says hello.", "citations": [0]},
+        {"text": "Hello is heard.", "citations": [0]},
     ]
 
 
@@ -107,18 +125,30 @@ def test_one_citation_fact_is_one_click(monkeypatch, project, store):
     click(app, "answer:True")  # 'all' of the one-citation fact, and nothing else about it
     unit = fact_unit(0, "The man points at the screen.", [0])
     assert labels(store)[(unit, "all")] is True
-    assert "He says hello and waves." in fact_shown(app)
+    assert "He says hello." in fact_shown(app)
+
+
+def decision_header(app) -> dict:
+    """The words of the decision on screen (drawn with its keys, as one element)."""
+    [header] = [
+        json.loads(e.proto.json)["header"]
+        for e in app.get("bidi_component")
+        if e.proto.component_name == "murgat_keys" and json.loads(e.proto.json).get("header")
+    ]
+    return header
 
 
 def fact_shown(app):
-    return next(h.value for h in app.html if "murgat-fact" in h.value)
+    header = decision_header(app)
+    assert header["subject_class"] == "murgat-fact"
+    return header["subject"]
 
 
 def test_whole_response_through_three_stages_is_done_and_the_next_one_opens(monkeypatch, project, store):
     app = through_stage_one(signed_in(monkeypatch, project))
     click(app, "draft:r1:s0:confirm")
     click(app, "draft:r1:s1:confirm")
-    for _ in range(4):  # fact 1: all; fact 2 (two citations): all, alone.0, alone.1
+    for _ in range(3):  # one citation per fact: `all` of each of the three facts
         click(app, "answer:True")
     assert labels(store)[("response", "done")] is True
     assert highlighted(app) == "A red light blinks (visual, 0:04-0:05)."
@@ -136,14 +166,20 @@ def test_undo_after_finishing_a_response_goes_back_into_it(monkeypatch, project,
     assert highlighted(app) == "A red light blinks (visual, 0:04-0:05)."
 
 
+def opened(app, popover: str):
+    """Open a popover (its content is drawn only while it is open)."""
+    app.session_state[popover] = True
+    return app.run()
+
+
 def test_skip_needs_a_reason(monkeypatch, project, store):
-    app = signed_in(monkeypatch, project)
+    app = opened(signed_in(monkeypatch, project), "skip_popover")
     app = next(b for b in app.button if b.label == "Set it aside").click().run()
-    assert store.events.log("ann", kind="skip") == [] and "say why" in shown_text(app)
+    assert store.events.log("ann", kind="skip") == [] and "say why" in " ".join(t.value for t in app.toast)
 
 
 def test_skip_with_a_reason_moves_to_the_next_response(monkeypatch, project, store):
-    app = signed_in(monkeypatch, project)
+    app = opened(signed_in(monkeypatch, project), "skip_popover")
     app.text_input(key="skip_reason").input("no picture")
     app = next(b for b in app.button if b.label == "Set it aside").click().run()
     assert store.events.log("ann", kind="skip")[0].value == {"reason": "no picture"}
@@ -151,7 +187,7 @@ def test_skip_with_a_reason_moves_to_the_next_response(monkeypatch, project, sto
 
 
 def test_flag_for_guidelines_is_logged(monkeypatch, project, store):
-    app = signed_in(monkeypatch, project)
+    app = opened(signed_in(monkeypatch, project), "flag_popover")
     app.text_area(key="flag_text").input("Is waving an action?")
     next(b for b in app.button if b.label == "Send the flag").click().run()
     assert store.events.log("ann", kind="flag")[0].value == {"text": "Is waving an action?"}
@@ -214,7 +250,7 @@ def test_staged_campaign_judges_the_gold_facts(monkeypatch, tmp_path):
     store.add_records([gold_for_first([Fact("GOLD: a man points.", [0])])])
     app = through_stage_one(signed_in(monkeypatch, tmp_path / "p"), answers=(False, False, False))
     click(app, "draft:r1:s0:confirm")  # own facts for the gold-verifiable sentence
-    assert "GOLD: a man points." in shown_text(app)
+    assert fact_shown(app) == "GOLD: a man points."
 
 
 def test_broken_gold_shows_a_friendly_message_not_a_traceback(monkeypatch, tmp_path):
@@ -222,3 +258,88 @@ def test_broken_gold_shows_a_friendly_message_not_a_traceback(monkeypatch, tmp_p
     store.add_records([gold_for_first([Fact("points at nothing", [7])])])
     app = signed_in(monkeypatch, tmp_path / "p")
     assert not app.exception and "Something went wrong" in app.error[0].value
+
+
+def test_the_decision_says_where_the_person_is(monkeypatch, project):
+    header = decision_header(signed_in(monkeypatch, project))
+    assert header["stage"] == "Stage 1 · verifiable sentences"
+    assert header["where"] == "r1 · sentence 1/3 · 0/3 decisions · 0 of 2 responses done"
+    assert header["subject"] == "The man points at the screen (visual, 0:02)."
+
+
+def test_a_closed_popover_sends_no_form(monkeypatch, project):
+    app = signed_in(monkeypatch, project)
+    assert "skip_reason" not in [w.key for w in app.text_input] and "flag_text" not in [
+        w.key for w in app.text_area
+    ]
+
+
+def test_the_guidelines_are_drawn_when_opened(monkeypatch, project):
+    app = signed_in(monkeypatch, project)
+    assert "Guidelines for annotators" not in shown_text(app)
+    assert "verifiable" in shown_text(opened(app, "guidelines_popover")).lower()
+
+
+def test_an_edited_fact_is_saved_as_a_draft_not_a_label(monkeypatch, project, store):
+    app = through_stage_one(signed_in(monkeypatch, project))
+    app.text_input(key="draft:r1:s0:text:0").input("A man points at a screen.").run()
+    assert load_draft(store, "ann", "r1", "s0") == [{"text": "A man points at a screen.", "citations": [0]}]
+    assert ("s0", "facts") not in labels(store)
+
+
+def test_a_new_page_restores_the_unconfirmed_draft(monkeypatch, project):
+    app = through_stage_one(signed_in(monkeypatch, project))
+    app.text_input(key="draft:r1:s0:text:0").input("A man points at a screen.").run()
+    click(app, "draft:r1:s0:add")
+    again = signed_in(monkeypatch, project)  # a reload: a new session, the same person
+    assert again.text_input(key="draft:r1:s0:text:0").value == "A man points at a screen."
+    assert again.text_input(key="draft:r1:s0:text:1").value == ""
+
+
+def test_a_tick_travels_with_the_next_edit_into_the_draft(monkeypatch, project, store):
+    app = through_stage_one(signed_in(monkeypatch, project))
+    click(app, "draft:r1:s0:add")
+    app.checkbox(key="draft:r1:s0:cite:1:0").uncheck()  # staged in the browser, no rerun
+    app.text_input(key="draft:r1:s0:text:1").input("Extra.").run()
+    assert load_draft(store, "ann", "r1", "s0")[1] == {"text": "Extra.", "citations": []}
+
+
+def test_showing_a_proposal_saves_no_draft(monkeypatch, project, store):
+    through_stage_one(signed_in(monkeypatch, project))
+    assert load_draft(store, "ann", "r1", "s0") is None
+
+
+def test_thinking_is_folded_away_and_the_answer_line_shown(monkeypatch, tmp_path):
+    text = "<think>Maybe B? (visual, 0:01)</think>\nReasoning: A man waves (visual, 0:01).\nAnswer: B"
+    tiny_project(tmp_path / "p", texts=(text,))
+    page = "\n".join(h.value for h in signed_in(monkeypatch, tmp_path / "p").html)
+    folded = '<details class="murgat-think"><summary>Thinking (folded)</summary>&lt;think&gt;Maybe B?'
+    assert folded in page and "&lt;/think&gt;</details>" in page and "Answer: B" in page
+    assert '<mark class="murgat-current">A man waves (visual, 0:01).</mark>' in page
+
+
+def test_a_marked_sentence_inside_thinking_opens_its_fold():
+    html = highlighted_html("<think>I see it.</think> Done.", 7, 16)
+    assert html.startswith('<details class="murgat-think" open>')
+
+
+def test_text_without_thinking_has_no_fold():
+    assert highlighted_html("A man waves.", 0, 12) == '<mark class="murgat-current">A man waves.</mark>'
+
+
+def test_the_response_is_shown_whole_not_in_a_scrolling_box():
+    css = (APP.parent / "assets" / "styles.css").read_text()
+    rule = css.split(".murgat-response {", 1)[1].split("}", 1)[0]
+    assert "max-height" not in rule and "overflow" not in rule
+
+
+def test_a_judges_merged_fact_is_proposed_as_atomic_facts(monkeypatch, project, store):
+    merged = Sentence(FIRST_SENTENCE_TWO, True, facts=[Fact("A man says hello and waves.", [0, 1])])
+    judge = EvaluationRecord(
+        "r1", "judge:x", [Sentence("The man points at the screen (visual, 0:02).", True), merged]
+    )
+    store.add_records([judge])
+    app = through_stage_one(signed_in(monkeypatch, project))
+    click(app, "draft:r1:s0:confirm")
+    assert app.text_input(key="draft:r1:s1:text:0").value == "A man says hello."
+    assert app.text_input(key="draft:r1:s1:text:1").value == "A man waves."

@@ -2,8 +2,10 @@
 written in code: ann and bob disagree on r1's first sentence (stage 1) and on whether r2's one
 fact is supported (stage 3); ada adjudicates, boss is the admin."""
 
+import json
+
 import pytest
-from app_support import click, open_app, shown_text, sign_in, tiny_project
+from app_support import click, components, open_app, shown_text, sign_in, tiny_project
 
 from annotation.agreement.gold import gold_from_store, gold_records
 from annotation.protocol.ids import fact_unit
@@ -127,8 +129,16 @@ def test_only_decisions_under_two_seconds_are_flagged(monkeypatch, project):
 def test_dispute_plays_its_cited_frame_and_clip_with_the_annotation_player(monkeypatch, tmp_path):
     write_labels(tiny_project(tmp_path / "m", with_media=True))
     app = disputes_page(monkeypatch, tmp_path / "m")
-    assert len(app.get("image")) == 1 and len(app.get("video")) == 1  # a visual point: frame + clip
-    assert "cited 0:02; this clip is 0:01–0:03, the cited moment at 1.0 s" in [c.value for c in app.caption]
+    [players] = [
+        json.loads(e.proto.json)
+        for e in app.get("bidi_component")
+        if e.proto.component_name == "murgat_players"
+    ]
+    [player] = players["players"]  # a visual point: a clip around it, its frame as the poster
+    assert player["kind"] == "video" and player["poster"]
+    assert (player["clip_start_s"], player["cited_start_s"], player["clip_end_s"]) == pytest.approx(
+        (1.0, 2.0, 3.0)
+    )
 
 
 def test_an_audio_dispute_has_the_sound_view_of_the_annotate_page(monkeypatch, tmp_path):
@@ -136,9 +146,9 @@ def test_an_audio_dispute_has_the_sound_view_of_the_annotate_page(monkeypatch, t
     for who, answer in (("ann", True), ("bob", False)):
         store.events.append(who, "r1", "s1", "verifiable", answer)  # r1's second sentence cites audio
     app = disputes_page(monkeypatch, tmp_path / "s")
-    assert not app.get("plotly_chart")
-    app.toggle(key="see_sound").set_value(True).run()
-    assert any("sound:clip.mp4:1.0:3.0" in c.proto.id for c in app.get("plotly_chart"))
+    players = [p for data in components(app, "murgat_players") for p in data["players"]]
+    audio = next(p for p in players if p["kind"] == "audio")
+    assert max(audio["sound"]["maxs"]) > 0.1  # the generated 440 Hz tone
 
 
 def test_ruling_buttons_carry_their_keys(monkeypatch, project):

@@ -1,9 +1,11 @@
-"""Citation-bound playback on the annotate page, with real clips cut by the bundled ffmpeg."""
+"""Citation-bound playback on the annotate page, with real clips cut by the bundled ffmpeg: one
+player per citation (a components-v2 module), opening on the cited start, in source time."""
 
+import base64
 import json
 
 import pytest
-from app_support import click, open_app, sign_in, tiny_project
+from app_support import click, components, open_app, sign_in, tiny_project
 
 from annotation.media.files import probe_media
 from annotation.store.project_store import ProjectStore
@@ -30,23 +32,45 @@ def clip_file(project, name):
     return store.cache_dir / "clips" / store.media("clip.mp4")["sha256"] / name
 
 
-def test_visual_span_plays_a_muted_clip_of_span_plus_padding(app, project):
-    video = app.get("video")[0].proto
-    assert video.muted and len(app.get("audio")) == 0
+def players(app) -> list[dict]:
+    """Every player on the page (the players of a page are one element)."""
+    return [player for data in components(app, "murgat_players") for player in data["players"]]
+
+
+def test_the_players_of_a_question_are_one_element(app):
+    click(app, "answer:True")  # two segments
+    assert len(components(app, "murgat_players")) == 1 and len(players(app)) == 2
+
+
+def legend(app) -> dict:
+    [data] = [d for d in components(app, "murgat_keys") if d.get("legend")]
+    return data
+
+
+def test_visual_span_plays_a_muted_video_clip_of_span_plus_padding(app, project):
+    [player] = players(app)
+    assert player["kind"] == "video" and player["url"]
     duration = probe_media(clip_file(project, "visual_2000-3000_pad1000_v1.mp4")).duration_s
     assert duration == pytest.approx(3.0, abs=0.08)  # [2 − 1, 3 + 1]
 
 
-def test_player_marks_where_the_cited_span_sits(app):
-    assert "cited 0:02–0:03; this clip is 0:01–0:04, the cited part at 1.0–2.0 s" in [
-        c.value for c in app.caption
-    ]
-    assert app.get("video")[0].proto.subtitles[0].url  # the "▶ cited" caption track
+def test_player_knows_the_cited_span_inside_the_clip_in_source_time(app):
+    [player] = players(app)
+    times = [player[k] for k in ("clip_start_s", "clip_end_s", "cited_start_s", "cited_end_s")]
+    assert times == pytest.approx([1.0, 4.0, 2.0, 3.0])
+    assert player["media_duration_s"] == pytest.approx(6.0, abs=0.05)
+    assert player["label"] == "visual 0:02-0:03"
 
 
-def test_question_plays_each_of_its_segments(app):
+def test_a_video_player_shows_the_cited_start_frame_as_its_poster(app, project):
+    [player] = players(app)
+    assert player["poster"] and clip_file(project, "frame_2000_v1.jpg").exists()
+
+
+def test_question_plays_each_of_its_segments_one_player_each(app):
     click(app, "answer:True")  # on to sentence 2: audio span and visual point
-    assert len(app.get("audio")) == 1 and len(app.get("image")) == 1 and len(app.get("video")) == 1
+    assert [p["kind"] for p in players(app)] == ["audio", "video"]
+    assert len(app.get("video")) == 0 and len(app.get("audio")) == 0 and len(app.get("image")) == 0
 
 
 def test_audio_clip_is_audio_only_and_as_long_as_span_plus_padding(app, project):
@@ -55,17 +79,58 @@ def test_audio_clip_is_audio_only_and_as_long_as_span_plus_padding(app, project)
     assert duration == pytest.approx(4.0, abs=0.05)  # [0, 4]
 
 
+def test_an_audio_player_carries_its_own_sound_view(app):
+    click(app, "answer:True")
+    audio = next(p for p in players(app) if p["kind"] == "audio")
+    sound, spectrogram = audio["sound"], audio["sound"]["spectrogram"]
+    assert spectrogram["rows"] == 64
+    assert len(base64.b64decode(spectrogram["b64"])) == spectrogram["rows"] * spectrogram["cols"]
+    assert all(-1.0 <= low <= high <= 1.0 for low, high in zip(sound["mins"], sound["maxs"], strict=True))
+    assert max(sound["maxs"]) > 0.1  # the generated 440 Hz tone is there
+
+
+def test_a_visual_point_clip_opens_on_the_cited_frame(app):
+    click(app, "answer:True")
+    video = next(p for p in players(app) if p["kind"] == "video")
+    assert (video["cited_start_s"], video["cited_end_s"]) == (4.0, 4.0)
+    assert video["clip_start_s"] == pytest.approx(3.0)
+
+
 def test_choosing_a_chip_plays_only_that_citation(app):
     click(app, "answer:True")
     app.button_group(key="chips:r1|s1|verifiable").select(0).run()
-    assert len(app.get("audio")) == 1 and len(app.get("video")) == 0
+    assert [p["kind"] for p in players(app)] == ["audio"]
 
 
-def test_invalid_citation_is_listed_and_plays_nothing(app):
+def test_invalid_citation_is_listed_and_plays_nothing(app):  # sentence 3: (visual, 0:75)
     click(click(app, "answer:True"), "answer:True")
     captions = [c.value for c in app.caption]
     assert "An invalid citation supports nothing; there is nothing to play." in captions
-    assert len(app.get("video")) == 0 and len(app.get("audio")) == 0
+    assert players(app) == []
+
+
+def test_the_legend_lists_the_keys_of_the_decision(app):
+    data = legend(app)
+    assert data["legend"] == [["V", "verifiable"], ["N", "not verifiable"], ["U", "undo"], ["P", "play"]]
+    assert data["question"] == "r1|s0|verifiable"
+
+
+def test_one_playable_segment_offers_no_play_all_together(app):
+    assert legend(app)["play_all"] is False
+
+
+def test_two_playable_segments_offer_play_all_together(app):
+    click(app, "answer:True")
+    assert legend(app)["play_all"] is True and ["P", "play all"] in legend(app)["legend"]
+
+
+def test_keys_wait_the_default_250_ms_after_a_new_question(app):
+    assert legend(app)["cooldown_ms"] == 250
+
+
+def test_the_key_wait_is_a_project_setting(monkeypatch, project):
+    ProjectStore.open(project).set_setting("key_cooldown_ms", 400)
+    assert legend(sign_in(open_app(monkeypatch, project), "ann"))["cooldown_ms"] == 400
 
 
 def test_timeline_shows_every_valid_citation_of_the_response(app):
@@ -83,14 +148,6 @@ def test_timeline_shows_the_whole_media_sound_below_the_citations(app, project):
     assert [t["yaxis"] for t in sound] == ["y2", "y2", "y3"]
     duration = ProjectStore.open(project).media("clip.mp4")["info"]["duration_s"]
     assert figure["layout"]["xaxis3"]["range"] == [0, duration]
-
-
-def test_sound_view_draws_waveform_and_spectrogram_with_the_span_shaded(app):
-    click(app, "answer:True")
-    app.toggle(key="see_sound").set_value(True).run()
-    figure = json.loads(app.get("plotly_chart")[0].proto.spec)
-    assert [t["type"] for t in figure["data"]] == ["scatter", "scatter", "heatmap"]
-    assert {(s["x0"], s["x1"]) for s in figure["layout"]["shapes"]} == {(1.0, 3.0)}
 
 
 def test_missing_media_file_gives_a_friendly_note(monkeypatch, project):

@@ -1,9 +1,10 @@
-"""Sign-in, roles and what each role may open (app.py, pages/widgets/signin.py, context.py)."""
+"""Sign-in, sessions, roles and what each role may open (app.py, pages/widgets/frame.py, context.py)."""
 
 import pytest
 from app_support import open_app, shown_text, sign_in, tiny_project
 
 from annotation.store.project_store import ProjectStore
+from annotation.store.sessions import session_user
 
 
 @pytest.fixture
@@ -66,6 +67,68 @@ def test_sign_out_returns_to_the_sign_in_form(monkeypatch, project):
     app = sign_in(open_app(monkeypatch, project), "ann")
     app.button(key="sign_out").click().run()
     assert "user" not in app.session_state and [b.label for b in app.button] == ["Sign in"]
+
+
+@pytest.mark.parametrize(
+    ("name", "password", "message"),
+    [
+        ("", "", "Enter your name and your password."),
+        ("ann", "", "Enter your password."),
+        ("  ", "ann", "Enter your name."),
+    ],
+)
+def test_an_empty_field_is_named_not_called_a_wrong_password(monkeypatch, project, name, password, message):
+    app = sign_in(open_app(monkeypatch, project), name, password)
+    assert [e.value for e in app.error] == [message] and "user" not in app.session_state
+
+
+def test_signing_in_starts_a_session_the_browser_keeps(monkeypatch, project):
+    app = sign_in(open_app(monkeypatch, project), "ann")
+    token = app.session_state["session_token"]
+    assert session_user(ProjectStore.open(project), token) == {"name": "ann", "role": "annotator"}
+
+
+def test_signing_out_revokes_the_session(monkeypatch, project):
+    app = sign_in(open_app(monkeypatch, project), "ann")
+    token = app.session_state["session_token"]
+    app.button(key="sign_out").click().run()
+    assert session_user(ProjectStore.open(project), token) is None
+
+
+def test_a_session_revoked_elsewhere_signs_this_page_out_on_its_next_run(monkeypatch, project):
+    from annotation.store.sessions import end_session
+
+    app = sign_in(open_app(monkeypatch, project), "ann")
+    end_session(ProjectStore.open(project), app.session_state["session_token"])
+    app.run()
+    assert "user" not in app.session_state and "Sign in" in [b.label for b in app.button]
+
+
+def test_a_demo_project_hints_its_accounts(monkeypatch, project):
+    assert "the password is the name" in shown_text(open_app(monkeypatch, project))
+
+
+def test_a_real_project_hints_no_accounts(monkeypatch, tmp_path):
+    tiny_project(tmp_path / "real")
+    assert "password is the name" not in shown_text(open_app(monkeypatch, tmp_path / "real"))
+
+
+def test_no_sidebar_when_it_would_hold_nothing_but_sign_out(monkeypatch, project):
+    app = sign_in(open_app(monkeypatch, project), "ann")
+    assert len(app.sidebar.children) == 0 and app.button(key="sign_out").label == "Sign out"
+
+
+def test_the_page_icon_is_shipped_with_the_app():
+    from pages.widgets.frame import ICON
+
+    assert ICON.is_file() and ICON.parent.name == "assets" and ICON.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_no_button_or_page_names_an_icon(monkeypatch, project):
+    app = sign_in(open_app(monkeypatch, project), "boss")
+    assert all(not b.proto.icon for b in app.button) and all(
+        not p.proto.popover.icon for p in app.get("popover")
+    )
 
 
 def test_synthetic_project_carries_a_banner_before_and_after_sign_in(monkeypatch, project):

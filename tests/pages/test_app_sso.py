@@ -37,8 +37,8 @@ def open_with_sso(monkeypatch, project, **identity) -> AppTest:
     return app.run()
 
 
-def sidebar_caption(app) -> str:
-    return " ".join(c.value for c in app.sidebar.caption)
+def account_line(app) -> str:
+    return " ".join(c.value for c in app.caption if c.value.startswith("Project "))
 
 
 def test_without_an_auth_section_only_the_password_form_is_offered(monkeypatch, project):
@@ -59,7 +59,15 @@ def test_password_sign_in_still_works_when_single_sign_on_is_configured(monkeypa
 def test_sso_identity_signs_in_the_account_with_that_email(monkeypatch, project):
     app = open_with_sso(monkeypatch, project, email=" Ann@Example.ORG", email_verified=True)
     assert app.session_state["user"] == {"name": "ann", "role": "annotator"}
-    assert "signed in as **ann** (annotator)" in sidebar_caption(app)
+    assert "**ann** (annotator)" in account_line(app)
+
+
+def test_sso_sign_in_starts_a_session_the_browser_keeps(monkeypatch, project):
+    from annotation.store.project_store import ProjectStore
+    from annotation.store.sessions import session_user
+
+    app = open_with_sso(monkeypatch, project, email="ann@example.org", email_verified=True)
+    assert session_user(ProjectStore.open(project), app.session_state["session_token"])["name"] == "ann"
 
 
 def test_sso_identity_without_an_account_is_told_to_ask_an_admin(monkeypatch, project):

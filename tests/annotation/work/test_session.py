@@ -232,6 +232,18 @@ def test_judge_decomposition_is_preferred_to_the_rule_based_split():
     assert proposal == [{"text": "A man.", "citations": [1]}]
 
 
+def test_judge_decomposition_passes_through_the_split_when_one_is_given():
+    sentence = two_sentences()[0]
+    judge = EvaluationRecord(
+        "r1", "judge:x", [Sentence(sentence.text, True, facts=[Fact("A and B.", [0, 1])])]
+    )
+    halves = lambda fact, citations: [Fact("A.", [0]), Fact("B.", [1])]  # noqa: E731
+    assert propose_facts(0, sentence, [judge], lambda s: [], halves) == [
+        {"text": "A.", "citations": [0]},
+        {"text": "B.", "citations": [1]},
+    ]
+
+
 def test_rule_based_split_is_used_without_a_judge_decomposition():
     proposal = propose_facts(0, two_sentences()[0], [], lambda s: [Fact("rule", [0])])
     assert proposal == [{"text": "rule", "citations": [0]}]

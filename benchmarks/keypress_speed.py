@@ -1,0 +1,235 @@
+"""Key press → settled page, in Chromium: the annotate page against a one-button Streamlit page.
+
+    .venv/bin/python benchmarks/keypress_speed.py [--presses 60] [--json] [--keep DIR]
+
+Both pages are served by `streamlit run` on 127.0.0.1 and opened in two tabs of the same
+Chromium; presses alternate between them, so machine load falls on both alike.
+
+- project: the demo project (built fresh), the annotator dana labelling by keys as a person
+  would (V in stage 1, Ctrl+Enter in stage 2, Y in stage 3), each press made once the page shows
+  it is ready (the new question's short key pause is not counted);
+- baseline: a script with one `st.button(shortcut="Y")` whose callback counts the presses,
+  served with Streamlit's own settings (a folder without .streamlit/config.toml);
+- baseline, app settings: the same script served with this app's .streamlit/config.toml (which
+  turns off Streamlit's full garbage collection after every run), so the ratio to it is the
+  page's own cost, the server's settings aside.
+
+A press is timed inside the page: from its keydown (performance.now(), in a capture listener)
+to the first animation frame at which the app's script has finished its run, no element is
+still marked stale, and the page shows the answer (a new question, or the new count).
+Reported: median, p90 and max per page, and the ratios project / baseline (target ≤ 2 for both
+the median and the p90).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from annotation.demo.project import build_demo  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+WHO = "dana"
+BASELINE_SCRIPT = """
+import streamlit as st
+
+st.session_state.setdefault("presses", 0)
+
+
+def count():
+    st.session_state.presses += 1
+
+
+st.button("Yes", key="yes", shortcut="Y", on_click=count)
+with st.container(key="count"):
+    st.markdown(f"presses: {st.session_state.presses}")
+"""
+# Installed in each tab: stamps each keydown, then watches frames until the page has settled.
+TIMER_JS = """(shown) => { window.__keypressTiming = new Promise((resolve) => {
+  const idle = () => document.querySelector('[data-test-script-state]')
+      ?.getAttribute('data-test-script-state') === 'notRunning';
+  let pressedAt = null, started = false;
+  window.addEventListener('keydown', () => { pressedAt ??= performance.now(); }, {capture: true, once: true});
+  const tick = () => {
+    const now = performance.now();
+    if (pressedAt !== null && now - pressedAt > 30000) {
+      resolve(-1);  // never settled: reported, not waited for
+      return;
+    }
+    if (pressedAt !== null) {
+      if (!idle()) started = true;
+      const changed = (SHOWN)() !== shown;
+      if (changed && idle() && !document.querySelector('[data-stale="true"]')) {
+        resolve(now - pressedAt);
+        return;
+      }
+    }
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}); }"""
+PROJECT_SHOWN = "() => window.__murgatKeys?.question ?? null"
+BASELINE_SHOWN = "() => document.querySelector('.st-key-count')?.innerText ?? null"
+IDLE_JS = """() => document.querySelector('[data-test-script-state]')?.getAttribute('data-test-script-state')
+    === 'notRunning' && !document.querySelector('[data-stale="true"]')"""
+READY_JS = """() => document.querySelector('[data-test-script-state]')?.getAttribute('data-test-script-state')
+    === 'notRunning' && document.body.dataset.murgatReady === '1' && !!window.__murgatKeys?.question"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def served(script: Path, project: Path, log: Path, cwd: Path = ROOT):
+    """`streamlit run script` on a free 127.0.0.1 port, from `cwd` (whose .streamlit/config.toml
+    it reads); yields its URL."""
+    port = free_port()
+    env = {**os.environ, "MURGAT_PROJECT": str(project), "PYTHONPATH": str(ROOT)}
+    command = [
+        str(Path(sys.executable).parent / "streamlit"),
+        "run",
+        str(script),
+        "--server.headless",
+        "true",
+    ]
+    command += ["--server.address", "127.0.0.1", "--server.port", str(port)]
+    with log.open("w") as out:
+        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(240):
+            with contextlib.suppress(OSError):
+                if urllib.request.urlopen(url + "/_stcore/health", timeout=2).status == 200:
+                    break
+            if process.poll() is not None:
+                raise RuntimeError(f"streamlit exited; see {log}")
+            time.sleep(0.25)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
+def key_for(page) -> str:
+    """The key a person presses for the decision on screen."""
+    stage = page.locator("text=/Stage \\d ·/").first.inner_text()
+    return {"1": "v", "2": "Control+Enter", "3": "y"}[stage.split("Stage ", 1)[1][0]]
+
+
+def timed_press(page, key: str, shown_js: str) -> float:
+    shown = page.evaluate(shown_js)
+    page.evaluate(TIMER_JS.replace("(SHOWN)", f"({shown_js})"), shown)
+    page.keyboard.press(key)
+    return float(page.evaluate("() => window.__keypressTiming"))
+
+
+def measure(
+    project_url: str, baseline_urls: dict[str, str], presses: int, warm_up: int
+) -> dict[str, list[float]]:
+    from playwright.sync_api import sync_playwright
+
+    samples: dict[str, list[float]] = {name: [] for name in ("project", *baseline_urls)}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
+        )
+        project = browser.new_page(viewport={"width": 1440, "height": 900})
+        project.set_default_timeout(60_000)
+        project.goto(project_url)
+        project.get_by_role("textbox", name="Name").fill(WHO)
+        project.get_by_role("textbox", name="Password").fill(WHO)
+        project.get_by_role("button", name="Sign in").click()
+        baselines = {}
+        for name, url in baseline_urls.items():
+            baselines[name] = browser.new_page(viewport={"width": 1440, "height": 900})
+            baselines[name].set_default_timeout(60_000)
+            baselines[name].goto(url)
+            baselines[name].get_by_text("presses: 0").wait_for()
+        for i in range(warm_up + presses):
+            project.bring_to_front()
+            project.wait_for_function(READY_JS)
+            key = key_for(project)
+            took = {"project": timed_press(project, key, PROJECT_SHOWN)}
+            for name, page in baselines.items():
+                page.bring_to_front()
+                page.wait_for_function(IDLE_JS)
+                took[name] = timed_press(page, "y", BASELINE_SHOWN)
+            if min(took.values()) < 0:
+                raise RuntimeError(f"press {i}: a page did not settle within 30 s ({took})")
+            if i >= warm_up:
+                for name, value in took.items():
+                    samples[name].append(value)
+            if os.environ.get("KEYPRESS_TRACE"):
+                print(
+                    f"press {i} ({key}): " + ", ".join(f"{k} {v:.0f} ms" for k, v in took.items()),
+                    file=sys.stderr,
+                )
+        browser.close()
+    return samples
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    return {
+        "median_ms": round(statistics.median(ordered), 1),
+        "p90_ms": round(ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))], 1),
+        "max_ms": round(ordered[-1], 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--presses", type=int, default=60)
+    parser.add_argument("--warm-up", type=int, default=5)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--keep", type=Path, help="build the project here and keep it")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = args.keep or Path(scratch)
+        build_demo(folder / "demo")
+        baseline_script = folder / "one_button.py"
+        baseline_script.write_text(BASELINE_SCRIPT)
+        with (
+            served(ROOT / "app.py", folder / "demo", folder / "app.log") as project_url,
+            served(baseline_script, folder / "demo", folder / "baseline.log", cwd=folder) as stock_url,
+            served(baseline_script, folder / "demo", folder / "baseline_app.log") as app_settings_url,
+        ):
+            baselines = {"baseline": stock_url, "baseline, app settings": app_settings_url}
+            samples = measure(project_url, baselines, args.presses, args.warm_up)
+    result = {"presses": args.presses, **{name: summary(values) for name, values in samples.items()}}
+    for name in ("baseline", "baseline, app settings"):
+        result[f"ratio to {name}"] = {
+            "median": round(result["project"]["median_ms"] / result[name]["median_ms"], 2),
+            "p90": round(result["project"]["p90_ms"] / result[name]["p90_ms"], 2),
+        }
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return
+    for name in samples:
+        s = result[name]
+        print(
+            f"{name:23s} median {s['median_ms']:7.1f} ms   p90 {s['p90_ms']:7.1f} ms   max {s['max_ms']:7.1f} ms"
+        )
+    for name in ("baseline", "baseline, app settings"):
+        ratio = result[f"ratio to {name}"]
+        print(f"project / {name:13s} median {ratio['median']:.2f}×   p90 {ratio['p90']:.2f}×   (target ≤ 2×)")
+
+
+if __name__ == "__main__":
+    main()

@@ -101,7 +101,7 @@ def test_adjudicator_clicks_a_row_rules_it_with_a_key_and_the_next_dispute_opens
     page.screenshot(path=SHOTS / "12_next_dispute_in_view.png")
     ruled = next(v for v in gold_from_store(demo).values if v.key == clicked.key)
     assert (ruled.value, ruled.provenance) == (True, f"adjudicated:{WHO}")
-    media = page.locator('[data-testid="stVideo"], [data-testid="stAudio"], [data-testid="stImage"]').first
+    media = page.locator(".murgat-player").first  # the citation players of the annotate page
     assert in_view(page, heading) and in_view(page, media)
     assert page.locator('[data-testid="stToast"]').count() == 0
     assert page.get_by_text(re.compile(r"^Ruled “Yes, supported” on ")).is_visible()

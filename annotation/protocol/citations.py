@@ -245,7 +245,7 @@ def _citation_shaped(part: str) -> bool:
         time_text = time_text.strip()
         return not time_text or not time_text[0].isalpha()
     word, comma, time_text = bare.partition(",")
-    word, time_text = word.strip(), time_text.strip()
+    word, time_text = word.strip(" "), time_text.strip()  # a line break inside the name: not one
     return bool(
         comma
         and word

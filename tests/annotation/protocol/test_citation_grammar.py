@@ -131,5 +131,6 @@ texts = st.lists(st.one_of(group, noise), max_size=6).map(" ".join)
 @example("He waves (visual, 0:12; audio, 0:12-0:14).")
 @example("(visual 0:05)(smell, 0:12)(Option A, 2)(e.g., red)(video games)(0:12)")
 @example("(visual,\u200b0:05; audio, -0:05; visual, 0:03--0:01; audio, 0:01-0:02-0:03)")
+@example("(visual, 0:05;visual, 0:05;(smell\n,:)")  # a line break inside the name: no citation
 def test_the_scanner_finds_what_the_reference_parser_finds(text):
     assert scanned(text) == ref_groups(text)

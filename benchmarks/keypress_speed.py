@@ -61,16 +61,20 @@ with st.container(key="count"):
 TIMER_JS = """(shown) => { window.__keypressTiming = new Promise((resolve) => {
   const idle = () => document.querySelector('[data-test-script-state]')
       ?.getAttribute('data-test-script-state') === 'notRunning';
-  let pressedAt = null, started = false;
-  window.addEventListener('keydown', () => { pressedAt ??= performance.now(); }, {capture: true, once: true});
+  let pressedAt = null;
+  const armedAt = performance.now();
   const tick = () => {
     const now = performance.now();
+    if (pressedAt === null && window.__lastKeydown > armedAt) pressedAt = window.__lastKeydown;
+    if (pressedAt === null && now - armedAt > 30000) {
+      resolve(-2);  // the key never reached the page: reported, not waited for
+      return;
+    }
     if (pressedAt !== null && now - pressedAt > 30000) {
       resolve(-1);  // never settled: reported, not waited for
       return;
     }
     if (pressedAt !== null) {
-      if (!idle()) started = true;
       const changed = (SHOWN)() !== shown;
       if (changed && idle() && !document.querySelector('[data-stale="true"]')) {
         resolve(now - pressedAt);
@@ -81,6 +85,10 @@ TIMER_JS = """(shown) => { window.__keypressTiming = new Promise((resolve) => {
   };
   requestAnimationFrame(tick);
 }); }"""
+# Added before any page script, so it sees each keydown first (the app's key script stops the event).
+KEYDOWN_STAMP_JS = (
+    "window.addEventListener('keydown', () => { window.__lastKeydown = performance.now(); }, true);"
+)
 PROJECT_SHOWN = "() => window.__murgatKeys?.question ?? null"
 BASELINE_SHOWN = "() => document.querySelector('.st-key-count')?.innerText ?? null"
 IDLE_JS = """() => document.querySelector('[data-test-script-state]')?.getAttribute('data-test-script-state')
@@ -149,7 +157,9 @@ def measure(
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
         )
-        project = browser.new_page(viewport={"width": 1440, "height": 900})
+        browser_context = browser.new_context(viewport={"width": 1440, "height": 900})
+        browser_context.add_init_script(KEYDOWN_STAMP_JS)
+        project = browser_context.new_page()
         project.set_default_timeout(60_000)
         project.goto(project_url)
         project.get_by_role("textbox", name="Name").fill(WHO)
@@ -157,7 +167,7 @@ def measure(
         project.get_by_role("button", name="Sign in").click()
         baselines = {}
         for name, url in baseline_urls.items():
-            baselines[name] = browser.new_page(viewport={"width": 1440, "height": 900})
+            baselines[name] = browser_context.new_page()
             baselines[name].set_default_timeout(60_000)
             baselines[name].goto(url)
             baselines[name].get_by_text("presses: 0").wait_for()
@@ -171,7 +181,9 @@ def measure(
                 page.wait_for_function(IDLE_JS)
                 took[name] = timed_press(page, "y", BASELINE_SHOWN)
             if min(took.values()) < 0:
-                raise RuntimeError(f"press {i}: a page did not settle within 30 s ({took})")
+                raise RuntimeError(
+                    f"press {i}: a key never arrived (-2) or a page never settled (-1) in 30 s: {took}"
+                )
             if i >= warm_up:
                 for name, value in took.items():
                     samples[name].append(value)

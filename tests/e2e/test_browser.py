@@ -19,7 +19,7 @@ from annotation.store.accounts import add_account
 from annotation.work.drafts import load_draft
 from annotation.work.labels import labels_by_unit
 
-WHO, QUICK = "dana", "erin"
+WHO, QUICK, PHONE_USER = "dana", "erin", "fay"
 WIDTH, HEIGHT = 1440, 900
 IDLE_JS = """() => document.querySelector('[data-test-script-state]')
                       ?.getAttribute('data-test-script-state') === 'notRunning'"""
@@ -33,6 +33,7 @@ pytestmark = needs_chromium
 def demo(tmp_path_factory):
     store = build_demo(tmp_path_factory.mktemp("e2e") / "demo")
     add_account(store, QUICK, "annotator", QUICK)
+    add_account(store, PHONE_USER, "annotator", PHONE_USER)
     return store
 
 
@@ -44,9 +45,9 @@ def server(demo, tmp_path_factory):
 
 def settle(page) -> str:
     """Until the page has drawn the question and takes keys; the question's key."""
-    page.wait_for_function(f"({QUESTION_JS})() !== null")
-    page.wait_for_function(IDLE_JS)
-    page.wait_for_function(READY_JS)
+    # One predicate: checked one after another, a rerun between the checks could pass them all
+    # while the question is still in its key pause (and the press would rightly be ignored).
+    page.wait_for_function(f"() => ({QUESTION_JS})() !== null && ({IDLE_JS})() && ({READY_JS})()")
     return page.evaluate(QUESTION_JS)
 
 
@@ -175,6 +176,34 @@ def reload_keeps_session_and_draft(page, demo, key: str) -> None:
     assert settle(page) == key
     assert page.get_by_role("button", name="Sign in").count() == 0
     assert page.get_by_placeholder("Fact 1").input_value() == "A fact typed before the reload."
+
+
+PHONE = (390, 844)
+ADJACENT_PX = 120  # the decision panel's bottom to its first player's top: spacing, nothing else
+
+
+def test_on_a_phone_each_decision_has_its_media_right_below_it(server):
+    """At 390×844 the decision comes first and its cited media follow at once, in every stage."""
+    width, height = PHONE
+    with chromium_page(viewport_height=height, viewport_width=width) as page:
+        fill_sign_in(page, server, PHONE_USER)
+        seen, gaps = [], {}
+        for _ in range(80):
+            settle(page)
+            stage = stage_of(page)
+            if stage not in seen:
+                seen.append(stage)
+                page.screenshot(path=SHOTS / f"0{len(seen)}_stage{stage}_{width}x{height}.png")
+            players = page.locator(".murgat-player")
+            if players.count() and stage not in gaps:
+                panel = page.locator(".st-key-murgat_decision").bounding_box()
+                first = players.first.bounding_box()
+                gaps[stage] = first["y"] - (panel["y"] + panel["height"])
+            if len(gaps) == 3:
+                break
+            press(page, {1: "v", 2: "Control+Enter", 3: "y"}[stage])
+    assert sorted(gaps) == [1, 2, 3], gaps
+    assert all(0 <= gap <= ADJACENT_PX for gap in gaps.values()), gaps
 
 
 ICON_NAMES = ("edit_note", "gavel", "groups", "smart_toy", "tune", "admin_panel_settings", "menu_book")

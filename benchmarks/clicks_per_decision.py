@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/clicks_per_decision.py [--before e9653e6] [--responses 2] [--json]
 
 The app as it was at `--before` (exported with `git archive` into a temporary folder) and the app
-as it is now are served side by side on copies of one freshly built demo project; in Chromium at
+as it is now are served one after the other, each on the demo project its own code builds (same
+seed; the older code cannot open a newer project file); in Chromium at
 1440×900 the demo annotator dana labels her first `--responses` responses in each, answering
 "verifiable" / confirming the proposed facts / "yes, supported" throughout. At every decision the
 page is inspected before answering:
@@ -26,7 +27,6 @@ import argparse
 import io
 import json
 import re
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from keypress_speed import CHROMIUM, WHO, served  # noqa: E402
+from keypress_speed import CHROMIUM, READY_JS, WHO, served  # noqa: E402
 
 from annotation.demo.project import build_demo  # noqa: E402
 
@@ -50,6 +50,7 @@ MARKER_JS = {
     False: """() => [...document.querySelectorAll('h3, [data-testid="stCaptionContainer"]')]
                  .map(e => e.innerText).filter(t => /Stage|decisions known/.test(t)).join(' | ')""",
 }
+BUILD_DEMO = "import sys; from pathlib import Path; from annotation.demo.project import build_demo; build_demo(Path(sys.argv[1]))"
 ANSWER_NAMES = {1: "^(Verifiable)", 2: "^Confirm facts", 3: "^Yes, supported"}
 
 
@@ -102,9 +103,9 @@ def walk(url: str, responses: int, new_app: bool) -> list[dict]:
         page.get_by_role("button", name="Sign in").click()
         seen: list[str] = []
         for _ in range(400):
-            page.wait_for_function(IDLE_JS)
-            if new_app:
-                page.wait_for_function("() => document.body.dataset.murgatReady === '1'")
+            # One predicate: idle, a question on screen and ready (checked apart, a rerun between
+            # the checks could show 'ready' from the page before the question)
+            page.wait_for_function(READY_JS if new_app else IDLE_JS)
             text = page.locator("text=/Stage \\d ·/").first.inner_text()
             stage = int(text.split("Stage ", 1)[1][0])
             response = page.locator("text=/demo-[a-z]-\\d+/").first.inner_text()
@@ -120,7 +121,13 @@ def walk(url: str, responses: int, new_app: bool) -> list[dict]:
                 page.keyboard.press({1: "v", 2: "Control+Enter", 3: "y"}[stage])
             else:
                 page.get_by_role("button", name=re.compile(ANSWER_NAMES[stage])).first.click()
-            page.wait_for_function(f"shown => ({MARKER_JS[new_app]})() !== shown", arg=shown)
+            try:
+                page.wait_for_function(f"shown => ({MARKER_JS[new_app]})() !== shown", arg=shown)
+            except Exception as exc:  # say which decision did not move on, and keep what the page showed
+                page.screenshot(path=str(Path(tempfile.gettempdir()) / "clicks_per_decision_stuck.png"))
+                raise RuntimeError(
+                    f"decision {len(rows)} (stage {stage}, {shown!r}) did not move on"
+                ) from exc
         browser.close()
     return rows
 
@@ -153,7 +160,10 @@ def main() -> None:
         folder = Path(scratch)
         old_app = export(args.before, folder / "before")
         build_demo(folder / "demo")
-        shutil.copytree(folder / "demo", folder / "demo_before")
+        # The older code cannot open a project of a newer schema: it builds its own demo (same seed).
+        subprocess.run(
+            [sys.executable, "-c", BUILD_DEMO, str(folder / "demo_before")], cwd=old_app, check=True
+        )
         with served(old_app / "app.py", folder / "demo_before", folder / "before.log", cwd=old_app) as url:
             before = summary(walk(url, args.responses, new_app=False))
         with served(ROOT / "app.py", folder / "demo", folder / "after.log") as url:

@@ -5,6 +5,20 @@ from __future__ import annotations
 from calibration.estimates.inputs import ScoredResponse
 from calibration.scoring.murgat_s import ResponseScore
 
+# The fields of each model in `estimate --json` and `estimate_models(...)["models"]`, in order.
+MODEL_KEYS = [
+    "model",
+    "n_judged",
+    "n_human",
+    "judge_mean",
+    "human_mean",
+    "human_ci",
+    "ppi_mean",
+    "ppi_ci",
+    "lambda",
+    "ess_gain",
+]
+
 
 def response_score(
     response_id: str, source: str, value: float | None, coverage: float = 1.0

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from estimate_support import MODEL_KEYS
 
 from annotation.demo.models import MODELS
 from annotation.demo.project import JUDGE_CONFIGS, build_demo, judge_source
@@ -19,18 +20,6 @@ from calibration.estimates.inputs import scored_responses
 from calibration.estimates.models import estimate_models
 
 REPO = Path(__file__).resolve().parents[3]
-MODEL_KEYS = [
-    "model",
-    "n_judged",
-    "n_human",
-    "judge_mean",
-    "human_mean",
-    "human_ci",
-    "ppi_mean",
-    "ppi_ci",
-    "lambda",
-    "ess_gain",
-]
 
 
 def run_cli(*args: str | Path) -> subprocess.CompletedProcess:

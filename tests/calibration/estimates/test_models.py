@@ -3,24 +3,11 @@ expectations computed by hand or with ppi_py on the same arrays."""
 
 import numpy as np
 import pytest
-from estimate_support import model_rows, response_score, scored
+from estimate_support import MODEL_KEYS, model_rows, response_score, scored
 
 from calibration.estimates.inputs import metric_value
 from calibration.estimates.models import estimate_models, model_samples
 from calibration.estimates.ppi import human_only, ppi_mean
-
-MODEL_KEYS = [
-    "model",
-    "n_judged",
-    "n_human",
-    "judge_mean",
-    "human_mean",
-    "human_ci",
-    "ppi_mean",
-    "ppi_ci",
-    "lambda",
-    "ess_gain",
-]
 
 
 def test_labelled_unlabelled_and_left_out_responses_are_told_apart():

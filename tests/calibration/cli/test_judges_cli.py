@@ -20,6 +20,24 @@ def judges_file(tmp_path, judge_endpoint, extra: str = "") -> str:
     return str(path)
 
 
+def run_all(judge_project, judge_endpoint, tmp_path, *options: str) -> int:
+    """`judge run` of configuration j+j+j on every response of the project, with `options`."""
+    project, judges = str(judge_project.directory), judges_file(tmp_path, judge_endpoint)
+    return cli(
+        "judge",
+        "run",
+        "--project",
+        project,
+        "--judges",
+        judges,
+        "--config",
+        "j+j+j",
+        "--responses",
+        "all",
+        *options,
+    )
+
+
 def cli(*argv: str) -> int:
     parser = argparse.ArgumentParser(prog="calibration")
     add_judge_parser(parser.add_subparsers(dest="command", required=True))
@@ -31,19 +49,7 @@ def test_dry_run_prints_the_calls_needed_and_spends_nothing(
     judge_project, judge_endpoint, tmp_path, capsys, monkeypatch
 ):
     monkeypatch.setenv("TEST_JUDGE_KEY", SECRET)
-    code = cli(
-        "judge",
-        "run",
-        "--project",
-        str(judge_project.directory),
-        "--judges",
-        judges_file(tmp_path, judge_endpoint),
-        "--config",
-        "j+j+j",
-        "--responses",
-        "all",
-        "--dry-run",
-    )
+    code = run_all(judge_project, judge_endpoint, tmp_path, "--dry-run")
     out = capsys.readouterr().out
     assert code == 0 and judge_endpoint.log == []
     assert "verifiability: 6 call(s) needed, 0 cached" in out and "decompose: 4 call(s) needed" in out
@@ -53,18 +59,7 @@ def test_run_sends_the_key_but_never_prints_or_stores_it(
     judge_project, judge_endpoint, tmp_path, capsys, monkeypatch
 ):
     monkeypatch.setenv("TEST_JUDGE_KEY", SECRET)
-    code = cli(
-        "judge",
-        "run",
-        "--project",
-        str(judge_project.directory),
-        "--judges",
-        judges_file(tmp_path, judge_endpoint),
-        "--config",
-        "j+j+j",
-        "--responses",
-        "all",
-    )
+    code = run_all(judge_project, judge_endpoint, tmp_path)
     captured = capsys.readouterr()
     assert code == 0 and "records: 2 complete" in captured.out
     assert {r.authorization for r in judge_endpoint.log} == {f"Bearer {SECRET}"}
@@ -77,19 +72,7 @@ def test_unset_key_variable_is_bad_input_before_any_call(
     judge_project, judge_endpoint, tmp_path, capsys, monkeypatch
 ):
     monkeypatch.delenv("TEST_JUDGE_KEY", raising=False)
-    code = cli(
-        "judge",
-        "run",
-        "--project",
-        str(judge_project.directory),
-        "--judges",
-        judges_file(tmp_path, judge_endpoint),
-        "--config",
-        "j+j+j",
-        "--responses",
-        "all",
-        "--no-progress",
-    )
+    code = run_all(judge_project, judge_endpoint, tmp_path, "--no-progress")
     assert code == 2 and judge_endpoint.log == []
     assert "TEST_JUDGE_KEY is not set" in capsys.readouterr().err
 
@@ -105,21 +88,7 @@ def test_budget_stop_exits_1_and_says_what_was_left(
     judge_project, judge_endpoint, tmp_path, capsys, monkeypatch
 ):
     monkeypatch.setenv("TEST_JUDGE_KEY", SECRET)
-    code = cli(
-        "judge",
-        "run",
-        "--project",
-        str(judge_project.directory),
-        "--judges",
-        judges_file(tmp_path, judge_endpoint),
-        "--config",
-        "j+j+j",
-        "--responses",
-        "all",
-        "--max-calls",
-        "3",
-        "--no-progress",
-    )
+    code = run_all(judge_project, judge_endpoint, tmp_path, "--max-calls", "3", "--no-progress")
     out = capsys.readouterr().out
     assert code == 1 and len(judge_endpoint.log) == 3
     assert "stopped early: budget: --max-calls 3 reached" in out and "left without a record (2)" in out

@@ -278,9 +278,10 @@ def disputes(me: dict, store) -> None:
     open_count = sum(1 for v in every if v.ruling is None)
     counts = gold.counts()
     for column, (label, number) in zip(
-        st.columns(4),
+        st.columns(5),
         (
             ("Open disputes", open_count),
+            ("Need a ruling", sum(1 for v in every if v.needs_ruling)),  # the rest a majority settles
             ("Ruled", len(every) - open_count),
             ("Unanimous values", counts.get("unanimous", 0)),
             ("Majority values", counts.get("majority", 0)),

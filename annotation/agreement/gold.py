@@ -110,6 +110,11 @@ class GoldValue:
             or (self.value is None and (bool(self.values) or self.orphan))
         )
 
+    @property
+    def needs_ruling(self) -> bool:
+        """Disputed and not settled: no majority (or rule) decides it and nobody has ruled."""
+        return self.disputed and self.value is None
+
     def agrees_with_gold(self, name: str) -> bool:
         """Does `name`'s value say what the gold value says (a fact list: the same clusters)?"""
         return self.compared.get(name) == self.gold_compared

@@ -108,6 +108,14 @@ def test_disputes_come_lowest_agreement_first(monkeypatch, project):
     assert [response for response, _ in listed(app)] == ["r2", "r1"]
 
 
+def test_the_counts_tell_disputes_a_majority_settles_from_those_that_need_a_ruling(monkeypatch, project):
+    store = store_of(project)
+    store.add_user("cy", "annotator", None)
+    store.events.append("cy", "r1", "s0", "verifiable", True)  # r1: settled 2 of 3; r2: 1 of 2
+    metrics = {m.label: m.value for m in disputes_page(monkeypatch, project).metric}
+    assert (metrics["Open disputes"], metrics["Need a ruling"], metrics["Ruled"]) == ("2", "1", "0")
+
+
 def test_each_annotators_value_is_shown_with_their_time_on_the_item(monkeypatch, project):
     app = disputes_page(monkeypatch, project)
     boxes = [m.value for m in app.markdown]

@@ -7,7 +7,8 @@ the same script run there with `--measure-only --code DIR`). Its three simulated
 are the same in both (seeded); the adjudicator's rulings differ, since each code rules where its own
 gold misses the ground truth. Measured on each:
 - disputes on the annotators' work alone: gold derived from the annotators' records with no ruling
-  (`derive_gold(annotator_records(store), {})`), disputes per stage;
+  (`derive_gold(annotator_records(store), {})`), disputes per stage, and how many of them no
+  majority settles (they need a ruling);
 - the demo as built: every dispute whether ruled or not, and the open ones (no ruling);
 - agreement: Krippendorff's α per stage and the decomposition's fact-set F1 (`measure_agreement`);
 - the same after dana — a fresh annotator who rewords often — labels the first `--dana` responses
@@ -71,6 +72,7 @@ def figures(store, resamples: int) -> dict:
     return {
         "disputes, annotators alone": len(alone),
         "per stage": {stage: Counter(v.stage for v in alone)[stage] for stage in STAGES},
+        "needing a ruling (no majority)": sum(v.value is None for v in alone),
         "disputes as built (ruled or not)": len(built),
         "open disputes as built": sum(v.ruling is None for v in built),
         "alpha": {stage: agreement[stage].alpha for stage in STAGES},
@@ -114,6 +116,7 @@ def show(before: dict, after: dict) -> None:
         print(f"\n{moment}:                                   before    after   after/before")
         rows = [(k, b[k], a[k]) for k in ("disputes, annotators alone",)]
         rows += [(f"  {s}", b["per stage"][s], a["per stage"][s]) for s in STAGES]
+        rows += [(k, b[k], a[k]) for k in ("needing a ruling (no majority)",)]
         rows += [(k, b[k], a[k]) for k in ("disputes as built (ruled or not)", "open disputes as built")]
         rows += [(f"alpha {s}", b["alpha"][s], a["alpha"][s]) for s in STAGES]
         rows += [("fact-set F1", b["fact-set F1"], a["fact-set F1"])]

@@ -12,8 +12,11 @@ gold misses the ground truth. Measured on each:
 - the demo as built: every dispute whether ruled or not, and the open ones (no ruling);
 - agreement: Krippendorff's α per stage and the decomposition's fact-set F1 (`measure_agreement`);
 - the same after dana — a fresh annotator who rewords often — labels the first `--dana` responses
-  (simulated with the demo's own labeller, seeded).
-Only functions both codes have are called.
+  (simulated with the demo's own labeller, seeded);
+- this tree only: the disputes an oracle alignment leaves — wordings grouped by what the simulated
+  person meant (the claims behind each fact) instead of by paraphrase similarity — i.e. the fewest
+  disputes any rewording-proof alignment can leave on these labels.
+Only functions both codes have are called on the baseline.
 """
 
 from __future__ import annotations
@@ -32,20 +35,13 @@ DANA_RATES = (0.05, 0.1, 0.1, 0.6, 0.05, 0.1)  # verify, merge, split, reword, d
 STAGES = ("verifiable", "decomposition", "entailment_all", "entailment_alone", "entailment_without")
 
 
-def label_as_dana(store, responses: int, seed: int = 0) -> None:
-    """dana labels the first `responses` responses the way the demo's annotators do."""
-    from annotation.demo.project import (
-        RESPONSES_PER_VIDEO,
-        VIDEO_NAMES,
-        Labeller,
-        align_plan,
-        label_response,
-        write_label_events,
-    )
+def simulated_labels(store, people: dict, responses: int | None = None, seed: int = 0):
+    """(name, response id, labeller, labels, rng) of each of `people` ({name: Labeller}) on the first
+    `responses` labelled responses (all by default), as the demo simulates them (same seeds)."""
+    from annotation.demo.project import RESPONSES_PER_VIDEO, VIDEO_NAMES, align_plan, label_response
     from annotation.demo.texts import make_response
     from annotation.demo.videos import make_video_truth
 
-    who = Labeller(*DANA_RATES)
     index = 0
     for name in VIDEO_NAMES:
         truth = make_video_truth(name, random.Random(f"{seed}:video:{name}"))
@@ -53,11 +49,57 @@ def label_as_dana(store, responses: int, seed: int = 0) -> None:
             rid = f"{Path(name).stem}-{k + 1:02d}"
             plan = make_response(rid, truth, index, random.Random(f"{seed}:response:{rid}"))
             index += 1
-            if index > responses:
+            if responses is not None and index > responses:
                 return
             gold = align_plan(plan, store.response_sentences(rid))
-            rng = random.Random(f"{seed}:human:dana:{rid}")
-            write_label_events(store, "dana", rid, who, label_response(truth, gold, who, rng), rng)
+            for person, who in people.items():
+                rng = random.Random(f"{seed}:human:{person}:{rid}")
+                yield person, rid, who, label_response(truth, gold, who, rng), rng
+
+
+def label_as_dana(store, responses: int, seed: int = 0) -> None:
+    """dana labels the first `responses` responses the way the demo's annotators do."""
+    from annotation.demo.project import Labeller, write_label_events
+
+    dana = {"dana": Labeller(*DANA_RATES)}
+    for name, rid, who, labels, rng in simulated_labels(store, dana, responses, seed):
+        write_label_events(store, name, rid, who, labels, rng)
+
+
+def oracle_disputes(store, dana: int) -> dict:
+    """Disputes on the annotators' work when facts are aligned by what each simulated person meant
+    (the claims behind each wording) instead of by paraphrase similarity: what a perfect
+    rewording-proof alignment leaves. Only this tree's demo keeps the claims."""
+    from annotation.agreement import clusters
+    from annotation.agreement.alignment import normalise_fact_text
+    from annotation.agreement.gold import derive_gold
+    from annotation.demo.project import ANNOTATORS, Labeller
+    from annotation.work.labels import annotator_records
+
+    meaning: dict[str, frozenset] = {}
+    people = [(ANNOTATORS, None)] + ([({"dana": Labeller(*DANA_RATES)}, dana)] if dana else [])
+    for group, responses in people:
+        for *_, labels, _ in simulated_labels(store, group, responses):
+            for sentence in labels:
+                for fact in sentence.facts or []:
+                    text, claims = normalise_fact_text(fact.text), frozenset(fact.claims)
+                    if meaning.setdefault(text, claims) != claims:
+                        raise RuntimeError(f"the demo words two different facts alike: {fact.text!r}")
+
+    def same_meaning(a: str, b: str) -> float:
+        known = meaning.get(normalise_fact_text(a))
+        return float(known is not None and known == meaning.get(normalise_fact_text(b)))
+
+    paraphrase_similarity, clusters.paraphrase_similarity = clusters.paraphrase_similarity, same_meaning
+    try:
+        alone = derive_gold(annotator_records(store), {}).disputes()
+    finally:
+        clusters.paraphrase_similarity = paraphrase_similarity
+    return {
+        "oracle disputes": len(alone),
+        "oracle per stage": {stage: Counter(v.stage for v in alone)[stage] for stage in STAGES},
+        "oracle ruling": sum(v.value is None for v in alone),
+    }
 
 
 def figures(store, resamples: int) -> dict:
@@ -80,14 +122,19 @@ def figures(store, resamples: int) -> dict:
     }
 
 
-def measure(dana: int, resamples: int) -> dict:
+def measure(dana: int, resamples: int, oracle: bool = False) -> dict:
+    """This code's figures on its demo; `oracle` adds `oracle_disputes` (this tree only)."""
     from annotation.demo.project import build_demo
 
     with tempfile.TemporaryDirectory() as folder:
         store = build_demo(Path(folder) / "demo")
         out = {"annotators finished": figures(store, resamples)}
+        if oracle:
+            out["annotators finished"].update(oracle_disputes(store, 0))
         label_as_dana(store, dana)
         out[f"after dana labels {dana}"] = figures(store, resamples)
+        if oracle:
+            out[f"after dana labels {dana}"].update(oracle_disputes(store, dana))
         store.close()
     return out
 
@@ -120,6 +167,10 @@ def show(before: dict, after: dict) -> None:
         rows += [(k, b[k], a[k]) for k in ("disputes as built (ruled or not)", "open disputes as built")]
         rows += [(f"alpha {s}", b["alpha"][s], a["alpha"][s]) for s in STAGES]
         rows += [("fact-set F1", b["fact-set F1"], a["fact-set F1"])]
+        if "oracle per stage" in a:  # this tree only; "before" is the baseline's own alignment
+            rows += [("oracle alignment: disputes", b["disputes, annotators alone"], a["oracle disputes"])]
+            rows += [(f"  {s}", b["per stage"][s], a["oracle per stage"][s]) for s in STAGES]
+            rows += [("oracle: needing a ruling", b["needing a ruling (no majority)"], a["oracle ruling"])]
         for label, x, y in rows:
             ratio = (
                 f"{y / x:8.2f}"
@@ -142,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(measure(args.dana, args.resamples)))
         return 0
     before = baseline_run(args.baseline, args.dana, args.resamples)
-    after = measure(args.dana, args.resamples)
+    after = measure(args.dana, args.resamples, oracle=True)
     print(f"baseline {args.baseline} against this tree (demo seed 0; dana labels {args.dana} responses)")
     show(before, after)
     return 0

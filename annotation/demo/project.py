@@ -194,6 +194,7 @@ class LabelledFact:
     text: str
     citations: list[int]
     answers: dict[str, bool]  # stage-3 task → answer, only the questions PROTOCOL §2 cannot derive
+    claims: tuple = ()  # what the simulated person meant: lets a benchmark align wordings by meaning
 
 
 @dataclass
@@ -263,7 +264,7 @@ def label_response(
                 )
                 answer = supported(truth, fact.claims, subset) != (rng.random() < who.entail_error)
                 answers[entailment_task(question, j)] = answer
-            facts.append(LabelledFact(fact.text, list(fact.citations), answers))
+            facts.append(LabelledFact(fact.text, list(fact.citations), answers, fact.claims))
         out.append(LabelledSentence(verifiable, facts))
     return out
 

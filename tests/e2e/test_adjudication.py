@@ -108,12 +108,15 @@ def test_adjudicator_clicks_a_row_rules_it_with_a_key_and_the_next_dispute_opens
 
 
 def test_adjudicator_rules_a_fact_list_and_finds_it_in_the_gold_download(demo, server, page, tmp_path):
-    first = next(v for v in gold_from_store(demo).disputes(open_only=True) if v.stage == "decomposition")
-    chosen = sorted(first.values)[0]
+    listed = [v for v in gold_from_store(demo).disputes(open_only=True) if v.stage == "decomposition"]
+    first, chosen = listed[0], sorted(listed[0].values)[0]
 
     sign_in(page, server)
     choose_stage(page, STAGE_NAMES["decomposition"])
+    # the first dispute of all stages may be this one too: the count shows the list is filtered
+    page.get_by_text(f"{len(listed)} disputes, lowest agreement first").wait_for()
     page.get_by_role("heading", name=header_of(first)).wait_for()
+    wait_until_idle(page)
     page.screenshot(path=SHOTS / "13_facts_dispute.png", full_page=True)
 
     page.get_by_role("radio", name=REASON).click()  # the reason pills

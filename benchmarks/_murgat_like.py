@@ -24,14 +24,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from annotation.demo.project import (
-    Labeller,
-    align_plan,
-    gold_record,
-    judge_labeller,
-    label_response,
-    labelled_record,
-)
+from annotation.demo.ground_truth import align_plan, gold_record
+from annotation.demo.labellers import Labeller, judge_labeller, label_response, labelled_record
 from annotation.demo.texts import make_response
 from annotation.demo.videos import make_video_truth
 from annotation.protocol.records import EvaluationRecord, Sentence

@@ -22,6 +22,7 @@ Only functions both codes have are called on the baseline.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import random
 import subprocess
@@ -35,12 +36,26 @@ DANA_RATES = (0.05, 0.1, 0.1, 0.6, 0.05, 0.1)  # verify, merge, split, reword, d
 STAGES = ("verifiable", "decomposition", "entailment_all", "entailment_alone", "entailment_without")
 
 
+def demo_names(*names: str) -> list:
+    """The demo's simulation names from where this code keeps them: `labellers` and `ground_truth`,
+    or `project` in a baseline older than their split (the baseline runs this same script)."""
+    homes = []
+    for module in ("annotation.demo.labellers", "annotation.demo.ground_truth", "annotation.demo.project"):
+        try:
+            homes.append(importlib.import_module(module))
+        except ModuleNotFoundError:
+            continue
+    return [next(getattr(home, name) for home in homes if hasattr(home, name)) for name in names]
+
+
 def simulated_labels(store, people: dict, responses: int | None = None, seed: int = 0):
     """(name, response id, labeller, labels, rng) of each of `people` ({name: Labeller}) on the first
     `responses` labelled responses (all by default), as the demo simulates them (same seeds)."""
-    from annotation.demo.project import RESPONSES_PER_VIDEO, VIDEO_NAMES, align_plan, label_response
+    from annotation.demo.project import RESPONSES_PER_VIDEO, VIDEO_NAMES
     from annotation.demo.texts import make_response
     from annotation.demo.videos import make_video_truth
+
+    align_plan, label_response = demo_names("align_plan", "label_response")
 
     index = 0
     for name in VIDEO_NAMES:
@@ -59,8 +74,7 @@ def simulated_labels(store, people: dict, responses: int | None = None, seed: in
 
 def label_as_dana(store, responses: int, seed: int = 0) -> None:
     """dana labels the first `responses` responses the way the demo's annotators do."""
-    from annotation.demo.project import Labeller, write_label_events
-
+    Labeller, write_label_events = demo_names("Labeller", "write_label_events")
     dana = {"dana": Labeller(*DANA_RATES)}
     for name, rid, who, labels, rng in simulated_labels(store, dana, responses, seed):
         write_label_events(store, name, rid, who, labels, rng)
@@ -73,7 +87,7 @@ def oracle_disputes(store, dana: int) -> dict:
     from annotation.agreement import clusters
     from annotation.agreement.alignment import normalise_fact_text
     from annotation.agreement.gold import derive_gold
-    from annotation.demo.project import ANNOTATORS, Labeller
+    from annotation.demo.labellers import ANNOTATORS, Labeller
     from annotation.work.labels import annotator_records
 
     meaning: dict[str, frozenset] = {}

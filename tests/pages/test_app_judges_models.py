@@ -6,8 +6,9 @@ from app_support import PEOPLE, open_app, sign_in
 from judge_server import RESPONSES, JudgeServer, make_project, make_video
 from test_app_judges import KEY_VARIABLE, SECRET, judges_toml
 
+from annotation.demo.labellers import JUDGE_CONFIGS, judge_source
 from annotation.demo.models import MODELS
-from annotation.demo.project import JUDGE_CONFIGS, build_demo, judge_source
+from annotation.demo.project import build_demo
 from annotation.protocol.records import Response
 from annotation.protocol.sentences import sentences_for_response
 from annotation.store.accounts import add_account

@@ -8,7 +8,8 @@ import random
 
 from annotation.agreement.alignment import normalise_fact_text
 from annotation.agreement.clusters import cluster_sentence
-from annotation.demo.project import ANNOTATORS, Labeller, align_plan, label_response
+from annotation.demo.ground_truth import align_plan
+from annotation.demo.labellers import ANNOTATORS, Labeller, label_response
 from annotation.demo.texts import make_response
 from annotation.demo.videos import make_video_truth
 from annotation.protocol.records import Fact

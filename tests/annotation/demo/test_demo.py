@@ -7,7 +7,8 @@ import pytest
 from scipy.stats import pearsonr
 
 from annotation.agreement.gold import gold_records
-from annotation.demo.project import JUDGE_CONFIGS, LABELLED_QUEUE, TRUTH_FILE, build_demo, judge_source
+from annotation.demo.labellers import JUDGE_CONFIGS, judge_source
+from annotation.demo.project import LABELLED_QUEUE, TRUTH_FILE, build_demo
 from annotation.media.clips import decode_audio
 from annotation.media.files import probe_media
 from annotation.protocol.derivation import derive_entailment

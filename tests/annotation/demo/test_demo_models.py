@@ -7,8 +7,9 @@ import statistics
 import pytest
 
 from annotation.agreement.gold import gold_records
+from annotation.demo.labellers import JUDGE_CONFIGS, judge_source
 from annotation.demo.models import HIGH, LOW, MODELS, RESPONSES_PER_MODEL, labelled_model, quality_of
-from annotation.demo.project import JUDGE_CONFIGS, LABELLED_QUEUE, build_demo, judge_source
+from annotation.demo.project import LABELLED_QUEUE, build_demo
 from annotation.work.queues import assigned_response_ids, is_assigned
 from annotation.work.sample_queues import annotation_response_ids, sample_queue
 from calibration.scoring.murgat_s import score_records

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from estimate_support import MODEL_KEYS
 
+from annotation.demo.labellers import JUDGE_CONFIGS, judge_source
 from annotation.demo.models import MODELS
-from annotation.demo.project import JUDGE_CONFIGS, build_demo, judge_source
+from annotation.demo.project import build_demo
 from annotation.store.project_store import ProjectStore
 from annotation.work.sample_queues import annotation_response_ids, sample_queue
 from calibration.estimates.inputs import scored_responses

@@ -7,8 +7,9 @@ the same script run there with `--measure-only --code DIR`). Its three simulated
 are the same in both (seeded); the adjudicator's rulings differ, since each code rules where its own
 gold misses the ground truth. Measured on each:
 - disputes on the annotators' work alone: gold derived from the annotators' records with no ruling
-  (`derive_gold(annotator_records(store), {})`), disputes per stage, and how many of them no
-  majority settles (they need a ruling);
+  (`derive_gold(annotator_records(store), {})`), disputes per stage, the gold values people answer
+  (the share disputed; a fact gold loses takes its stage-3 values, and their disputes, with it), and
+  how many disputes no majority settles (they need a ruling);
 - the demo as built: every dispute whether ruled or not, and the open ones (no ruling);
 - agreement: Krippendorff's α per stage and the decomposition's fact-set F1 (`measure_agreement`);
 - the same after dana — a fresh annotator who rewords often — labels the first `--dana` responses
@@ -122,12 +123,16 @@ def figures(store, resamples: int) -> dict:
     from annotation.work.labels import annotator_records
 
     records = annotator_records(store)
-    alone = derive_gold(records, {}).disputes()
+    gold = derive_gold(records, {})
+    alone = gold.disputes()
+    asked = [v for v in gold.values if v.task is not None]  # what people answer (not derived)
     built = gold_from_store(store).disputes()
     agreement = measure_agreement(records, n_resamples=resamples)
     return {
         "disputes, annotators alone": len(alone),
         "per stage": {stage: Counter(v.stage for v in alone)[stage] for stage in STAGES},
+        "gold values": len(asked),
+        "values per stage": {stage: Counter(v.stage for v in asked)[stage] for stage in STAGES},
         "needing a ruling (no majority)": sum(v.value is None for v in alone),
         "disputes as built (ruled or not)": len(built),
         "open disputes as built": sum(v.ruling is None for v in built),
@@ -177,6 +182,8 @@ def show(before: dict, after: dict) -> None:
         print(f"\n{moment}:                                   before    after   after/before")
         rows = [(k, b[k], a[k]) for k in ("disputes, annotators alone",)]
         rows += [(f"  {s}", b["per stage"][s], a["per stage"][s]) for s in STAGES]
+        rows += [("gold values, of which the above disputed", b["gold values"], a["gold values"])]
+        rows += [(f"  {s}", b["values per stage"][s], a["values per stage"][s]) for s in STAGES]
         rows += [(k, b[k], a[k]) for k in ("needing a ruling (no majority)",)]
         rows += [(k, b[k], a[k]) for k in ("disputes as built (ruled or not)", "open disputes as built")]
         rows += [(f"alpha {s}", b["alpha"][s], a["alpha"][s]) for s in STAGES]

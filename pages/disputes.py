@@ -3,7 +3,8 @@ a dispute (fact clusters, `annotation.agreement.clusters`). A click on a row of 
 dispute: every annotator's wording and value side by side with their time (decisions under 2 s
 flagged), the cited segments with the annotation view's player and sound view, and the ruling
 buttons, each with its key. After a ruling the next dispute opens in its place, scrolled into view.
-Unanimous units are accepted automatically unless an admin turns that off. The gold set, with the
+Unanimous units are accepted automatically unless an admin turns that off. The list can keep only
+the disputes that need a ruling (no majority settles them). The gold set, with the
 provenance of every value, downloads as evaluation records or CSV. The URL holds the stage filter
 by its stable id (?stage=s3-all) and the response filter by the response id.
 """
@@ -225,7 +226,8 @@ def url_choice(where, label: str, options: tuple, key: str, param: str, format_f
 
 
 def filters(every, model_of: dict) -> list:
-    """The stage (stable ids, protocol order), model, response and ruled filters; the disputes they keep."""
+    """The stage (stable ids, protocol order), model, response, ruled and needing-a-ruling filters; the
+    disputes they keep."""
     models = choose_models(list(dict.fromkeys(model_of.values())), key="dispute_models")
     stage_column, response_column, ruled_column = st.columns([2, 2, 1])
     if STAGE_REQUEST in st.session_state:  # a link from the agreement page
@@ -251,10 +253,13 @@ def filters(every, model_of: dict) -> list:
         lambda r: "All responses" if r == ALL else r,
     )
     with_ruled = ruled_column.toggle("Show ruled ones too", key="show_ruled")
+    # a majority settles most disputes; these are the ones only an adjudicator can decide
+    unsettled_only = ruled_column.toggle("Only those needing a ruling", key="needing_ruling")
     return [
         v
         for v in every
         if (with_ruled or v.ruling is None)
+        and (v.needs_ruling or not unsettled_only)
         and stage in (ALL, ruling.stage_id(v.stage))
         and response_id in (ALL, v.response_id)
         and model_of.get(v.response_id) in models
@@ -296,7 +301,9 @@ def disputes(me: dict, store) -> None:
         if notice:
             st.success(notice, icon=":material/gavel:")
         st.success(
-            "No open disputes here."
+            "None of the disputes here needs a ruling: a majority settles each."
+            if every and st.session_state.get("needing_ruling")
+            else "No open disputes here."
             if every
             else "No disputes: the annotators agree everywhere (or nothing is labelled yet).",
             icon=":material/check_circle:",

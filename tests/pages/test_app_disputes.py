@@ -116,6 +116,23 @@ def test_the_counts_tell_disputes_a_majority_settles_from_those_that_need_a_ruli
     assert (metrics["Open disputes"], metrics["Need a ruling"], metrics["Ruled"]) == ("2", "1", "0")
 
 
+def test_the_list_can_keep_only_the_disputes_that_need_a_ruling(monkeypatch, project):
+    store = store_of(project)
+    store.add_user("cy", "annotator", None)
+    store.events.append("cy", "r1", "s0", "verifiable", True)  # r1: settled 2 of 3; r2: 1 of 2
+    app = disputes_page(monkeypatch, project)
+    app.toggle(key="needing_ruling").set_value(True).run()
+    assert [response for response, _ in listed(app)] == ["r2"]
+
+    store.events.append("cy", "r2", "s0", "verifiable", True)  # cy settles r2 too
+    store.events.append("cy", "r2", "s0", "facts", LIGHT)
+    store.events.append("cy", "r2", fact_unit(0, LIGHT[0]["text"], [0]), "all", True)
+    app.run()
+    assert [s.value for s in app.success] == [
+        "None of the disputes here needs a ruling: a majority settles each."
+    ]
+
+
 def test_each_annotators_value_is_shown_with_their_time_on_the_item(monkeypatch, project):
     app = disputes_page(monkeypatch, project)
     boxes = [m.value for m in app.markdown]

@@ -81,6 +81,10 @@ def label_as_dana(store, responses: int, seed: int = 0) -> None:
         write_label_events(store, name, rid, who, labels, rng)
 
 
+def by_stage(values) -> dict[str, int]:
+    return {stage: Counter(v.stage for v in values)[stage] for stage in STAGES}
+
+
 def oracle_disputes(store, dana: int) -> dict:
     """Disputes on the annotators' work when facts are aligned by what each simulated person meant
     (the claims behind each wording) instead of by paraphrase similarity: what a perfect
@@ -112,7 +116,7 @@ def oracle_disputes(store, dana: int) -> dict:
         clusters.paraphrase_similarity = paraphrase_similarity
     return {
         "oracle disputes": len(alone),
-        "oracle per stage": {stage: Counter(v.stage for v in alone)[stage] for stage in STAGES},
+        "oracle per stage": by_stage(alone),
         "oracle ruling": sum(v.value is None for v in alone),
     }
 
@@ -130,9 +134,9 @@ def figures(store, resamples: int) -> dict:
     agreement = measure_agreement(records, n_resamples=resamples)
     return {
         "disputes, annotators alone": len(alone),
-        "per stage": {stage: Counter(v.stage for v in alone)[stage] for stage in STAGES},
+        "per stage": by_stage(alone),
         "gold values": len(asked),
-        "values per stage": {stage: Counter(v.stage for v in asked)[stage] for stage in STAGES},
+        "values per stage": by_stage(asked),
         "needing a ruling (no majority)": sum(v.value is None for v in alone),
         "disputes as built (ruled or not)": len(built),
         "open disputes as built": sum(v.ruling is None for v in built),

@@ -2,7 +2,8 @@
 test_browser.py) and Debian's Chromium driven by playwright. The demo adjudicator ada lands on the
 disputes page, opens a dispute by clicking its row, rules it with a key, and the next dispute opens
 with its header and media in view and no toast over them; she rules a fact list with a reason,
-downloads the gold records and finds her ruling in them with its provenance. Screenshots go to
+downloads the gold records and finds her ruling in them with its provenance; she keeps only the
+disputes that need a ruling. Screenshots go to
 tests/e2e/screenshots/."""
 
 from __future__ import annotations
@@ -167,3 +168,13 @@ def test_agreement_figure_links_to_the_disputes_of_its_stage(demo, server, page)
     assert page.get_by_role("heading", name=re.compile(r"^Stage 3 · all · response demo-")).count() == 1
     open_all = sum(v.stage == "entailment_all" for v in gold_from_store(demo).disputes(open_only=True))
     assert page.get_by_text(f"{open_all} disputes, lowest agreement first").count() == 1
+
+
+def test_adjudicator_keeps_only_the_disputes_that_need_a_ruling(demo, server, page):
+    assert not any(v.needs_ruling for v in gold_from_store(demo).disputes())  # ada ruled them all
+    sign_in(page, server)
+    page.get_by_text("Only those needing a ruling").click()  # the toggle's label
+    page.get_by_text("None of the disputes here needs a ruling: a majority settles each.").wait_for()
+    wait_until_idle(page)
+    page.screenshot(path=SHOTS / "17_only_those_needing_a_ruling.png")
+    assert page.locator('[data-testid="data-grid-canvas"]').count() == 0  # no list left

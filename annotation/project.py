@@ -15,7 +15,6 @@ from dataclasses import dataclass, field, replace
 from itertools import groupby
 from pathlib import Path
 
-from annotation.agreement.gold import gold_records
 from annotation.formats.readers import read_any
 from annotation.media.clips import make_proxy
 from annotation.media.files import MediaError, file_sha256, media_file, probe_media, resolve_media
@@ -23,8 +22,8 @@ from annotation.protocol.errors import InputError, Problem
 from annotation.protocol.ids import model_response_id
 from annotation.protocol.records import EvaluationRecord, Response, Sentence
 from annotation.protocol.sentences import sentences_for_response
+from annotation.state import project_state
 from annotation.store.project_store import DB_NAME, ProjectStore
-from annotation.work.labels import annotator_records
 
 EXPORT_SOURCES = ("gold", "human", "judge", "all")
 
@@ -335,37 +334,14 @@ def import_into(
     return store, _write(store, plan, media_root)
 
 
-@dataclass
-class ProjectRecords:
-    """Everything a project's people and judges produced, as evaluation records: the gold derived
-    from the current labels and rulings (plus imported gold where nobody labelled), every
-    annotator's records (staged campaigns' stage-3 answers attached to the gold facts they were
-    about), and the stored judge records."""
-
-    gold: list[EvaluationRecord]
-    humans: list[EvaluationRecord]
-    judges: list[EvaluationRecord]
-
-
-def project_records(store: ProjectStore) -> ProjectRecords:
-    """The project's records of every kind, derived once and consistently (see ProjectRecords)."""
-    gold = gold_records(store)
-    humans = annotator_records(store, gold_by_response={r.response_id: r for r in gold})
-    return ProjectRecords(gold, humans, store.list_records("judge"))
-
-
 def export_records(store: ProjectStore, which: str = "all") -> list[EvaluationRecord]:
     """The project's records of one kind ('gold', 'human', 'judge') or 'all', ordered by source,
-    then response (import order). See `project_records` for what each kind holds."""
+    then response (import order), as the project state holds them (`annotation.state`): the one
+    gold set, every annotator's records, the stored judge records. A kind the project has none of
+    gives an empty list."""
     if which not in EXPORT_SOURCES:
         raise ValueError(f"source '{which}' is not one of {', '.join(EXPORT_SOURCES)}")
-    if which == "judge":
-        return store.list_records("judge")
-    found = project_records(store)
-    chosen = {"gold": found.gold, "human": found.humans}.get(which) or [
-        *found.gold,
-        *found.humans,
-        *found.judges,
-    ]
-    order = {rid: i for i, rid in enumerate(store.response_ids())}
-    return sorted(chosen, key=lambda r: (r.source, order.get(r.response_id, 0)))
+    state = project_state(store)
+    kinds = {"gold": state.gold.records, "human": state.annotators, "judge": state.judges}
+    chosen = [*kinds["gold"], *kinds["human"], *kinds["judge"]] if which == "all" else kinds[which]
+    return sorted(chosen, key=lambda r: (r.source, state.order.get(r.response_id, 0)))

@@ -7,15 +7,12 @@ compares them: a rewording is the same fact. Every figure links to its disputes.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import Counter
 from itertools import combinations
 
 import streamlit as st
 
 from annotation.agreement.annotator_stats import annotator_rows
-from annotation.agreement.gold import gold_from_store
 from annotation.agreement.reliability import (
     LEVELS,
     measure_agreement,
@@ -24,12 +21,12 @@ from annotation.agreement.reliability import (
     prf,
     stage_units,
 )
-from annotation.project import export_records
 from annotation.protocol.ids import annotator_name
 from calibration.scoring.murgat_s import PRECISION_MODES
 from calibration.sweep.parity import annotator_rows as annotators_vs_others
 from calibration.sweep.parity import parity_tables
 from pages.widgets import agreement_charts, ruling
+from pages.widgets.context import current_state
 from pages.widgets.frame import run_page
 from pages.widgets.ruling import ALL, STAGE_REQUEST
 
@@ -50,14 +47,10 @@ def _number(value, pattern: str = "{:.3f}") -> str:
 
 
 @st.cache_data(show_spinner="Measuring agreement (bootstrap)…", max_entries=16)
-def cached_agreement(fingerprint: str, _records) -> dict:
-    """measure_agreement, once per distinct set of records (`fingerprint` names them)."""
+def cached_agreement(revision: str, _records) -> dict:
+    """measure_agreement, once per project revision (`revision` names the project file and its
+    revision: the records are the state's of that revision)."""
     return measure_agreement(_records)
-
-
-def fingerprint(records) -> str:
-    text = json.dumps([r.to_dict() for r in records], sort_keys=True, ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def disputes_button(label: str, key: str, stage: str | None = None) -> None:
@@ -157,9 +150,9 @@ def fact_set_pairs(units) -> None:
     st.dataframe(rows, hide_index=True, width="stretch")
 
 
-def annotators_section(gold, store) -> None:
+def annotators_section(gold, labels) -> None:
     st.subheader("Annotators: agreement with gold and speed")
-    rows = annotator_rows(gold.values, store.events.current_labels())
+    rows = annotator_rows(gold.values, labels)
     if not rows:
         st.info("No annotator values yet.")
         return
@@ -213,16 +206,16 @@ def others_section(records) -> None:
 
 def agreement(me: dict, store) -> None:
     st.title("Agreement")
-    records = export_records(store, "human")
-    gold = gold_from_store(store)
+    state = current_state(store)
+    records, gold = state.annotators, state.gold
     open_by_stage = Counter(v.stage for v in gold.disputes(open_only=True))
     if not gold.values:
         st.info(
             "No annotator labels yet: agreement is measured once two annotators label the same responses."
         )
-    alpha_section(cached_agreement(fingerprint(records), records), open_by_stage)
+    alpha_section(cached_agreement(f"{store.db_path}|{state.revision}", records), open_by_stage)
     confusion_section(records, open_by_stage)
-    annotators_section(gold, store)
+    annotators_section(gold, state.labels)
     others_section(records)
 
 

@@ -1,11 +1,12 @@
 """Calibrate (admin): which judge configuration tracks the human gold best, how sure we are,
 whether it could stand in for an annotator, and the calibrated configuration to export.
 
-The sweep is `calibration.sweep.run.run_sweep` over `calibration.sweep.inputs.inputs_from_project`
-(gold derived on read, annotators from the event log, judges) — the input path of `sweep
---project` and `export --project` too, so the page and the commands give the same numbers. It is
-cached in session state under a hash of its inputs and settings, so reruns (a click on the
-scatter, a tab) do not redo it.
+The sweep is `calibration.sweep.run.run_sweep` over the project state's inputs
+(`calibration.sweep.inputs`: the one gold set, annotators from the event log, judges) — the input
+path of `sweep --project` and `export --project` too, so the page and the commands give the same
+numbers. It runs once per (project revision, settings) (`calibration.sweep.project_sweep`), so
+reruns (a click on the scatter, a tab) and other sessions do not redo it, and the scatter reads
+the scores the sweep computed.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ from calibration.config.calibrated import (
     write_calibrated_config,
 )
 from calibration.config.costs import cheapest_choice
-from calibration.scoring.murgat_s import PRECISION_MODES, score_records
-from calibration.sweep.inputs import inputs_from_project, inputs_key
+from calibration.scoring.murgat_s import PRECISION_MODES
+from calibration.sweep.inputs import inputs_from_state
 from calibration.sweep.parity import DEFAULT_EPSILON
-from calibration.sweep.run import run_sweep
+from calibration.sweep.project_sweep import project_sweep
 from pages.widgets import calibration_charts as charts
 from pages.widgets.calibration_tables import (
     annotator_rows,
@@ -34,7 +35,7 @@ from pages.widgets.calibration_tables import (
     stage_rows,
     sweep_rows,
 )
-from pages.widgets.context import literal
+from pages.widgets.context import current_state, literal
 from pages.widgets.frame import run_page
 from pages.widgets.judges_file import load_project_judges
 from pages.widgets.model_filter import choose_models
@@ -52,36 +53,22 @@ DEFAULT_SETTINGS = {
 SCATTER_KEY = "calibrate_scatter"
 
 
-def cached_sweep(gold, judges, humans, settings: dict) -> dict:
-    """{'key', 'report', 'scores': {}} for these inputs: from session state when the inputs
-    and settings are unchanged, else a new sweep. InputError passes through."""
-    key = inputs_key(gold, judges, humans, settings)
-    cached = st.session_state.get("calibrate_sweep")
-    if cached is not None and cached["key"] == key:
-        return cached
+def cached_sweep(store, settings: dict) -> dict:
+    """{'report', …} for the project's revision and these settings: the sweep is run once per
+    (revision, settings) for every session (`project_sweep`); the dict keeps this session's
+    choices about that report (the cheapest rule's pick). InputError passes through."""
     with st.spinner("Running the sweep (bootstrap, confidence set, cross-validation, human parity)…"):
-        report = run_sweep(
-            gold,
-            judges,
-            modes=settings["modes"],
-            humans=humans,
-            n_boot=settings["n_boot"],
-            folds=settings["folds"],
-            seed=settings["seed"],
-            epsilon=settings["epsilon"],
-        )
-    cached = {"key": key, "report": report, "scores": {}}
-    st.session_state["calibrate_sweep"] = cached
+        report = project_sweep(store, settings)
+    cached = st.session_state.get("calibrate_sweep")
+    if cached is None or cached["report"] is not report:
+        cached = {"report": report}
+        st.session_state["calibrate_sweep"] = cached
     return cached
 
 
-def response_scores(cached: dict, records, source: str, mode: str) -> dict[str, float]:
-    """{response_id: MURGAT-S} of `source` in `mode`, computed once per sweep."""
-    key = (source, mode)
-    if key not in cached["scores"]:
-        mine = [r for r in records if r.source == source]
-        cached["scores"][key] = {s.response_id: s.murgat_s for s in score_records(mine, [mode])}
-    return cached["scores"][key]
+def response_scores(cached: dict, source: str, mode: str) -> dict[str, float | None]:
+    """{response_id: MURGAT-S} of `source` in `mode` over the gold responses, as the sweep scored them."""
+    return cached["report"].scores.get((source, mode), {})
 
 
 def settings_form() -> dict:
@@ -202,8 +189,8 @@ def figures(report, choice, gold, judges, cached: dict, shown_ids: set[str]):
     )
     with scatter_tab:
         mode = inspected.precision_mode
-        gold_scores = response_scores(cached, gold, "gold", mode)
-        judge_scores = response_scores(cached, judges, inspected.source, mode)
+        gold_scores = response_scores(cached, "gold", mode)
+        judge_scores = response_scores(cached, inspected.source, mode)
         points = [
             (rid, gold_scores[rid], judge_scores[rid])
             for rid in gold_scores
@@ -331,8 +318,8 @@ def opened_section(store, opened: str, inspected, gold, judges, cached: dict) ->
     """The response picked on the scatter (or in the chooser), in the inspected configuration's mode."""
     mode = inspected.precision_mode
     scores = (
-        response_scores(cached, gold, "gold", mode).get(opened),
-        response_scores(cached, judges, inspected.source, mode).get(opened),
+        response_scores(cached, "gold", mode).get(opened),
+        response_scores(cached, inspected.source, mode).get(opened),
     )
     judged = next((r for r in judges if r.source == inspected.source and r.response_id == opened), None)
     open_response(store, opened, inspected, scores, next(r for r in gold if r.response_id == opened), judged)
@@ -340,10 +327,14 @@ def opened_section(store, opened: str, inspected, gold, judges, cached: dict) ->
 
 def calibrate(me: dict, store) -> None:
     st.title("Calibrate")
-    gold, humans, judges = inputs_from_project(store)
+    gold, _humans, judges = inputs_from_state(current_state(store))
     if not gold or not judges:
         st.info(
-            ("No gold records yet: adjudicate and publish gold on the Disputes page. " if not gold else "")
+            (
+                "No gold records yet: gold is derived from the annotators' labels and rulings (Disputes page). "
+                if not gold
+                else ""
+            )
             + (
                 "No judge records yet: run judges on the Judges page or import judge records."
                 if not judges
@@ -353,7 +344,7 @@ def calibrate(me: dict, store) -> None:
         return
     settings = settings_form()
     try:
-        cached = cached_sweep(gold, judges, humans, settings)
+        cached = cached_sweep(store, settings)
     except InputError as error:
         show_problems(error, "The sweep cannot run on these records:")
         return

@@ -18,10 +18,11 @@ from pathlib import Path
 
 import streamlit as st
 
-from annotation.agreement.gold import RULES, gold_from_store, gold_settings, write_gold_csv
+from annotation.agreement.gold import RULES, write_gold_csv
 from annotation.formats.readers import write_records_jsonl
+from annotation.state import ProjectSettings
 from pages.widgets import player, response_view, ruling
-from pages.widgets.context import literal, show_text
+from pages.widgets.context import current_state, literal, show_text
 from pages.widgets.frame import run_page
 from pages.widgets.model_filter import choose_models, model_label
 from pages.widgets.opened_response import DISPUTES_FILTER
@@ -47,14 +48,14 @@ SCROLL_SCRIPT = (
 # -- downloads: derived at click time, so they include the latest rulings ----------------------
 def gold_jsonl(store) -> str:
     out = io.StringIO()
-    write_records_jsonl(gold_from_store(store).records, out)
+    write_records_jsonl(current_state(store).gold.records, out)
     return out.getvalue()
 
 
 def gold_csv(store) -> bytes:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "gold.csv"
-        write_gold_csv(gold_from_store(store).values, path)
+        write_gold_csv(current_state(store).gold.values, path)
         return path.read_bytes()
 
 
@@ -94,7 +95,7 @@ def _save_setting(store, name: str, widget_key: str) -> None:
 def gold_settings_panel(store) -> None:
     """The gold rule and auto-acceptance of unanimous units (admins only)."""
     try:
-        rule, auto_accept = gold_settings(store)
+        rule, auto_accept = ProjectSettings.of(store).gold
     except ValueError:  # a bad stored rule (the page says so below): let the admin pick a good one
         rule, auto_accept = RULES[0], bool(store.get_setting("auto_accept_unanimous", True))
     with st.expander("Gold settings", icon=":material/settings:"):
@@ -272,13 +273,14 @@ def disputes(me: dict, store) -> None:
     if me["role"] == "admin":
         gold_settings_panel(store)
     try:
-        gold = gold_from_store(store)  # once per rerun: rulings are written before the rerun
+        state = current_state(store)  # once per rerun: rulings are written before the rerun
     except ValueError as exc:  # an unknown gold_rule setting
         st.error(
             "The project's gold rule is unknown; an admin sets the rule under Gold settings on this page."
         )
         show_text(str(exc))
         return
+    gold = state.gold
     every = gold.disputes()
     open_count = sum(1 for v in every if v.ruling is None)
     counts = gold.counts()
@@ -312,7 +314,7 @@ def disputes(me: dict, store) -> None:
         return
     value, upcoming = open_dispute(shown)
     dispute_list(shown, value, model_of)
-    show_dispute(store, me["name"], value, upcoming, float(store.get_setting("pad_s", 1.0)), notice)
+    show_dispute(store, me["name"], value, upcoming, state.settings.pad_s, notice)
     st.divider()
     downloads(store)
 

@@ -1,6 +1,9 @@
 """Gold labels with provenance: derived from the annotators' labels by a rule, overruled by
 adjudication, listed as disputes where people disagree, exported as records and CSV.
 
+A project's gold set is derived once per revision by `annotation.state.project_state` (its `gold`),
+from the annotators' records and rulings through `derive_gold`; this module holds the rules.
+
 Adjudication vocabulary (the event log's units from labels.py; the task gets a `gold.` prefix):
 - stage 1: unit `s{i}`, task `gold.verifiable`, value {"value": bool, "reason": tag}
 - stage 2: unit `s{i}`, task `gold.facts`, value {"value": [{"text": str, "citations": [int]}],
@@ -43,7 +46,6 @@ from annotation.formats.atomic_file import write_text_atomically
 from annotation.protocol.derivation import derive_entailment
 from annotation.protocol.ids import QuestionKey, Task, Unit, fact_unit, is_ruling, sentence_unit
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
-from annotation.work.labels import annotator_records
 from annotation.work.session import check_fact_list, entailment_questions
 
 REASONS = ("guideline gap", "annotator error", "ambiguous media")
@@ -456,53 +458,6 @@ def rulings_from_events(events) -> dict[tuple[str, str, str], Ruling]:
                 event.who, event.value.get("value"), event.value.get("reason"), event.id
             )
     return out
-
-
-def gold_settings(store) -> tuple[str, bool]:
-    """(rule, auto_accept_unanimous) from the project settings. ValueError on an unknown rule."""
-    rule = store.get_setting("gold_rule", DEFAULT_RULE)
-    if rule not in RULES:
-        raise ValueError(f"project setting gold_rule = {rule!r} is not one of {', '.join(RULES)}")
-    return rule, bool(store.get_setting("auto_accept_unanimous", True))
-
-
-def gold_from_store(store, response_ids=None) -> GoldSet:
-    """The project's gold set as of now, derived from the annotators' current labels (the event log,
-    and imported `human:*` records where the log has none), the adjudicators' rulings, the time
-    spent per decision and the rule settings; `response_ids` limits it to those responses.
-
-    Nothing is published or stored: every reader derives the same gold from the same labels, so a
-    new label or ruling shows at once. In a staged campaign people answer stage 3 about the gold
-    facts; gold facts depend only on stages 1–2 (each person's own labels), so a first derivation
-    gives them and a second one counts the stage-3 answers given about them.
-    """
-    labels = store.events.current_labels()
-    spent = {(e.who, e.response_id, e.unit, e.task): e.spent_ms for e in labels}
-    rulings = rulings_from_events(labels)
-    rule, auto_accept = gold_settings(store)
-    own = annotator_records(store, response_ids)
-    settings = {"rule": rule, "auto_accept_unanimous": auto_accept, "spent_ms": spent}
-    facts_settled = derive_gold(own, rulings, **settings)
-    about_gold = annotator_records(store, response_ids, {r.response_id: r for r in facts_settled.records})
-    if about_gold == own:  # nobody answered about a gold fact they did not state (end to end)
-        return facts_settled
-    return derive_gold(own, rulings, answers=about_gold, **settings)
-
-
-def gold_records(store, response_ids=None) -> list[EvaluationRecord]:
-    """The project's `gold` records: derived now (`gold_from_store`) for every response people
-    labelled, and the imported gold records of the responses nobody labelled in this project.
-    In import order."""
-    derived = gold_from_store(store, response_ids).records
-    have = {r.response_id for r in derived}
-    wanted = None if response_ids is None else set(response_ids)
-    imported = [
-        r
-        for r in store.list_records("gold")
-        if r.response_id not in have and (wanted is None or r.response_id in wanted)
-    ]
-    order = {rid: n for n, rid in enumerate(store.response_ids())}
-    return sorted(derived + imported, key=lambda r: order.get(r.response_id, 0))
 
 
 def adjudicate(

@@ -103,12 +103,13 @@ def add_agreement_parser(subparsers) -> None:
 
 
 def cmd_gold(args) -> int:
-    from annotation.agreement.gold import gold_from_store, write_gold_csv
+    from annotation.agreement.gold import write_gold_csv
     from annotation.formats.readers import write_records_jsonl
+    from annotation.state import project_state
 
     try:
         store = _open_store(args.project)
-        gold = gold_from_store(store)
+        gold = project_state(store).gold
     except (FileNotFoundError, ValueError) as exc:
         return _fail(str(exc))
     try:

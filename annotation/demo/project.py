@@ -22,7 +22,7 @@ from functools import partial
 from pathlib import Path
 
 from annotation.agreement.clusters import same_facts
-from annotation.agreement.gold import GoldValue, adjudicate, gold_from_store
+from annotation.agreement.gold import GoldValue, adjudicate
 from annotation.agreement.paraphrase import SAME_FACT_THRESHOLD, paraphrase_similarity
 from annotation.demo.ground_truth import align_plan, gold_record
 from annotation.demo.labellers import (
@@ -42,6 +42,7 @@ from annotation.protocol.derivation import derive_entailment
 from annotation.protocol.ids import Task, model_response_id
 from annotation.protocol.records import EvaluationRecord, Response, Sentence
 from annotation.protocol.sentences import sentences_for_response
+from annotation.state import project_state
 from annotation.store.accounts import add_account
 from annotation.store.project_store import DB_NAME, ProjectStore
 from annotation.work.sample_queues import create_sample_queue, set_annotation_scope
@@ -111,7 +112,7 @@ def rule_to_the_truth(store: ProjectStore, truth: dict[str, EvaluationRecord], r
     for _ in range(4):
         wrong = [
             (value, answer)
-            for value in gold_from_store(store).values
+            for value in project_state(store).gold.values
             if value.task is not None
             and value.ruling is None
             and (answer := _true_value(truth[value.response_id], value)) is not None

@@ -135,6 +135,14 @@ class EventLog:
                 params.append(value)
         return [Event.from_row(r) for r in self.database.query(sql + " ORDER BY id", params)]
 
+    def responses_since(self, event_id: int) -> set[str]:
+        """Responses with an event (of any kind) after `event_id`: the ones whose labels may have
+        changed since then."""
+        rows = self.database.connection.execute(
+            "SELECT DISTINCT response_id FROM events WHERE id > ?", [event_id]
+        )
+        return {row[0] for row in rows}
+
     def touched_response_ids(self, who: str) -> set[str]:
         """Responses on which `who` has any event (label, undo, skip or flag)."""
         rows = self.database.connection.execute(

@@ -109,6 +109,18 @@ class ProjectStore:
     def schema_version(self) -> int:
         return self.database.file_version()
 
+    def change_marks(self) -> tuple[int, int, int, str]:
+        """What moves whenever the project's content changes, read in one statement: the last
+        event id, the last record id (both tables are append-only), the number of responses,
+        and the settings as stored (key=value lines)."""
+        row = self.database.connection.execute(
+            "SELECT (SELECT COALESCE(MAX(id), 0) FROM events), (SELECT COALESCE(MAX(id), 0) FROM records), "
+            "(SELECT COUNT(*) FROM responses), "
+            "(SELECT COALESCE(group_concat(key || '=' || value, char(10)), '') "
+            "FROM (SELECT key, value FROM meta ORDER BY key))"
+        ).fetchone()
+        return int(row[0]), int(row[1]), int(row[2]), str(row[3])
+
     # -- settings -------------------------------------------------------------------------
     def get_setting(self, key: str, default=None):
         row = self.database.connection.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()

@@ -90,6 +90,31 @@ def record_from_labels(
     return EvaluationRecord(response_id, source, out)
 
 
+def response_annotator_records(
+    response_id: str,
+    sentences: list[Sentence],
+    events,
+    imported=(),
+    gold: EvaluationRecord | None = None,
+) -> list[EvaluationRecord]:
+    """Every annotator's `human:<name>` record of one response, by source: derived from their
+    current label `events` on it (rulings are an adjudicator's and do not count) and, for an
+    annotator the log has nothing on, their `imported` record. `gold` (the response's gold record)
+    supplies the facts a staged campaign asked about (see `record_from_labels`)."""
+    by_who: dict[str, dict] = {}
+    for event in events:
+        if not is_ruling(event.task):
+            by_who.setdefault(event.who, {})[(event.unit, event.task)] = event.value
+    derived = {
+        str(Source.human(who)): record_from_labels(
+            response_id, str(Source.human(who)), sentences, labels, gold
+        )
+        for who, labels in by_who.items()
+    }
+    kept = {r.source: r for r in imported if r.source not in derived}
+    return [record for _, record in sorted({**kept, **derived}.items())]
+
+
 def human_records(
     store, response_ids=None, gold_by_response: dict[str, EvaluationRecord] | None = None
 ) -> list[EvaluationRecord]:
@@ -99,22 +124,20 @@ def human_records(
     about (see `record_from_labels`); without it, answers about facts that are not the person's
     own are left out."""
     wanted = None if response_ids is None else set(response_ids)
-    by_key: dict[tuple[str, str], dict] = {}
+    by_response: dict[str, list] = {}
     for event in store.events.current_labels():
-        if (wanted is not None and event.response_id not in wanted) or is_ruling(event.task):
-            continue
-        by_key.setdefault((event.who, event.response_id), {})[(event.unit, event.task)] = event.value
+        if wanted is None or event.response_id in wanted:
+            by_response.setdefault(event.response_id, []).append(event)
     gold = gold_by_response or {}
     order = {rid: n for n, rid in enumerate(store.response_ids())}
-    records = []
-    for (who, response_id), labels in sorted(
-        by_key.items(), key=lambda kv: (kv[0][0], order.get(kv[0][1], 0))
-    ):
-        sentences = store.response_sentences(response_id)
-        records.append(
-            record_from_labels(response_id, str(Source.human(who)), sentences, labels, gold.get(response_id))
+    records = [
+        record
+        for rid, events in by_response.items()
+        for record in response_annotator_records(
+            rid, store.response_sentences(rid), events, (), gold.get(rid)
         )
-    return records
+    ]
+    return sorted(records, key=lambda r: (r.source, order.get(r.response_id, 0)))
 
 
 def annotator_records(

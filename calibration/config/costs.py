@@ -77,13 +77,13 @@ def configuration_costs(
     it has a record for. Each response's calls are re-derived by the judge pipeline against the
     cache (no call is made) and counted once per response, priced with the judge of the stage
     that asks them. Sources that are not exportable get no price, with the reason."""
-    from annotation.agreement.gold import gold_records
+    from annotation.state import project_state
     from calibration.config.calibrated import exportable_configuration
     from calibration.judges.cache import CallCache
     from calibration.judges.pipeline import project_pipelines
 
     cache, out = CallCache(store), {}
-    gold_ids = {r.response_id for r in gold_records(store)}  # derived on read, as the sweep's
+    gold_ids = set(project_state(store).gold_by_response())  # the one gold set, as the sweep's
     for source in dict.fromkeys(c.source for c in report.configs):
         configuration_id, why = exportable_configuration(source, judges)
         if configuration_id is None:

@@ -1,6 +1,6 @@
 """What the model estimates read from a project: per response, its model, the question it
 answered, and its gold and judge scores in one precision mode. The project's records come from
-`annotation.project.project_records` (gold derived from labels and rulings); scores from the one
+the project state (`annotation.state.project_state`: the one gold set, the judge records); scores from the one
 scorer. An undetermined score (MURGAT-S null, PROTOCOL §3) is missing, as in the sweep."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from annotation.project import project_records
+from annotation.state import project_state
 from calibration.scoring.murgat_s import ResponseScore, score_records
 
 METRICS = ("murgat_s", "coverage", "precision", "recall")
@@ -47,10 +47,10 @@ def judge_sources(store) -> list[tuple[str, int]]:
 def scored_responses(store, source: str, mode: str) -> list[ScoredResponse]:
     """Every response of the project in import order, with gold and `source`'s scores in `mode`.
     ValueError (naming the response) for a record the scorer rejects."""
-    records = project_records(store)
-    gold = {s.response_id: s for s in score_records(records.gold, [mode])}
+    state = project_state(store)
+    gold = {s.response_id: s for s in score_records(state.gold.records, [mode])}
     judged = {
-        s.response_id: s for s in score_records([r for r in records.judges if r.source == source], [mode])
+        s.response_id: s for s in score_records([r for r in state.judges if r.source == source], [mode])
     }
     out = []
     for response_id, model in store.response_models():

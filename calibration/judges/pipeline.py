@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import annotation.media.clips as media_recipe
-from annotation.agreement.gold import gold_records
 from annotation.project import media_source
 from annotation.protocol.citations import Citation
 from annotation.protocol.derivation import derive_entailment
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Response, Sentence
+from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
 from calibration.judges import prompts
 from calibration.judges.adapters import MediaPart
@@ -409,7 +409,7 @@ class _FactQuestions:
 def select_responses(store: ProjectStore, responses: str | list[str]) -> tuple[list[str], dict]:
     """(response ids, {id: gold record}) for 'gold' (responses with a gold record), 'all',
     or an explicit list of ids (unknown ids raise ValueError)."""
-    gold = {r.response_id: r for r in gold_records(store)}
+    gold = project_state(store).gold_by_response()
     all_ids = store.response_ids()
     if responses == "gold":
         return [i for i in all_ids if i in gold], gold

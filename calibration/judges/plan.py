@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from annotation.agreement.gold import gold_records
+from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
 from calibration.judges.cache import CallCache
 from calibration.judges.judges_file import Configuration, JudgeConfig
@@ -125,7 +125,7 @@ def plan_run(
     plan = RunPlan([c.id for c in configurations])
     gold_facts = [
         len(s.facts)
-        for r in gold_records(store)
+        for r in project_state(store).gold.records
         for s in r.sentences
         if s.verifiable and s.has_valid_citation and s.facts
     ]

@@ -1,18 +1,17 @@
-"""Where a sweep's records come from: a project (gold, annotators derived from the event log, judges)
-or files (each record goes where its own `source` says). One path for the page and every CLI."""
+"""Where a sweep's records come from: a project (its state: the one gold set, annotators derived from
+the event log, judges) or files (each record goes where its own `source` says). One path for the
+page and every CLI."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
 from typing import NamedTuple
 
 from annotation.formats.readers import load_rows, read_any
-from annotation.project import project_records
 from annotation.protocol.errors import InputError, Problem
 from annotation.protocol.ids import Source, source_kind
 from annotation.protocol.records import EvaluationRecord
+from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
 
 
@@ -89,8 +88,12 @@ def inputs_from_project(store) -> SweepInputs:
     """A project's gold (derived from the current labels and rulings), every annotator's `human:*`
     records (derived from the event log, winning over imported ones) and its `judge:*` records:
     what the page, `sweep --project` and `export --project` all compare."""
-    found = project_records(store)
-    return SweepInputs(found.gold, found.humans, found.judges)
+    return inputs_from_state(project_state(store))
+
+
+def inputs_from_state(state) -> SweepInputs:
+    """The sweep's inputs of one project state (`annotation.state.ProjectState`)."""
+    return SweepInputs(state.gold.records, state.annotators, state.judges)
 
 
 def inputs_from_project_dir(directory: str, problems: list[Problem]) -> SweepInputs:
@@ -117,11 +120,3 @@ def inputs_from_project_dir(directory: str, problems: list[Problem]) -> SweepInp
     if not inputs.judges:
         problems.append(Problem(directory, None, "source", "the project has no judge records yet"))
     return inputs
-
-
-def inputs_key(gold, judges, humans, settings: dict) -> str:
-    """sha256 of every input record and the settings: equal keys, equal sweeps."""
-    digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode())
-    for record in (*gold, *judges, *humans):
-        digest.update(json.dumps(record.to_dict(), sort_keys=True, ensure_ascii=False).encode() + b"\n")
-    return digest.hexdigest()

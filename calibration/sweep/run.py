@@ -36,7 +36,7 @@ from calibration.stats import bootstrap, correlation
 from calibration.stats.jackknife import fisher_jackknife_ci
 from calibration.stats.selection import expected_selected_r
 from calibration.sweep.parity import DEFAULT_EPSILON, annotator_rows, config_parity, parity_tables
-from calibration.sweep.scores import score_rows
+from calibration.sweep.scores import ScoreRows, score_rows
 from calibration.sweep.stages import StageLoss, stage_losses
 from calibration.sweep.verdict import Verdict, verdict
 
@@ -95,6 +95,9 @@ class SweepReport:
     stages: list[StageLoss]
     settings: dict
     notes: list[str] = field(default_factory=list)
+    # {(source, mode): {response_id: MURGAT-S or None when undetermined}} of gold and every judge
+    # over the gold responses each has a record for: the scatter reads them (not in `to_dict`)
+    scores: dict[tuple[str, str], dict[str, float | None]] = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict:
         return json_safe(
@@ -325,4 +328,20 @@ def run_sweep(
         stages=stage_losses(list(gold_records.values()), judges),
         settings=_settings(modes, n_boot, folds, seed, alpha, epsilon),
         notes=notes,
+        scores=_response_scores({**gold_by, **judges_by}, ids, gold_scores, judge_scores),
     )
+
+
+def _response_scores(by_source: dict, ids: list[str], *rows: ScoreRows) -> dict:
+    """{(source, mode): {response_id: MURGAT-S, None when undetermined}} over the responses of
+    `ids` each source has a record for."""
+    out = {}
+    for found in rows:
+        for (source, mode), values in found.values.items():
+            have = by_source[source]
+            out[(source, mode)] = {
+                rid: None if np.isnan(value) else float(value)
+                for rid, value in zip(ids, values, strict=True)
+                if rid in have
+            }
+    return out

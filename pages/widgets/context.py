@@ -17,6 +17,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from annotation.state import ProjectState, project_state
 from annotation.store.project_store import DB_NAME, ProjectStore
 from annotation.store.sessions import end_session, session_user, start_session
 from pages.widgets.session_cookie import token_from_browser
@@ -84,6 +85,13 @@ def current_store() -> ProjectStore:
         directory = str(available_projects()[0])
         st.session_state["project"] = directory
     return open_store(directory)
+
+
+def current_state(store: ProjectStore) -> ProjectState:
+    """The project's state as of now (labels, annotators, gold, judges, settings): the one way a
+    page reads derived data. Cached by (project, revision) for every session and thread, so a
+    rerun with nothing new costs one read of the revision."""
+    return project_state(store)
 
 
 def current_user() -> dict | None:

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation.agreement.gold import gold_records
 from annotation.work import queues, sample_queues
 from annotation.work.session import finish_if_complete, normalise_campaign_mode
+from pages.widgets.context import current_state
 
 
 def mark_dirty() -> None:
@@ -34,7 +34,7 @@ def snapshot(store, who: str) -> queues.Queue:
     if cached is not None and cached[0] == key and not st.session_state.pop("queue_dirty", False):
         return cached[1]
     staged = normalise_campaign_mode(key[3]) == "staged"
-    gold = {r.response_id: r for r in gold_records(store)} if staged else {}
+    gold = current_state(store).gold_by_response() if staged else {}
     queue = queues.read_queue(store, who, gold)
     st.session_state["queue"] = (key, queue)
     return queue

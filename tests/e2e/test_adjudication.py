@@ -22,8 +22,9 @@ from browser_support import (
     wait_until_idle,
 )
 
-from annotation.agreement.gold import gold_from_store, read_gold_csv
+from annotation.agreement.gold import read_gold_csv
 from annotation.demo.project import build_demo
+from annotation.state import project_state
 from pages.widgets.ruling import STAGE_NAMES
 
 WHO = "ada"
@@ -84,7 +85,7 @@ def in_view(page, locator) -> bool:
 
 
 def test_adjudicator_clicks_a_row_rules_it_with_a_key_and_the_next_dispute_opens_in_view(demo, server, page):
-    open_all = [v for v in gold_from_store(demo).disputes(open_only=True) if v.stage == "entailment_all"]
+    open_all = [v for v in project_state(demo).gold.disputes(open_only=True) if v.stage == "entailment_all"]
     clicked, after = open_all[1], open_all[2]  # the list without the clicked one: the next is the third
 
     sign_in(page, server)
@@ -100,7 +101,7 @@ def test_adjudicator_clicks_a_row_rules_it_with_a_key_and_the_next_dispute_opens
     heading.wait_for()
     wait_until_idle(page)
     page.screenshot(path=SHOTS / "12_next_dispute_in_view.png")
-    ruled = next(v for v in gold_from_store(demo).values if v.key == clicked.key)
+    ruled = next(v for v in project_state(demo).gold.values if v.key == clicked.key)
     assert (ruled.value, ruled.provenance) == (True, f"adjudicated:{WHO}")
     media = page.locator(".murgat-player").first  # the citation players of the annotate page
     assert in_view(page, heading) and in_view(page, media)
@@ -109,7 +110,7 @@ def test_adjudicator_clicks_a_row_rules_it_with_a_key_and_the_next_dispute_opens
 
 
 def test_adjudicator_rules_a_fact_list_and_finds_it_in_the_gold_download(demo, server, page, tmp_path):
-    listed = [v for v in gold_from_store(demo).disputes(open_only=True) if v.stage == "decomposition"]
+    listed = [v for v in project_state(demo).gold.disputes(open_only=True) if v.stage == "decomposition"]
     first, chosen = listed[0], sorted(listed[0].values)[0]
 
     sign_in(page, server)
@@ -166,12 +167,12 @@ def test_agreement_figure_links_to_the_disputes_of_its_stage(demo, server, page)
     wait_until_idle(page)
     page.screenshot(path=SHOTS / "16_disputes_of_a_stage.png", full_page=True)
     assert page.get_by_role("heading", name=re.compile(r"^Stage 3 · all · response demo-")).count() == 1
-    open_all = sum(v.stage == "entailment_all" for v in gold_from_store(demo).disputes(open_only=True))
+    open_all = sum(v.stage == "entailment_all" for v in project_state(demo).gold.disputes(open_only=True))
     assert page.get_by_text(f"{open_all} disputes, lowest agreement first").count() == 1
 
 
 def test_adjudicator_keeps_only_the_disputes_that_need_a_ruling(demo, server, page):
-    assert not any(v.needs_ruling for v in gold_from_store(demo).disputes())  # ada ruled them all
+    assert not any(v.needs_ruling for v in project_state(demo).gold.disputes())  # ada ruled them all
     sign_in(page, server)
     page.get_by_text("Only those needing a ruling").click()  # the toggle's label
     page.get_by_text("None of the disputes here needs a ruling: a majority settles each.").wait_for()

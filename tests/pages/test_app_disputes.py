@@ -7,8 +7,8 @@ import json
 import pytest
 from app_support import click, components, open_app, shown_text, sign_in, tiny_project
 
-from annotation.agreement.gold import gold_from_store, gold_records
 from annotation.protocol.ids import fact_unit
+from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
 
 PAGE = "pages/disputes.py"
@@ -43,7 +43,7 @@ def disputes_page(monkeypatch, project, name="ada"):
 def gold_value(project, response_id, sentence, question):
     return next(
         v
-        for v in gold_from_store(store_of(project)).values
+        for v in project_state(store_of(project)).gold.values
         if (v.response_id, v.sentence, v.question) == (response_id, sentence, question)
     )
 
@@ -197,7 +197,7 @@ def test_ruling_reaches_the_gold_record_provenance(monkeypatch, project):
     app = disputes_page(monkeypatch, project)
     app.button_group(key="ruling_reason").select("ambiguous media").run()
     click(app, "rule:False")
-    record = next(r for r in gold_from_store(store_of(project)).records if r.response_id == "r1")
+    record = next(r for r in project_state(store_of(project)).gold.records if r.response_id == "r1")
     assert record.sentences[0].verifiable is False
     assert record.sentences[0].provenance["verifiable"] == "adjudicated:ada:ambiguous media"
 
@@ -333,7 +333,7 @@ def test_fact_list_ruling_takes_the_chosen_annotators_facts_by_its_key(monkeypat
         "2",
     }
     click(app, "rule_facts:bob")
-    record = next(r for r in gold_from_store(store).records if r.response_id == "r1")
+    record = next(r for r in project_state(store).gold.records if r.response_id == "r1")
     assert [(f.text, f.citations) for f in record.sentences[1].facts] == [("A man points at the door.", [0])]
     assert record.sentences[1].provenance["facts"] == "adjudicated:ada"
 
@@ -344,7 +344,7 @@ def test_fact_list_edited_on_the_page_is_ruled_with_its_reason(monkeypatch, proj
     draft = "gold_draft:r1|s1|facts:ann"
     app.text_input(key=f"{draft}:text:0").input("A man points with his hand.").run()
     app.button(key=f"{draft}:confirm").click().run()
-    record = next(r for r in gold_from_store(store).records if r.response_id == "r1")
+    record = next(r for r in project_state(store).gold.records if r.response_id == "r1")
     assert [f.text for f in record.sentences[1].facts] == ["A man points with his hand."]
     assert record.sentences[1].provenance["facts"] == "adjudicated:ada:guideline gap"
 
@@ -366,7 +366,7 @@ def test_typed_facts_are_shown_as_text_never_as_markup(monkeypatch, project):
 def test_a_ruling_reaches_the_projects_gold_records_without_a_publish_step(monkeypatch, project):
     app = disputes_page(monkeypatch, project, "boss")
     click(app, "rule:True")
-    current = {r.response_id: r for r in gold_records(store_of(project))}
+    current = {r.response_id: r for r in project_state(store_of(project)).gold.records}
     assert sorted(current) == ["r1", "r2"]
     assert current["r1"].sentences[0].provenance["verifiable"] == "adjudicated:boss"
     assert store_of(project).list_records("gold") == []  # derived when read, never stored

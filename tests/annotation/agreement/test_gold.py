@@ -12,8 +12,6 @@ from annotation.agreement.gold import (
     adjudicate,
     derive_gold,
     gold_csv_rows,
-    gold_from_store,
-    gold_records,
     read_gold_csv,
     rulings_from_events,
     write_gold_csv,
@@ -23,6 +21,7 @@ from annotation.formats.record_schema import validate_record
 from annotation.protocol.citations import Citation
 from annotation.protocol.ids import fact_unit, sentence_unit
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Response, Sentence
+from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
 
 VISUAL = Citation("visual", 1.0, 1.0)
@@ -229,7 +228,7 @@ def store(tmp_path):
 
 def test_an_adjudicated_value_wins_and_appears_in_the_gold_export_with_its_provenance(store, tmp_path):
     adjudicate(store, "ada", "r1", sentence_unit(0), "verifiable", True, "guideline gap")
-    write_records_jsonl(gold_from_store(store).records, tmp_path / "gold.jsonl")
+    write_records_jsonl(project_state(store).gold.records, tmp_path / "gold.jsonl")
     (exported,) = read_records_file(tmp_path / "gold.jsonl").items
     assert exported.source == "gold"
     assert exported.sentences[0].verifiable is True
@@ -260,23 +259,23 @@ def test_the_latest_ruling_wins_and_undoing_it_brings_back_the_one_before(store)
 
 
 def test_the_disputes_list_reads_time_on_item_from_the_events(store):
-    (dispute,) = gold_from_store(store).disputes()
+    (dispute,) = project_state(store).gold.disputes()
     assert dispute.spent_ms == {"alice": 4000, "bob": 1200}
     assert dispute.fast_annotators == ["bob"]
 
 
 def test_the_gold_rule_comes_from_the_project_settings(store):
     store.set_setting("gold_rule", "unanimity")
-    assert gold_from_store(store).rule == "unanimity"
+    assert project_state(store).gold.rule == "unanimity"
     store.set_setting("gold_rule", "loudest")
     with pytest.raises(ValueError, match="gold_rule"):
-        gold_from_store(store)
+        project_state(store)
 
 
 def test_a_ruled_fact_list_becomes_gold_and_its_new_facts_await_entailment_rulings(store):
     adjudicate(store, "ada", "r1", "s0", "verifiable", True)
     adjudicate(store, "ada", "r1", "s0", "facts", [{"text": "A man points.", "citations": [0]}])
-    gold = gold_from_store(store)
+    gold = project_state(store).gold
     (gold_fact,) = gold.records[0].sentences[0].facts
     assert gold_fact.provenance["text"] == "adjudicated:ada"
     (waiting,) = [d for d in gold.disputes() if d.question == "all"]
@@ -286,7 +285,7 @@ def test_a_ruled_fact_list_becomes_gold_and_its_new_facts_await_entailment_rulin
 def test_a_sentence_ruled_verifiable_that_nobody_decomposed_waits_for_a_fact_list_ruling(store):
     store.events.append("alice", "r1", "s0", "verifiable", False)
     adjudicate(store, "ada", "r1", "s0", "verifiable", True)
-    (waiting,) = [d for d in gold_from_store(store).disputes() if d.question == "facts"]
+    (waiting,) = [d for d in project_state(store).gold.disputes() if d.question == "facts"]
     assert waiting.value is None and waiting.values == {}
 
 
@@ -297,7 +296,7 @@ def test_a_ruled_fact_list_must_pass_the_fact_list_checks(store):
 
 def test_a_ruling_is_in_the_projects_gold_records_at_once_and_nothing_is_stored(store):
     adjudicate(store, "ada", "r1", "s0", "verifiable", False)
-    (current,) = gold_records(store)
+    (current,) = project_state(store).gold.records
     assert current.sentences[0].provenance == {"verifiable": "adjudicated:ada"}
     assert store.list_records("gold") == []
 
@@ -311,7 +310,7 @@ def test_imported_gold_counts_only_for_responses_nobody_labelled_in_the_project(
         ]
     )
     adjudicate(store, "ada", "r1", "s0", "verifiable", True)
-    by_response = {r.response_id: r for r in gold_records(store)}
+    by_response = {r.response_id: r for r in project_state(store).gold.records}
     assert by_response["r9"].sentences[0].text == "Unlabelled."
     assert by_response["r1"].sentences[0].provenance["verifiable"] == "adjudicated:ada"
 
@@ -339,7 +338,7 @@ def test_staged_answers_about_gold_facts_count_for_the_gold_they_settle(store):
     unit = fact_unit(0, gold_fact["text"], [0])
     for name, answer in (("alice", False), ("bob", False), ("carol", True)):
         store.events.append(name, "r1", unit, "all", answer)
-    (all_value,) = [v for v in gold_from_store(store).values if v.question == "all"]
+    (all_value,) = [v for v in project_state(store).gold.values if v.question == "all"]
     assert all_value.values == {"alice": False, "bob": False, "carol": True}
     assert all_value.value is False and all_value.provenance == "majority 2/3"
 

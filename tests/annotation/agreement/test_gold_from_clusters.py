@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.agreement.gold import adjudicate, gold_from_store
+from annotation.agreement.gold import adjudicate
 from annotation.agreement.reliability import measure_agreement
 from annotation.protocol.citations import Citation
 from annotation.protocol.ids import entailment_task, fact_unit, sentence_unit
 from annotation.protocol.records import Response, Sentence
+from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
 from annotation.work.labels import annotator_records, labels_by_unit
 from annotation.work.session import plan
@@ -112,7 +113,7 @@ def gold_facts(gold):
 
 
 def test_gold_keeps_every_fact_a_majority_stated_in_whatever_words(campaign):
-    assert gold_facts(gold_from_store(campaign)) == [
+    assert gold_facts(project_state(campaign).gold) == [
         [("A yellow triangle is on screen.", [0]), ("The background is black.", [0])],
         [("The number 83 is displayed.", [0]), ("A tone is heard.", [1])],
         [("A man waves.", [0]), ("The man smiles.", [0])],
@@ -123,7 +124,7 @@ def test_gold_keeps_every_fact_a_majority_stated_in_whatever_words(campaign):
 
 
 def test_the_disputes_are_exactly_the_four_real_disagreements(campaign):
-    disputes = gold_from_store(campaign).disputes()
+    disputes = project_state(campaign).gold.disputes()
     assert sorted((d.sentence, d.question) for d in disputes) == [
         (2, "facts"),
         (3, "facts"),
@@ -135,7 +136,7 @@ def test_the_disputes_are_exactly_the_four_real_disagreements(campaign):
 def test_majority_entailment_counts_every_annotator_who_answered_in_their_own_words(campaign):
     voters = {
         (v.sentence, v.fact, v.question): sorted(v.values)
-        for v in gold_from_store(campaign).values
+        for v in project_state(campaign).gold.values
         if v.task in ("all", "alone.0")
     }
     assert voters[(0, "A yellow triangle is on screen.", "all")] == ["alice", "bob", "carol"]
@@ -150,7 +151,9 @@ def test_majority_entailment_counts_every_annotator_who_answered_in_their_own_wo
 def test_an_answer_on_a_fact_cited_differently_counts_where_it_asks_the_same_question(campaign):
     # carol's `all` on the dog cited (audio 0:06-0:07) alone is E(dog, {first bark}): gold's alone[0]
     values = {
-        v.question: sorted(v.values) for v in gold_from_store(campaign).values if v.sentence == 4 and v.task
+        v.question: sorted(v.values)
+        for v in project_state(campaign).gold.values
+        if v.sentence == 4 and v.task
     }
     assert values["all"] == ["alice", "bob"]
     assert values["alone[0]"] == ["alice", "bob", "carol"]
@@ -163,7 +166,7 @@ def test_a_reworded_dissent_on_entailment_is_counted_and_outvoted(campaign):
     store.events.append(carol, "r1", fact_unit(0, "There is a yellow triangle on screen.", [0]), "all", False)
     (value,) = [
         v
-        for v in gold_from_store(store).values
+        for v in project_state(store).gold.values
         if v.sentence == 0 and v.question == "all" and "triangle" in v.fact
     ]
     assert value.values == {"alice": True, "bob": True, "carol": False}
@@ -171,7 +174,7 @@ def test_a_reworded_dissent_on_entailment_is_counted_and_outvoted(campaign):
 
 
 def test_the_combined_fact_is_surfaced_as_a_decomposition_disagreement(campaign):
-    (dispute,) = [d for d in gold_from_store(campaign).disputes() if d.sentence == 5]
+    (dispute,) = [d for d in project_state(campaign).gold.disputes() if d.sentence == 5]
     combination = dispute.clusters.combinations[0]
     combined = dispute.clusters.clusters[combination.combined]
     assert combined.wordings == (("carol", "A red square is on screen and the background is white.", (0,)),)
@@ -185,7 +188,7 @@ def test_a_ruling_made_on_a_members_wording_counts_for_the_gold_fact(campaign):
     adjudicate(campaign, "ada", "r1", fact_unit(0, "A yellow triangle appears.", [0]), "all", False)
     (value,) = [
         v
-        for v in gold_from_store(campaign).values
+        for v in project_state(campaign).gold.values
         if v.sentence == 0 and v.question == "all" and "triangle" in v.fact
     ]
     assert (value.value, value.provenance) == (False, "adjudicated:ada")
@@ -214,7 +217,7 @@ def test_a_staged_campaign_asks_everyone_stage_3_about_the_canonical_wording(tmp
         store.add_user(name, "annotator", None)
         store.events.append(name, "r1", "s0", "verifiable", True)
         store.events.append(name, "r1", "s0", "facts", [{"text": wording, "citations": [0]}])
-    gold = gold_from_store(store).records[0]
+    gold = project_state(store).gold.records[0]
     asked = {
         name: [
             q.fact.text
@@ -231,5 +234,5 @@ def test_a_staged_campaign_asks_everyone_stage_3_about_the_canonical_wording(tmp
     assert asked == {name: ["A yellow triangle appears."] for name in NAMES}
     for name, answer in zip(NAMES, (True, True, False), strict=True):
         store.events.append(name, "r1", fact_unit(0, "A yellow triangle appears.", [0]), "all", answer)
-    (value,) = [v for v in gold_from_store(store).values if v.question == "all"]
+    (value,) = [v for v in project_state(store).gold.values if v.question == "all"]
     assert value.values == {"alice": True, "bob": True, "carol": False}

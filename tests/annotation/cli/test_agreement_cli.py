@@ -7,12 +7,13 @@ import json
 
 import pytest
 
-from annotation.agreement.gold import adjudicate, gold_from_store
+from annotation.agreement.gold import adjudicate
 from annotation.cli.agreement import add_agreement_parser, add_gold_parser
 from annotation.demo.project import build_demo
 from annotation.formats.readers import read_records_file, write_records_jsonl
 from annotation.protocol.citations import Citation
 from annotation.protocol.records import EvaluationRecord, Sentence
+from annotation.state import project_state
 
 STAGE_KEYS = ["verifiable", "entailment_all", "entailment_alone", "entailment_without", "decomposition"]
 VISUAL = Citation("visual", 1.0, 1.0)
@@ -94,7 +95,7 @@ def test_agreement_on_the_demo_project_is_defined_for_every_stage(demo, capsys):
 
 
 def test_an_adjudicated_dispute_appears_in_the_gold_export_with_its_provenance(demo, tmp_path, capsys):
-    dispute = next(d for d in gold_from_store(demo).disputes(open_only=True) if d.question == "verifiable")
+    dispute = next(d for d in project_state(demo).gold.disputes(open_only=True) if d.question == "verifiable")
     ruled = not dispute.value if dispute.value is not None else True
     adjudicate(demo, "ada", dispute.response_id, dispute.unit, dispute.task, ruled, "annotator error")
     out, csv_out = tmp_path / "gold.jsonl", tmp_path / "gold.csv"

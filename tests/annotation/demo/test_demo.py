@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 from scipy.stats import pearsonr
 
-from annotation.agreement.gold import gold_records
 from annotation.demo.labellers import JUDGE_CONFIGS, judge_source
 from annotation.demo.project import LABELLED_QUEUE, TRUTH_FILE, build_demo
 from annotation.media.clips import decode_audio
 from annotation.media.files import probe_media
 from annotation.protocol.derivation import derive_entailment
 from annotation.protocol.sentences import answer_letter
+from annotation.state import project_state
 from annotation.store.accounts import authenticate
 from annotation.work.labels import human_records
 from annotation.work.sample_queues import sample_queue
@@ -33,7 +33,7 @@ def _all_citations(store):
 
 
 def _gold_scores(store, mode="individual"):
-    return np.array([s.murgat_s for s in score_records(gold_records(store), [mode])])
+    return np.array([s.murgat_s for s in score_records(project_state(store).gold.records, [mode])])
 
 
 def test_demo_accounts_sign_in_with_their_name_as_password(demo):
@@ -132,7 +132,7 @@ def test_some_responses_think_before_answering(demo):
 def test_records_come_from_gold_three_annotators_and_four_judges(demo):
     store = demo["store"]
     assert store.record_sources() == sorted(judge_source(c) for c in JUDGE_CONFIGS)  # gold is derived
-    assert len(gold_records(store)) == 24
+    assert len(project_state(store).gold.records) == 24
     assert len(JUDGE_CONFIGS) >= 4
     assert {r.source for r in human_records(store)} == {f"human:{n}" for n in ANNOTATOR_NAMES}
     for source in store.record_sources():
@@ -178,7 +178,7 @@ def test_careless_annotator_often_decides_in_under_two_seconds(demo):
 
 
 def test_gold_is_complete_and_obeys_the_derivation_rules(demo):
-    for record in gold_records(demo["store"]):
+    for record in project_state(demo["store"]).gold.records:
         for sentence in record.sentences:
             assert sentence.verifiable is not None
             for fact in sentence.facts:
@@ -244,7 +244,7 @@ def test_building_over_an_existing_demo_with_its_seed_returns_it_unchanged(demo)
     events_before = len(demo["store"].events.log())
     store = build_demo(demo["directory"], seed=0)
     assert len(store.events.log()) == events_before
-    assert len(gold_records(store)) == 24
+    assert len(project_state(store).gold.records) == 24
 
 
 def test_building_over_a_demo_of_another_seed_is_refused(demo):

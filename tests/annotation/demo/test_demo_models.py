@@ -6,10 +6,10 @@ import statistics
 
 import pytest
 
-from annotation.agreement.gold import gold_records
 from annotation.demo.labellers import JUDGE_CONFIGS, judge_source
 from annotation.demo.models import HIGH, LOW, MODELS, RESPONSES_PER_MODEL, labelled_model, quality_of
 from annotation.demo.project import LABELLED_QUEUE, build_demo
+from annotation.state import project_state
 from annotation.work.queues import assigned_response_ids, is_assigned
 from annotation.work.sample_queues import annotation_response_ids, sample_queue
 from calibration.scoring.murgat_s import score_records
@@ -43,7 +43,7 @@ def test_the_labelled_responses_are_spread_over_the_models(demo_store):
 
 
 def test_only_the_labelled_responses_have_gold(demo_store):
-    assert {r.response_id for r in gold_records(demo_store)} == set(labelled(demo_store))
+    assert {r.response_id for r in project_state(demo_store).gold.records} == set(labelled(demo_store))
 
 
 def test_annotators_are_asked_the_labelled_responses_as_before_models_existed(demo_store):

@@ -9,9 +9,10 @@ import shutil
 
 import pytest
 
-from annotation.agreement.gold import adjudicate, gold_from_store
+from annotation.agreement.gold import adjudicate
 from annotation.demo.project import build_demo
 from annotation.protocol.ids import sentence_unit
+from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
 from calibration.sweep.inputs import inputs_from_project
 from calibration.sweep.run import run_sweep
@@ -52,7 +53,7 @@ def test_partial_work_and_a_new_ruling_leave_everyone_elses_parity_defined_and_u
     try:
         for rid in store.response_ids()[:3]:  # dana starts three responses and finishes none
             store.events.append("dana", rid, sentence_unit(0), "verifiable", True, spent_ms=4000)
-        disputed = next(v for v in gold_from_store(store).values if v.task == "verifiable")
+        disputed = next(v for v in project_state(store).gold.values if v.task == "verifiable")
         adjudicate(store, "ada", disputed.response_id, disputed.unit, disputed.task, not disputed.value, None)
     finally:
         store.close()

@@ -1,0 +1,272 @@
+"""The project as of one revision: its current labels, every annotator's `human:*` records, the one
+gold set and the judge records, derived once and read by every page and command.
+
+`project_state(store)` reads the project's revision (`Revision`: the last event id, the last record
+id, the number of responses and the settings — every write moves one of them) and returns the
+state of that revision. States are cached per project file: the same revision returns the same
+object, derived once however many threads ask. A new revision re-derives only what changed:
+the responses with events since the last one (events carry their response) or whose imported
+annotator records changed; a change of the gold rule re-derives everything.
+
+Per response, gold is derived in two passes (a staged campaign): the annotators' own labels
+settle the gold facts (stages 1–2); people then answer stage 3 about those gold facts, which
+their own records do not hold, so their records are built again with the gold record and, when
+that adds answers, gold is derived again counting them (`agreement.gold.derive_gold`'s
+`answers`).
+
+Gold is one set everywhere: derived for every response someone labelled (events or imported
+`human:*` records), and the imported `gold` record of a response nobody labelled here.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from annotation.agreement.gold import DEFAULT_RULE, RULES, GoldSet, derive_gold, rulings_from_events
+from annotation.protocol.records import EvaluationRecord, Sentence
+from annotation.store.event_log import Event
+from annotation.work.labels import response_annotator_records
+
+DEFAULT_PAD_S = 1.0  # seconds of media played before and after a cited moment
+KEPT_PROJECTS = 8  # states kept in memory, one per project file, the least recently read dropped
+MANY_CHANGED = 64  # beyond this many changed responses, one read of every label beats one per response
+
+
+@dataclass(frozen=True)
+class ProjectSettings:
+    """The settings derived state depends on, checked once per revision. ValueError (naming the
+    setting) for a gold rule the derivation does not know."""
+
+    gold_rule: str = DEFAULT_RULE
+    auto_accept_unanimous: bool = True
+    pad_s: float = DEFAULT_PAD_S
+
+    def __post_init__(self):
+        if self.gold_rule not in RULES:
+            raise ValueError(
+                f"project setting gold_rule = {self.gold_rule!r} is not one of {', '.join(RULES)}"
+            )
+
+    @classmethod
+    def of(cls, store) -> ProjectSettings:
+        return cls(
+            store.get_setting("gold_rule", DEFAULT_RULE),
+            bool(store.get_setting("auto_accept_unanimous", True)),
+            float(store.get_setting("pad_s", DEFAULT_PAD_S)),
+        )
+
+    @property
+    def gold(self) -> tuple[str, bool]:
+        """(rule, auto_accept_unanimous): what gold derivation depends on."""
+        return self.gold_rule, self.auto_accept_unanimous
+
+
+@dataclass(frozen=True)
+class Revision:
+    """Marks that move with every write to a project: the append-only event log's and record
+    table's last ids, the number of responses, the settings as stored."""
+
+    events: int
+    records: int
+    responses: int
+    settings: str
+
+    @classmethod
+    def of(cls, store) -> Revision:
+        return cls(*store.change_marks())
+
+
+@dataclass(frozen=True)
+class ResponseState:
+    """One response's share of the state: its current label events (rulings included), its
+    annotators' records and its gold (values and record; empty when nobody labelled it)."""
+
+    labels: tuple[Event, ...]
+    annotators: tuple[EvaluationRecord, ...]
+    gold: GoldSet
+
+
+@dataclass
+class ProjectState:
+    """A project as of `revision` (see module doc). `labels`: every current label event, by id;
+    `annotators`: the `human:*` records by source, then response (import order); `gold`: the gold
+    set — values of the labelled responses in import order, records of every response with gold;
+    `judges`: the stored judge records, read on first use."""
+
+    revision: Revision
+    settings: ProjectSettings
+    responses: dict[str, ResponseState]
+    order: dict[str, int]
+    imported: tuple[dict[str, tuple[EvaluationRecord, ...]], dict[str, EvaluationRecord]]
+    sentences: dict[str, list[Sentence]]
+    store: object = field(repr=False, compare=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    @cached_property
+    def labels(self) -> tuple[Event, ...]:
+        return tuple(sorted((e for part in self.responses.values() for e in part.labels), key=lambda e: e.id))
+
+    @cached_property
+    def annotators(self) -> list[EvaluationRecord]:
+        found = [r for part in self.responses.values() for r in part.annotators]
+        return sorted(found, key=lambda r: (r.source, self.order.get(r.response_id, 0)))
+
+    @cached_property
+    def gold(self) -> GoldSet:
+        rule, auto_accept = self.settings.gold
+        gold = GoldSet(rule, auto_accept)
+        for rid in sorted(self.responses, key=lambda rid: self.order.get(rid, 0)):
+            gold.values.extend(self.responses[rid].gold.values)
+            gold.records.extend(self.responses[rid].gold.records)
+        have = {r.response_id for r in gold.records}
+        gold.records.extend(r for rid, r in self.imported[1].items() if rid not in have)
+        gold.records.sort(key=lambda r: self.order.get(r.response_id, 0))
+        return gold
+
+    @property
+    def judges(self) -> list[EvaluationRecord]:
+        """The stored `judge:*` records (latest per response and source), read once."""
+        with self._lock:
+            if "_judges" not in self.__dict__:
+                self.__dict__["_judges"] = self.store.list_records("judge")
+            return self.__dict__["_judges"]
+
+    def gold_by_response(self) -> dict[str, EvaluationRecord]:
+        return {r.response_id: r for r in self.gold.records}
+
+
+# -- derivation --------------------------------------------------------------------------------
+def derive_response(
+    response_id: str,
+    sentences: list[Sentence],
+    labels,
+    imported_humans=(),
+    imported_gold: EvaluationRecord | None = None,
+    settings: ProjectSettings = ProjectSettings(),
+) -> ResponseState:
+    """One response's annotator records and gold from its current label events, its imported
+    annotator records and (for a response nobody labels) its imported gold; see module doc."""
+    labels = tuple(labels)
+    rule, auto_accept = settings.gold
+    options = {
+        "rule": rule,
+        "auto_accept_unanimous": auto_accept,
+        "spent_ms": {(e.who, e.response_id, e.unit, e.task): e.spent_ms for e in labels},
+    }
+    rulings = rulings_from_events(labels)
+    own = response_annotator_records(response_id, sentences, labels, imported_humans)
+    first = derive_gold(own, rulings, **options)
+    gold_record = first.records[0] if first.records else imported_gold
+    about_gold = response_annotator_records(response_id, sentences, labels, imported_humans, gold_record)
+    gold = first if about_gold == own else derive_gold(own, rulings, answers=about_gold, **options)
+    return ResponseState(labels, tuple(about_gold), gold)
+
+
+def _imported(store) -> tuple[dict[str, tuple[EvaluationRecord, ...]], dict[str, EvaluationRecord]]:
+    """({response: its imported `human:*` records}, {response: its imported gold record})."""
+    humans: dict[str, list[EvaluationRecord]] = {}
+    for record in store.list_records("human"):
+        humans.setdefault(record.response_id, []).append(record)
+    gold = {r.response_id: r for r in store.list_records("gold")}
+    return {rid: tuple(found) for rid, found in humans.items()}, gold
+
+
+def _labels_of(store, response_ids: set[str] | None) -> dict[str, list[Event]]:
+    """{response: its current label events} of `response_ids` (None: every response)."""
+    if response_ids is not None and len(response_ids) <= MANY_CHANGED:
+        return {rid: store.events.current_labels(response_id=rid) for rid in response_ids}
+    out: dict[str, list[Event]] = {rid: [] for rid in response_ids or ()}
+    for event in store.events.current_labels():
+        if response_ids is None or event.response_id in response_ids:
+            out.setdefault(event.response_id, []).append(event)
+    return out
+
+
+def derive_state(
+    store, previous: ProjectState | None = None, revision: Revision | None = None
+) -> ProjectState:
+    """The project's state, derived anew (`previous` None) or from `previous` re-deriving only what
+    changed since (see module doc); no cache. `project_state` is the cached way to read it."""
+    revision = revision or Revision.of(store)
+    settings = ProjectSettings.of(store)
+    full = (
+        previous is None
+        or previous.settings.gold != settings.gold
+        or previous.revision.responses != revision.responses
+    )
+    if full:
+        order = {rid: n for n, rid in enumerate(store.response_ids())}
+        imported = _imported(store)
+        sentences: dict[str, list[Sentence]] = {}
+        labels = _labels_of(store, None)
+        changed = set(labels) | set(imported[0])
+        parts: dict[str, ResponseState] = {}
+    else:
+        order, sentences, parts = previous.order, dict(previous.sentences), dict(previous.responses)
+        imported = previous.imported
+        changed = store.events.responses_since(previous.revision.events)
+        if revision.records != previous.revision.records:
+            imported = _imported(store)
+            changed |= {
+                rid
+                for rid in set(imported[0]) | set(previous.imported[0])
+                if imported[0].get(rid) != previous.imported[0].get(rid)
+            }
+            changed |= {
+                rid
+                for rid in set(imported[1]) | set(previous.imported[1])
+                if imported[1].get(rid) != previous.imported[1].get(rid) and rid in parts
+            }
+        labels = _labels_of(store, changed)
+    for rid in changed:
+        if rid not in sentences:
+            sentences[rid] = store.response_sentences(rid)
+        found = labels.get(rid, [])
+        if not found and rid not in imported[0]:
+            parts.pop(rid, None)
+            continue
+        parts[rid] = derive_response(
+            rid, sentences[rid], found, imported[0].get(rid, ()), imported[1].get(rid), settings
+        )
+    return ProjectState(revision, settings, parts, order, imported, sentences, store)
+
+
+# -- the cache ---------------------------------------------------------------------------------
+_states: OrderedDict[tuple, ProjectState] = OrderedDict()
+_locks: dict[tuple, threading.Lock] = {}
+_cache_lock = threading.Lock()
+
+
+def _identity(store) -> tuple:
+    """The project file: its path and inode (a file replaced at the same path is another project)."""
+    path = store.db_path.resolve()
+    stat = path.stat()
+    return str(path), stat.st_dev, stat.st_ino
+
+
+def project_state(store) -> ProjectState:
+    """The state of the project's current revision (see module doc): the cached one when nothing
+    changed since, else derived from the last one. Thread-safe: threads asking for the same
+    project wait for one derivation. ValueError for an unknown gold rule setting."""
+    key = _identity(store)
+    with _cache_lock:
+        lock = _locks.setdefault(key, threading.Lock())
+    with lock:
+        revision = Revision.of(store)
+        with _cache_lock:
+            previous = _states.get(key)
+        if previous is not None and previous.revision == revision:
+            with _cache_lock:
+                _states.move_to_end(key)
+            return previous
+        state = derive_state(store, previous, revision)
+        with _cache_lock:
+            _states[key] = state
+            _states.move_to_end(key)
+            while len(_states) > KEPT_PROJECTS:
+                dropped, _ = _states.popitem(last=False)
+                _locks.pop(dropped, None)
+        return state

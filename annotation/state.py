@@ -23,7 +23,6 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from functools import cached_property
 
 from annotation.agreement.gold import DEFAULT_RULE, RULES, GoldSet, derive_gold, rulings_from_events
 from annotation.protocol.records import EvaluationRecord, Sentence
@@ -94,45 +93,47 @@ class ProjectState:
     """A project as of `revision` (see module doc). `labels`: every current label event, by id;
     `annotators`: the `human:*` records by source, then response (import order); `gold`: the gold
     set — values of the labelled responses in import order, records of every response with gold;
-    `judges`: the stored judge records, read on first use."""
+    `judges`: the stored judge records, read on first use. `responses` holds each labelled
+    response's share, `order` the import order, `imported` the imported annotator and gold records
+    by response: what the next revision starts from."""
 
     revision: Revision
     settings: ProjectSettings
     responses: dict[str, ResponseState]
     order: dict[str, int]
     imported: tuple[dict[str, tuple[EvaluationRecord, ...]], dict[str, EvaluationRecord]]
-    sentences: dict[str, list[Sentence]]
+    sentences: dict[str, list[Sentence]] = field(repr=False)
     store: object = field(repr=False, compare=False)
+    labels: tuple[Event, ...] = ()
+    annotators: list[EvaluationRecord] = field(default_factory=list)
+    gold: GoldSet = field(default_factory=lambda: GoldSet(DEFAULT_RULE, True))
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    _judges: list[EvaluationRecord] | None = field(default=None, repr=False, compare=False)
 
-    @cached_property
-    def labels(self) -> tuple[Event, ...]:
-        return tuple(sorted((e for part in self.responses.values() for e in part.labels), key=lambda e: e.id))
-
-    @cached_property
-    def annotators(self) -> list[EvaluationRecord]:
-        found = [r for part in self.responses.values() for r in part.annotators]
-        return sorted(found, key=lambda r: (r.source, self.order.get(r.response_id, 0)))
-
-    @cached_property
-    def gold(self) -> GoldSet:
+    def __post_init__(self):
+        in_order = sorted(self.responses, key=lambda rid: self.order.get(rid, 0))
+        parts = [self.responses[rid] for rid in in_order]
+        self.labels = tuple(sorted((e for part in parts for e in part.labels), key=lambda e: e.id))
+        self.annotators = sorted(
+            (r for part in parts for r in part.annotators),
+            key=lambda r: (r.source, self.order.get(r.response_id, 0)),
+        )
         rule, auto_accept = self.settings.gold
-        gold = GoldSet(rule, auto_accept)
-        for rid in sorted(self.responses, key=lambda rid: self.order.get(rid, 0)):
-            gold.values.extend(self.responses[rid].gold.values)
-            gold.records.extend(self.responses[rid].gold.records)
-        have = {r.response_id for r in gold.records}
-        gold.records.extend(r for rid, r in self.imported[1].items() if rid not in have)
-        gold.records.sort(key=lambda r: self.order.get(r.response_id, 0))
-        return gold
+        self.gold = GoldSet(rule, auto_accept)
+        for part in parts:
+            self.gold.values.extend(part.gold.values)
+            self.gold.records.extend(part.gold.records)
+        have = {r.response_id for r in self.gold.records}
+        self.gold.records.extend(r for rid, r in self.imported[1].items() if rid not in have)
+        self.gold.records.sort(key=lambda r: self.order.get(r.response_id, 0))
 
     @property
     def judges(self) -> list[EvaluationRecord]:
         """The stored `judge:*` records (latest per response and source), read once."""
         with self._lock:
-            if "_judges" not in self.__dict__:
-                self.__dict__["_judges"] = self.store.list_records("judge")
-            return self.__dict__["_judges"]
+            if self._judges is None:
+                self._judges = self.store.list_records("judge")
+            return self._judges
 
     def gold_by_response(self) -> dict[str, EvaluationRecord]:
         return {r.response_id: r for r in self.gold.records}

@@ -121,8 +121,19 @@ def oracle_disputes(store, dana: int) -> dict:
     }
 
 
+def project_gold(store):
+    """The project's gold set, in this tree or one before the project state."""
+    try:
+        from annotation.state import project_state
+    except ImportError:
+        from annotation.agreement.gold import gold_from_store
+
+        return gold_from_store(store)
+    return project_state(store).gold
+
+
 def figures(store, resamples: int) -> dict:
-    from annotation.agreement.gold import derive_gold, gold_from_store
+    from annotation.agreement.gold import derive_gold
     from annotation.agreement.reliability import measure_agreement
     from annotation.work.labels import annotator_records
 
@@ -130,7 +141,7 @@ def figures(store, resamples: int) -> dict:
     gold = derive_gold(records, {})
     alone = gold.disputes()
     asked = [v for v in gold.values if v.task is not None]  # what people answer (not derived)
-    built = gold_from_store(store).disputes()
+    built = project_gold(store).disputes()
     agreement = measure_agreement(records, n_resamples=resamples)
     return {
         "disputes, annotators alone": len(alone),

@@ -1,4 +1,5 @@
-"""Time to derive the demo's gold (`gold_from_store`, what the disputes page does on every rerun), this
+"""Time to derive the demo's gold cold (`annotation.state.derive_state`, once per project revision;
+`gold_from_store` in trees before the project state, on every rerun), this
 tree against a baseline commit run in the same script, in CPU seconds of the process (the machine is
 shared: wall time varies with its load).
 
@@ -24,8 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def measure(repeats: int) -> float:
-    from annotation.agreement.gold import gold_from_store
     from annotation.demo.project import build_demo
+
+    gold_from_store = cold_gold_derivation()
 
     with tempfile.TemporaryDirectory() as folder:
         store = build_demo(Path(folder) / "demo")
@@ -37,6 +39,17 @@ def measure(repeats: int) -> float:
             times.append(time.process_time() - start)
         store.close()
     return statistics.median(times)
+
+
+def cold_gold_derivation():
+    """store -> GoldSet, derived anew on each call, in this tree or an older one."""
+    try:
+        from annotation.state import derive_state
+    except ImportError:  # a tree before the project state
+        from annotation.agreement.gold import gold_from_store
+
+        return gold_from_store
+    return lambda store: derive_state(store).gold
 
 
 def baseline_run(commit: str, repeats: int) -> float:
@@ -67,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     before = baseline_run(args.baseline, args.repeats)
     after = measure(args.repeats)
     print(
-        f"gold_from_store on the demo, median CPU time of {args.repeats}: baseline {args.baseline} {before:.3f} s, "
+        f"gold derivation (cold) on the demo, median CPU time of {args.repeats}: baseline {args.baseline} {before:.3f} s, "
         f"this tree {after:.3f} s, after/before {after / before:.2f}"
     )
     return 0

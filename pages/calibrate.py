@@ -11,6 +11,7 @@ the scores the sweep computed.
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 
@@ -54,14 +55,15 @@ SCATTER_KEY = "calibrate_scatter"
 
 
 def cached_sweep(store, settings: dict) -> dict:
-    """{'report', …} for the project's revision and these settings: the sweep is run once per
+    """{'key', 'report', …} for the project's revision and these settings: the sweep is run once per
     (revision, settings) for every session (`project_sweep`); the dict keeps this session's
     choices about that report (the cheapest rule's pick). InputError passes through."""
     with st.spinner("Running the sweep (bootstrap, confidence set, cross-validation, human parity)…"):
         report = project_sweep(store, settings)
     cached = st.session_state.get("calibrate_sweep")
     if cached is None or cached["report"] is not report:
-        cached = {"report": report}
+        key = (str(current_state(store).revision), json.dumps(settings, sort_keys=True))
+        cached = {"key": key, "report": report}
         st.session_state["calibrate_sweep"] = cached
     return cached
 

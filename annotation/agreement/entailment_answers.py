@@ -13,21 +13,17 @@ from __future__ import annotations
 
 from annotation.protocol.derivation import derive_entailment
 from annotation.protocol.ids import Task
+from annotation.protocol.questions import question_citations
 from annotation.protocol.records import Fact, Sentence
 
 Segments = frozenset[int]
 
 
 def question_segments(citations, sentence: Sentence, kind: str, j: int | None) -> Segments:
-    """The valid citations (sentence indices) question `kind` (`all` | `alone` | `without`) at
-    position j of a fact cited `citations` is about."""
-    valid = [c for c in citations if 0 <= c < len(sentence.citations) and sentence.citations[c].valid]
-    if kind == "all":
-        return frozenset(valid)
-    cited = citations[j]
-    if kind == "alone":
-        return frozenset(valid) & {cited}
-    return frozenset(valid) - {cited}
+    """The valid ones of the citations (sentence indices) question `kind` (`all` | `alone` |
+    `without`) at position j of a fact cited `citations` is about (`question_citations`)."""
+    valid = {c for c in citations if 0 <= c < len(sentence.citations) and sentence.citations[c].valid}
+    return frozenset(question_citations(citations, kind, j)) & valid
 
 
 def answered(fact: Fact, sentence: Sentence) -> list[tuple[str, int | None, Segments, bool | None]]:

@@ -8,7 +8,7 @@ Adjudication vocabulary (the event log's units from labels.py; the task gets a `
 - stage 1: unit `s{i}`, task `gold.verifiable`, value {"value": bool, "reason": tag}
 - stage 2: unit `s{i}`, task `gold.facts`, value {"value": [{"text": str, "citations": [int]}],
   "reason": tag} — the whole fact list, as an annotator's `facts` label
-- stage 3: unit `s{i}/{fact_key}` (labels.fact_unit of the gold fact), task `gold.all` |
+- stage 3: unit `s{i}/{fact_key}` (`protocol.ids.fact_unit` of the gold fact), task `gold.all` |
   `gold.alone.{j}` | `gold.without.{j}`, value {"value": bool, "reason": tag}
 `tag` is one of REASONS or None. The latest ruling on a (response, unit, task) wins, whoever
 made it; undoing it (store.undo_last) brings back the one before. A stage-3 ruling made on any
@@ -22,7 +22,7 @@ A ruling always wins. Stage 2 works on fact clusters (`clusters.py`): people agr
 when they stated the same clusters with the same citations, however they worded them; the gold
 facts are then every cluster, each with its canonical wording; under "majority" otherwise the
 clusters more than half of the decomposers stated. Stage 3 is decided on the questions a person is
-asked (`session.entailment_questions`) about each gold fact, counting every member of its cluster
+asked (`protocol.questions.entailment_questions`) about each gold fact, counting every member of its cluster
 who answered the same question (`entailment_answers.py`); the others are derived (PROTOCOL §2).
 
 Provenance strings: "unanimous 3/3", "majority 2/3", "adjudicated:ada" or
@@ -44,9 +44,11 @@ from annotation.agreement.entailment_answers import answer_for, question_segment
 from annotation.agreement.reliability import agreement_stage, records_by_response
 from annotation.formats.atomic_file import write_text_atomically
 from annotation.protocol.derivation import derive_entailment
+from annotation.protocol.fact_list import check_fact_list, normalise_fact_list
 from annotation.protocol.ids import QuestionKey, Task, Unit, fact_unit, is_ruling, sentence_unit
+from annotation.protocol.questions import entailment_questions, question_citations
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
-from annotation.work.session import check_fact_list, entailment_questions
+from annotation.protocol.same_sentence import sentence_at
 
 REASONS = ("guideline gap", "annotator error", "ambiguous media")
 RULES = ("majority", "unanimity")
@@ -180,12 +182,6 @@ def decide(
     return None, f"unresolved: disputed {m}/{n}", agreement
 
 
-def _same_sentence(record: EvaluationRecord, i: int, base: Sentence) -> Sentence | None:
-    if i < len(record.sentences) and record.sentences[i].text.strip() == base.text.strip():
-        return record.sentences[i]
-    return None
-
-
 def _fact_dicts(facts) -> list[dict]:
     return [{"text": text, "citations": list(cites)} for text, cites, *_ in facts]
 
@@ -222,7 +218,7 @@ class _Deriver:
         return gold
 
     def sentence(self, i: int, base: Sentence) -> Sentence:
-        own = {n: s for n, r in sorted(self.by_name.items()) if (s := _same_sentence(r, i, base)) is not None}
+        own = {n: s for n, r in sorted(self.by_name.items()) if (s := sentence_at(r, i, base)) is not None}
         unit = sentence_unit(i)
         labelled = {n: s.verifiable for n, s in own.items() if s.verifiable is not None}
         verifiable = self._value(
@@ -313,7 +309,7 @@ class _Deriver:
         base = self.by_name[min(self.by_name)].sentences[i]
         out = {}
         for name, record in sorted(self.answers.items()):
-            sentence = _same_sentence(record, i, base)
+            sentence = sentence_at(record, i, base)
             if sentence is None:
                 continue
             exact = [
@@ -371,13 +367,6 @@ class _Deriver:
             if found is not None:
                 values[name] = found[0]
                 spent_units[name] = (fact_unit(i, their.text, list(their.citations)), found[1])
-        played = (
-            tuple(cites)
-            if j is None
-            else (cites[j],)
-            if kind == "alone"
-            else tuple(c for position, c in enumerate(cites) if position != j)
-        )
         return self._value(
             i,
             Task(kind, j).value_name,
@@ -387,7 +376,7 @@ class _Deriver:
             fact=text,
             spent_units=spent_units,
             ruling_units=units,
-            segments=played,
+            segments=question_citations(cites, kind, j),
             orphan=cluster is None and not voters,
             citations=tuple(cites),
             wordings=cluster.wordings if cluster is not None else (),
@@ -494,10 +483,7 @@ def adjudicate(
         problems = check_fact_list(value, len(sentences[parsed.sentence].citations))
         if problems:
             raise ValueError("; ".join(problems))
-        value = [
-            {"text": str(f["text"]).strip(), "citations": sorted({int(c) for c in f["citations"]})}
-            for f in value
-        ]
+        value = normalise_fact_list(value)
     elif not isinstance(value, bool):
         raise ValueError(f"a ruling on '{task}' is true or false, got {value!r}")
     return store.events.append(

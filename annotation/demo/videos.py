@@ -134,10 +134,6 @@ def scene_at(truth: VideoTruth, t: float) -> VisualScene:
     return next((s for s in truth.scenes if s.start_s <= t < s.end_s), truth.scenes[-1])
 
 
-def sound_at(truth: VideoTruth, t: float) -> SoundSegment:
-    return next((s for s in truth.sounds if s.start_s <= t < s.end_s), truth.sounds[-1])
-
-
 # -- the scene lists --------------------------------------------------------------------------
 def _cut(rng: random.Random, duration_s: int, shortest: int, longest: int) -> list[tuple[int, int]]:
     """Consecutive [start, end) pieces covering [0, duration_s), each shortest..longest s long

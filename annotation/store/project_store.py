@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from annotation.protocol.ids import Source, source_kind
+from annotation.protocol.ids import Source
 from annotation.protocol.records import EvaluationRecord, Response, Sentence
 from annotation.store.database import Database
 from annotation.store.event_log import EventLog, utc_now
@@ -344,12 +344,6 @@ class ProjectStore:
             r[0]
             for r in self.database.connection.execute("SELECT DISTINCT source FROM records ORDER BY source")
         ]
-
-    def record_kinds(self) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for source in self.record_sources():
-            out[source_kind(source)] = out.get(source_kind(source), 0) + 1
-        return out
 
     # -- users ----------------------------------------------------------------------------
     def add_user(self, name: str, role: str, password_hash: str | None, email: str | None = None) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from annotation.protocol.ids import Source, Unit, entailment_task, fact_unit, is_ruling, sentence_unit
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
+from annotation.protocol.same_sentence import sentence_at
 
 
 def labels_by_unit(events) -> dict[tuple[str, str], object]:
@@ -62,9 +63,7 @@ def record_from_labels(
     for i, sentence in enumerate(sentences):
         unit = sentence_unit(i)
         facts = []
-        gold_sentence = None
-        if gold is not None and i < len(gold.sentences) and gold.sentences[i].text == sentence.text:
-            gold_sentence = gold.sentences[i]
+        gold_sentence = sentence_at(gold, i, sentence)
         for proposal in _judged_fact_list(i, labels, gold_sentence):
             cites = [int(c) for c in proposal.get("citations", [])]
             funit = fact_unit(i, proposal["text"], cites)

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from annotation.protocol.ids import RESPONSE_UNIT, QuestionKey, entailment_task, fact_unit, sentence_unit
+from annotation.protocol.ids import RESPONSE_UNIT, QuestionKey, fact_unit, sentence_unit
+from annotation.protocol.questions import entailment_questions, question_citations
 from annotation.protocol.records import EvaluationRecord, Fact, Sentence
+from annotation.protocol.same_sentence import same_sentence, sentence_at
 from annotation.work.drafts import discard_draft
 
 CAMPAIGN_MODES = ("end_to_end", "staged")
@@ -62,51 +64,6 @@ class Waiting:
     message: str
 
 
-def entailment_questions(fact: Fact, sentence: Sentence) -> list[tuple[str, str, int | None]]:
-    """[(task, kind, j)] a person must answer for `fact`; the rest PROTOCOL §2 derives.
-
-    Counting only the valid citations (an invalid one supports nothing, so alone[j] = False and
-    without[j] = all are never asked): none → nothing is asked (the fact is left out of P and
-    R); one → `all` only (alone = all, without = False); two → `all` and each alone[j] (each
-    without is the other's alone); three or more → `all`, alone[j] and without[j] for each.
-    Raises ValueError on a citation index outside the sentence.
-    """
-    k = len(fact.citations)
-    if k == 0:
-        return []
-    for index in fact.citations:
-        if not 0 <= index < len(sentence.citations):
-            raise ValueError(
-                f"fact '{fact.text}': citation index {index} is out of range "
-                f"(its sentence has {len(sentence.citations)} citations)"
-            )
-    valid = [j for j, index in enumerate(fact.citations) if sentence.citations[index].valid]
-    if not valid:
-        return []
-    tasks: list[tuple[str, str, int | None]] = [("all", "all", None)]
-    if len(valid) >= 2:
-        tasks += [(entailment_task("alone", j), "alone", j) for j in valid]
-    if len(valid) >= 3:
-        tasks += [(entailment_task("without", j), "without", j) for j in valid]
-    return tasks
-
-
-def _segments(fact: Fact, kind: str, j: int | None) -> tuple[int, ...]:
-    if kind == "alone":
-        return (fact.citations[j],)
-    if kind == "without":
-        return tuple(c for position, c in enumerate(fact.citations) if position != j)
-    return tuple(fact.citations)
-
-
-def _gold_sentence(gold: EvaluationRecord | None, index: int, sentence: Sentence) -> Sentence | None:
-    """The gold record's sentence at `index` when it is the same sentence (text), else None."""
-    if gold is None or index >= len(gold.sentences):
-        return None
-    candidate = gold.sentences[index]
-    return candidate if candidate.text.strip() == sentence.text.strip() else None
-
-
 def own_facts(labels: dict, index: int) -> list[Fact] | None:
     """The person's confirmed fact list for sentence `index`, or None when not given."""
     value = labels.get((sentence_unit(index), "facts"))
@@ -136,7 +93,7 @@ def plan(
     to_split: list[int] = []
     for i, sentence in enumerate(sentences):
         if mode == "staged":
-            gold_sentence = _gold_sentence(gold, i, sentence)
+            gold_sentence = sentence_at(gold, i, sentence)
             if gold_sentence is None or gold_sentence.verifiable is None:
                 return questions, Waiting(
                     2, "waiting for the adjudicated verifiability of this response (staged campaign)"
@@ -156,7 +113,7 @@ def plan(
     waiting = None
     for i in to_split:
         if mode == "staged":
-            gold_sentence = _gold_sentence(gold, i, sentences[i])
+            gold_sentence = sentence_at(gold, i, sentences[i])
             facts = gold_sentence.facts if gold_sentence is not None else []
             if not facts:
                 waiting = Waiting(3, "waiting for the adjudicated facts of this response (staged campaign)")
@@ -169,7 +126,9 @@ def plan(
             unit = fact_unit(i, fact.text, list(fact.citations))
             bare = Fact(fact.text, list(fact.citations))
             for task, kind, j in entailment_questions(bare, sentences[i]):
-                questions.append(Question(3, i, unit, task, kind, _segments(bare, kind, j), bare, j))
+                questions.append(
+                    Question(3, i, unit, task, kind, question_citations(bare.citations, kind, j), bare, j)
+                )
     return questions, waiting
 
 
@@ -215,7 +174,7 @@ def propose_facts(
             record.sentences[sentence_index].facts
             for record in judge_records
             if sentence_index < len(record.sentences)
-            and record.sentences[sentence_index].text.strip() == sentence.text.strip()
+            and same_sentence(record.sentences[sentence_index], sentence)
             and record.sentences[sentence_index].facts
         ),
         None,
@@ -227,23 +186,6 @@ def propose_facts(
         if split is not None:
             facts = [part for fact in facts for part in split(fact, sentence.citations)]
     return [{"text": f.text, "citations": [c for c in f.citations if 0 <= c < n]} for f in facts]
-
-
-def check_fact_list(facts: list[dict], n_citations: int) -> list[str]:
-    """Problems with a fact list a person is about to confirm (empty when fine): at least
-    one fact; every fact has text and ticks at least one of the sentence's citations."""
-    problems = []
-    if not facts:
-        problems.append("add at least one fact")
-    for position, fact in enumerate(facts, start=1):
-        if not str(fact.get("text", "")).strip():
-            problems.append(f"fact {position} has no text")
-        citations = fact.get("citations") or []
-        if not citations:
-            problems.append(f"fact {position} cites nothing: tick at least one citation")
-        elif any(not 0 <= c < n_citations for c in citations):
-            problems.append(f"fact {position} ticks a citation the sentence does not have")
-    return problems
 
 
 # -- writes: every decision goes to the event log at once --------------------------------------

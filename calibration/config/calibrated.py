@@ -1,5 +1,5 @@
 """The calibrated MURGAT-SCORE configuration file: build it from a sweep, write, read (the
-checks of its schema live in config_schema.py).
+checks of its schema live in calibration/config/schema.py).
 
 The file (schema in assets/calibrated-config.md, `schema_version` 2; version 1 files are still
 read) names, per stage, the judge

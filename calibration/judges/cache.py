@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from annotation.store.event_log import utc_now
 from annotation.store.project_store import ProjectStore
 
-_CHUNK = 500  # keys per IN (...) query, under SQLite's variable limit
 OWNER = "judge_calls"
 # Append, never edit. IF NOT EXISTS: project files made before this table had its own owner
 # already hold it (the project store's first migration created it then).
@@ -109,20 +108,6 @@ class CallCache:
         """The stored answer for `key`, or None (never asked, or only failed so far)."""
         record = self.get(key)
         return record if record is not None and record.answered else None
-
-    def answered_keys(self, keys) -> set[str]:
-        keys = list(dict.fromkeys(keys))
-        found: set[str] = set()
-        for i in range(0, len(keys), _CHUNK):
-            chunk = keys[i : i + _CHUNK]
-            marks = ",".join("?" * len(chunk))
-            found.update(
-                r[0]
-                for r in self.database.connection.execute(
-                    f"SELECT key FROM judge_calls WHERE response IS NOT NULL AND key IN ({marks})", chunk
-                )
-            )
-        return found
 
     def put(self, record: CallRecord) -> None:
         """Commit one call now. An answer replaces a failure; a failure never replaces an

@@ -9,8 +9,8 @@ import time
 
 import streamlit as st
 
+from annotation.protocol.fact_list import check_fact_list
 from annotation.protocol.records import Sentence
-from annotation.work.session import check_fact_list
 from pages.widgets.context import literal
 from pages.widgets.response_view import chip_label
 

@@ -6,15 +6,15 @@ import pytest
 
 from annotation.protocol.citations import Citation
 from annotation.protocol.derivation import derive_entailment
+from annotation.protocol.fact_list import check_fact_list
 from annotation.protocol.ids import fact_unit
+from annotation.protocol.questions import entailment_questions
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Response, Sentence
 from annotation.store.project_store import ProjectStore
 from annotation.work.labels import labels_by_unit, record_from_labels
 from annotation.work.session import (
     Question,
     Waiting,
-    check_fact_list,
-    entailment_questions,
     next_question,
     normalise_campaign_mode,
     plan,

@@ -1,0 +1,39 @@
+"""A project's sweep runs once per (revision, settings) and keeps the per-response scores the
+Calibrate scatter draws (calibration/sweep/project_sweep.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotation.demo.project import build_demo
+from annotation.state import project_state
+from calibration.scoring.murgat_s import score_records
+from calibration.sweep.project_sweep import project_sweep
+
+SETTINGS = {"modes": ["individual"], "n_boot": 100, "folds": 3, "seed": 0, "epsilon": 0.1}
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    store = build_demo(tmp_path_factory.mktemp("sweep") / "demo")
+    yield store
+    store.close()
+
+
+def test_the_same_revision_and_settings_give_the_same_report_and_a_label_a_new_one(demo):
+    first = project_sweep(demo, SETTINGS)
+    assert project_sweep(demo, SETTINGS) is first
+    assert project_sweep(demo, {**SETTINGS, "seed": 1}) is not first
+    demo.events.append("alice", demo.response_ids()[0], "s0", "verifiable", False)
+    assert project_sweep(demo, SETTINGS) is not first
+
+
+def test_the_report_keeps_each_responses_score_as_the_scorer_gives_it(demo):
+    report = project_sweep(demo, SETTINGS)
+    state = project_state(demo)
+    gold = {s.response_id: s.murgat_s for s in score_records(state.gold.records, ["individual"])}
+    assert report.scores[("gold", "individual")] == gold
+    source = report.configs[0].source
+    judged = [r for r in state.judges if r.source == source and r.response_id in gold]
+    expected = {s.response_id: s.murgat_s for s in score_records(judged, ["individual"])}
+    assert report.scores[(source, "individual")] == expected

@@ -23,7 +23,7 @@ from browser_support import (
 )
 
 from annotation.agreement.gold import gold_from_store, read_gold_csv
-from annotation.demo.project import build_demo
+from annotation.store.project_store import ProjectStore
 from pages.widgets.ruling import STAGE_NAMES
 
 WHO = "ada"
@@ -34,8 +34,8 @@ pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return build_demo(tmp_path_factory.mktemp("e2e-adjudication") / "demo")
+def demo(module_demo):
+    return ProjectStore.open(module_demo)
 
 
 @pytest.fixture(scope="module")

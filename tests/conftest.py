@@ -54,3 +54,23 @@ def module_demo(demo_build, tmp_path_factory) -> Path:
 def demo_copy(demo_build, tmp_path) -> Path:
     """This test's own copy of the demo, to write to."""
     return Path(shutil.copytree(demo_build, tmp_path / "demo"))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Under `pytest -n N --dist loadgroup`, the tests that share a module-scoped fixture (a
+    demo copy, a page, a server) run on one worker, so it is made once, not once per worker;
+    a test already in a group (the browser tests: browser_support.needs_chromium) keeps it.
+    Runs before pytest-xdist reads the groups."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is not None:
+            continue
+        definitions = getattr(item, "_fixtureinfo", None)
+        if definitions is None:
+            continue
+        if any(
+            defs[-1].scope in ("module", "class", "package")
+            for defs in definitions.name2fixturedefs.values()
+            if defs
+        ):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))

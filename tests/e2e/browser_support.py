@@ -28,9 +28,12 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 
+# Under pytest-xdist (`--dist loadgroup`) every browser test runs on one worker: one Chromium for
+# the run, and the streamlit servers never compete with another worker's browser for the CPU.
 needs_chromium = [
     pytest.mark.e2e,
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium"),
+    pytest.mark.xdist_group("browser"),
 ]
 
 

@@ -75,15 +75,22 @@ def test_agreement_page_refuses_an_annotator_who_reaches_it(monkeypatch, tiny):
     assert "not available to your role" in app.error[0].value and not app.get("plotly_chart")
 
 
-def test_agreement_page_shows_alpha_for_all_five_stages_on_the_demo(demo, demo_page):
-    expected = measure_agreement(export_records(demo, "human"))
+@pytest.fixture(scope="module")
+def demo_agreement(demo):
+    """What the page should show, measured here once for the module (the α of the demo's atomic
+    facts takes a while)."""
+    return measure_agreement(export_records(demo, "human"))
+
+
+def test_agreement_page_shows_alpha_for_all_five_stages_on_the_demo(demo_agreement, demo_page):
+    expected = demo_agreement
     alphas = table(demo_page, "stage")
     assert list(alphas["stage"]) == STAGE_NAMES
     assert list(alphas["alpha"]) == [f"{expected[stage].alpha:.3f}" for stage in SHOWN]
 
 
-def test_alpha_bars_carry_the_bootstrap_ci_as_error_bars(demo, demo_page):
-    expected = measure_agreement(export_records(demo, "human"))["verifiable"]
+def test_alpha_bars_carry_the_bootstrap_ci_as_error_bars(demo_agreement, demo_page):
+    expected = demo_agreement["verifiable"]
     bars = figure(demo_page, "alpha_chart")["data"][0]
     assert bars["y"][0] == pytest.approx(expected.alpha)
     assert bars["error_y"]["array"][0] == pytest.approx(expected.ci_high - expected.alpha)

@@ -10,10 +10,9 @@ per response (see tests/test_judges_run.py for the hand count).
 import html
 
 import pytest
-from app_support import PEOPLE, shown_text, signed_in_app
+from app_support import PEOPLE, password_hash, shown_text, signed_in_app
 from judge_server import JudgeServer, make_project, make_video
 
-from annotation.store.accounts import add_account
 from annotation.store.project_store import ProjectStore
 from pages.widgets import judge_run
 
@@ -53,7 +52,7 @@ def project(tmp_path, video, server):
     directory = tmp_path / "p"
     store = make_project(directory, video)
     for name, role in PEOPLE:
-        add_account(store, name, role, name)
+        store.add_user(name, role, password_hash(name))  # hashed once per process
     (directory / "judges.toml").write_text(judges_toml(server.base_url))
     return directory
 
@@ -146,7 +145,7 @@ def test_stop_ends_the_run_early_and_says_so(monkeypatch, tmp_path, video):
     with JudgeServer(latency_s=1.0) as slow:  # a response needs ≥ 3 rounds of calls: 3 s
         directory = tmp_path / "slow"
         store = make_project(directory, video)
-        add_account(store, "boss", "admin", "boss")
+        store.add_user("boss", "admin", password_hash("boss"))
         (directory / "judges.toml").write_text(judges_toml(slow.base_url))
         monkeypatch.setenv(KEY_VARIABLE, SECRET)
         app = signed_in_app(monkeypatch, directory, "boss").switch_page("pages/judges.py").run()

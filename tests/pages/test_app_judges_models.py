@@ -2,7 +2,7 @@
 to chosen models, and a run planned on the responses of the chosen models only."""
 
 import pytest
-from app_support import PEOPLE, signed_in_app
+from app_support import PEOPLE, password_hash, signed_in_app
 from judge_server import RESPONSES, JudgeServer, make_project, make_video
 from test_app_judges import KEY_VARIABLE, SECRET, judges_toml
 
@@ -10,7 +10,6 @@ from annotation.demo.labellers import JUDGE_CONFIGS, judge_source
 from annotation.demo.models import MODELS
 from annotation.protocol.records import Response
 from annotation.protocol.sentences import sentences_for_response
-from annotation.store.accounts import add_account
 
 STRONG = judge_source(JUDGE_CONFIGS[0])
 
@@ -55,7 +54,7 @@ def two_model_project(tmp_path_factory, tmp_path):
             ]
         )
         for name, role in PEOPLE:
-            add_account(store, name, role, name)
+            store.add_user(name, role, password_hash(name))  # hashed once per process
         (directory / "judges.toml").write_text(judges_toml(server.base_url))
         yield directory
 

@@ -16,6 +16,7 @@ from annotation.protocol.records import Response
 from annotation.protocol.sentences import sentences_for_response
 from annotation.store.accounts import hash_password
 from annotation.store.project_store import ProjectStore
+from annotation.store.sessions import start_session
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
 FIRST_TEXT = (
@@ -107,6 +108,30 @@ def open_app(monkeypatch, project: Path) -> AppTest:
     return app.run()
 
 
+def signed_in_app(monkeypatch, project: Path, name: str, **session_state) -> AppTest:
+    """The app already signed in as `name`, for tests whose subject is not sign-in: a real
+    session started in the project's store and handed to the app in session state exactly as
+    the sign-in form leaves it (project, person, token), so no scrypt hash is checked. The
+    app still checks the token against the store on every run; tests of signing in use
+    `sign_in`. Any `session_state` entries are set before the first run too."""
+    store = ProjectStore.open(project)
+    try:
+        account = store.user(name)
+        if account is None:
+            raise LookupError(f"there is no user '{name}' in {project}")
+        token = start_session(store, name)
+    finally:
+        store.close()
+    monkeypatch.setenv("MURGAT_PROJECT", str(project))
+    app = AppTest.from_file(str(APP), default_timeout=60)
+    app.session_state["project"] = str(project)
+    app.session_state["user"] = {"name": account["name"], "role": account["role"]}
+    app.session_state["session_token"] = token
+    for key, value in session_state.items():
+        app.session_state[key] = value
+    return app.run()
+
+
 def sign_in(app: AppTest, name: str, password: str | None = None) -> AppTest:
     app.text_input(key="sign_in_name").input(name)
     app.text_input(key="sign_in_password").input(name if password is None else password)
@@ -114,8 +139,8 @@ def sign_in(app: AppTest, name: str, password: str | None = None) -> AppTest:
 
 
 def open_page_as(monkeypatch, project: Path, name: str, page: str) -> AppTest:
-    """Sign in as `name` (password = name) and open `page`, e.g. 'pages/admin.py'."""
-    return sign_in(open_app(monkeypatch, project), name).switch_page(page).run()
+    """Signed in as `name` (a real session, no sign-in form), `page` open, e.g. 'pages/admin.py'."""
+    return signed_in_app(monkeypatch, project, name).switch_page(page).run()
 
 
 def click(app: AppTest, key: str) -> AppTest:

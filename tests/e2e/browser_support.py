@@ -28,9 +28,12 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 
+# Under pytest-xdist (`--dist loadgroup`) every browser test runs on one worker: one Chromium for
+# the run, and the streamlit servers never compete with another worker's browser for the CPU.
 needs_chromium = [
     pytest.mark.e2e,
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium"),
+    pytest.mark.xdist_group("browser"),
 ]
 
 
@@ -102,20 +105,43 @@ def streamlit_server(
                 process.kill()
 
 
+_browser: dict = {}  # the one Chromium of this test process: {'playwright', 'browser'} once launched
+
+
+def shared_browser():
+    """Debian's Chromium, launched once per test process (with the flags this machine needs)
+    on first use and closed by `close_shared_browser` at the end of the run (tests/e2e/conftest.py)."""
+    if not _browser:
+        from playwright.sync_api import sync_playwright
+
+        playwright = sync_playwright().start()
+        _browser.update(
+            playwright=playwright,
+            browser=playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS),
+        )
+    return _browser["browser"]
+
+
+def close_shared_browser() -> None:
+    if _browser:
+        _browser.pop("browser").close()
+        _browser.pop("playwright").stop()
+
+
 @contextlib.contextmanager
 def chromium_page(viewport_height: int = 1000, viewport_width: int = 1400, **page_options):
-    """A playwright page in Debian's Chromium (launched with the flags this machine needs)."""
-    from playwright.sync_api import sync_playwright
-
+    """A playwright page in a new browser context of the shared Chromium: its own cookies,
+    storage and cache, as a freshly launched browser would have them."""
     SHOTS.mkdir(exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": viewport_width, "height": viewport_height}, **page_options)
-        page.set_default_timeout(60_000)
-        try:
-            yield page
-        finally:
-            browser.close()
+    context = shared_browser().new_context(
+        viewport={"width": viewport_width, "height": viewport_height}, **page_options
+    )
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    try:
+        yield page
+    finally:
+        context.close()
 
 
 def fill_sign_in(page, url: str, who: str) -> None:

@@ -23,8 +23,8 @@ from browser_support import (
 )
 
 from annotation.agreement.gold import read_gold_csv
-from annotation.demo.project import build_demo
 from annotation.state import project_state
+from annotation.store.project_store import ProjectStore
 from pages.widgets.ruling import STAGE_NAMES
 
 WHO = "ada"
@@ -35,8 +35,8 @@ pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return build_demo(tmp_path_factory.mktemp("e2e-adjudication") / "demo")
+def demo(module_demo):
+    return ProjectStore.open(module_demo)
 
 
 @pytest.fixture(scope="module")

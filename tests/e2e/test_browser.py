@@ -13,9 +13,9 @@ from urllib.parse import urlsplit
 import pytest
 from browser_support import SHOTS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
 
-from annotation.demo.project import build_demo
 from annotation.protocol.ids import QuestionKey
 from annotation.store.accounts import add_account
+from annotation.store.project_store import ProjectStore
 from annotation.work.drafts import load_draft
 from annotation.work.labels import labels_by_unit
 
@@ -30,8 +30,8 @@ pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    store = build_demo(tmp_path_factory.mktemp("e2e") / "demo")
+def demo(module_demo):
+    store = ProjectStore.open(module_demo)
     add_account(store, QUICK, "annotator", QUICK)
     add_account(store, PHONE_USER, "annotator", PHONE_USER)
     return store

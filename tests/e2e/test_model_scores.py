@@ -11,15 +11,15 @@ import pytest
 from browser_support import SHOTS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
 
 from annotation.demo.models import MODELS
-from annotation.demo.project import build_demo
+from annotation.store.project_store import ProjectStore
 from annotation.work.sample_queues import queue_names
 
 pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return build_demo(tmp_path_factory.mktemp("e2e-scores") / "demo")
+def demo(module_demo):
+    return ProjectStore.open(module_demo)
 
 
 @pytest.fixture(scope="module")

@@ -14,17 +14,14 @@ import pytest
 from browser_support import SHOTS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
 from PIL import Image
 
-from annotation.demo.project import build_demo
-
 pytestmark = needs_chromium
 HEATMAP_IMAGE_JS = """() => [...document.querySelectorAll('g.hm image')]
                         .map(e => e.getAttribute('href') || e.getAttribute('xlink:href'))"""
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    demo = build_demo(tmp_path_factory.mktemp("sound") / "demo")
-    with streamlit_server(demo.directory, tmp_path_factory.mktemp("sound-log") / "streamlit.log") as url:
+def server(module_demo, tmp_path_factory):
+    with streamlit_server(module_demo, tmp_path_factory.mktemp("sound-log") / "streamlit.log") as url:
         yield url
 
 

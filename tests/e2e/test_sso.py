@@ -12,8 +12,8 @@ from browser_support import chromium_page, needs_chromium, streamlit_server
 from oidc_provider import OidcProvider
 from playwright.sync_api import expect
 
-from annotation.demo.project import build_demo
 from annotation.store.accounts import set_email
+from annotation.store.project_store import ProjectStore
 
 CLIENT_ID, CLIENT_SECRET = "murgat-test", secrets.token_urlsafe(16)
 DANA = {"sub": "u-dana", "email": "Dana@Example.org", "email_verified": True, "name": "Dana"}
@@ -30,8 +30,8 @@ def provider():
 
 
 @pytest.fixture(scope="module")
-def server(provider, tmp_path_factory):
-    demo = build_demo(tmp_path_factory.mktemp("sso") / "demo")
+def server(provider, module_demo, tmp_path_factory):
+    demo = ProjectStore.open(module_demo)
     set_email(demo, "dana", "dana@example.org")
     secrets_file = tmp_path_factory.mktemp("sso-secrets") / "secrets.toml"
     # `{port}` is filled in by Streamlit with the port it serves on.

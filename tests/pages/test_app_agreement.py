@@ -4,11 +4,11 @@ complete labels) and on tiny projects whose labels are written in code."""
 import json
 
 import pytest
-from app_support import open_app, shown_text, sign_in, tiny_project
+from app_support import shown_text, signed_in_app, tiny_project
 
 from annotation.agreement.reliability import measure_agreement
-from annotation.demo.project import build_demo
 from annotation.project import export_records
+from annotation.store.project_store import ProjectStore
 from calibration.scoring.murgat_s import PRECISION_MODES
 from calibration.sweep.parity import annotator_rows, parity_tables
 
@@ -24,8 +24,8 @@ STAGE_NAMES = [
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return build_demo(tmp_path_factory.mktemp("agreement") / "demo")
+def demo(module_demo):
+    return ProjectStore.open(module_demo)
 
 
 @pytest.fixture
@@ -44,7 +44,7 @@ def tiny(tmp_path):
 
 
 def agreement_page(monkeypatch, project, name="ada"):
-    return sign_in(open_app(monkeypatch, project), name).switch_page(PAGE).run()
+    return signed_in_app(monkeypatch, project, name).switch_page(PAGE).run()
 
 
 def table(app, first_column):
@@ -64,26 +64,33 @@ def demo_page(demo):
 
 
 def test_annotator_cannot_open_the_agreement_page(monkeypatch, tiny):
-    app = sign_in(open_app(monkeypatch, tiny), "ann")
+    app = signed_in_app(monkeypatch, tiny, "ann")
     with pytest.raises(ValueError, match="Could not find a navigation page"):
         app.switch_page(PAGE)
 
 
 def test_agreement_page_refuses_an_annotator_who_reaches_it(monkeypatch, tiny):
-    app = sign_in(open_app(monkeypatch, tiny), "ann").run()
+    app = signed_in_app(monkeypatch, tiny, "ann").run()
     app.switch_page(PAGE).run()
     assert "not available to your role" in app.error[0].value and not app.get("plotly_chart")
 
 
-def test_agreement_page_shows_alpha_for_all_five_stages_on_the_demo(demo, demo_page):
-    expected = measure_agreement(export_records(demo, "human"))
+@pytest.fixture(scope="module")
+def demo_agreement(demo):
+    """What the page should show, measured here once for the module (the α of the demo's atomic
+    facts takes a while)."""
+    return measure_agreement(export_records(demo, "human"))
+
+
+def test_agreement_page_shows_alpha_for_all_five_stages_on_the_demo(demo_agreement, demo_page):
+    expected = demo_agreement
     alphas = table(demo_page, "stage")
     assert list(alphas["stage"]) == STAGE_NAMES
     assert list(alphas["alpha"]) == [f"{expected[stage].alpha:.3f}" for stage in SHOWN]
 
 
-def test_alpha_bars_carry_the_bootstrap_ci_as_error_bars(demo, demo_page):
-    expected = measure_agreement(export_records(demo, "human"))["verifiable"]
+def test_alpha_bars_carry_the_bootstrap_ci_as_error_bars(demo_agreement, demo_page):
+    expected = demo_agreement["verifiable"]
     bars = figure(demo_page, "alpha_chart")["data"][0]
     assert bars["y"][0] == pytest.approx(expected.alpha)
     assert bars["error_y"]["array"][0] == pytest.approx(expected.ci_high - expected.alpha)

@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from app_support import APP, FIRST_TEXT, click, highlighted, open_app, shown_text, sign_in, tiny_project
+from app_support import APP, FIRST_TEXT, click, highlighted, shown_text, signed_in_app, tiny_project
 
 from annotation.protocol.ids import fact_unit
 from annotation.protocol.records import EvaluationRecord, Fact, Sentence
@@ -28,7 +28,7 @@ def store(project):
 
 
 def signed_in(monkeypatch, project, name="ann"):
-    return sign_in(open_app(monkeypatch, project), name)
+    return signed_in_app(monkeypatch, project, name)
 
 
 def labels(store, who="ann", rid="r1"):

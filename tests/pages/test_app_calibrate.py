@@ -9,11 +9,12 @@ simulated judge configurations built to rank strong > … > random (annotation/d
 import json
 
 import pytest
-from app_support import open_app, shown_text, sign_in, tiny_project
+from app_support import shown_text, signed_in_app, tiny_project
 
-from annotation.demo.project import build_demo
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
 from annotation.store.project_store import ProjectStore
+from calibration.scoring.murgat_s import PRECISION_MODES
+from calibration.sweep.parity import DEFAULT_EPSILON
 from pages.widgets import opened_response
 
 DEMO_SOURCES = {
@@ -26,15 +27,38 @@ BEST = "judge:sim-strong+sim-strong+sim-strong"
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("demo") / "demo"
-    build_demo(directory)
-    return directory
+def demo(module_demo):
+    return module_demo
+
+
+# Tests that click on the page sweep with fewer resamples (the form's own setting): none of them is
+# about the resample count, and the page with the default settings is `shown`, read by the rest.
+# (pages/calibrate.py's DEFAULT_SETTINGS but n_boot; importing a page would run it)
+FEWER_RESAMPLES = {
+    "modes": list(PRECISION_MODES),
+    "n_boot": 200,
+    "folds": 5,
+    "seed": 0,
+    "epsilon": DEFAULT_EPSILON,
+}
+
+
+def calibrate_page(monkeypatch, project, name="admin", **session_state):
+    return signed_in_app(monkeypatch, project, name, **session_state).switch_page("pages/calibrate.py").run()
+
+
+@pytest.fixture(scope="module")
+def shown(demo):
+    """The page as the admin first sees it (default settings: 2,000 resamples), for tests that
+    only read it."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        yield calibrate_page(monkeypatch, demo)
 
 
 @pytest.fixture
 def page(monkeypatch, demo):
-    return sign_in(open_app(monkeypatch, demo), "admin").switch_page("pages/calibrate.py").run()
+    """A page of this test's own, to click on."""
+    return calibrate_page(monkeypatch, demo, calibrate_settings=dict(FEWER_RESAMPLES))
 
 
 def unescaped(markdown: str) -> str:
@@ -46,8 +70,8 @@ def sweep_table(app):
     return app.dataframe[0].value  # the first table on the page
 
 
-def test_sweep_table_holds_every_demo_judge_source_in_each_of_the_three_modes(page):
-    table = sweep_table(page)
+def test_sweep_table_holds_every_demo_judge_source_in_each_of_the_three_modes(shown):
+    table = sweep_table(shown)
     assert set(table["source"]) == DEMO_SOURCES
     assert sorted(zip(table["source"], table["mode"], strict=True)) == sorted(
         (s, m) for s in DEMO_SOURCES for m in ("individual", "necessity", "alce")
@@ -55,15 +79,15 @@ def test_sweep_table_holds_every_demo_judge_source_in_each_of_the_three_modes(pa
     assert set(table["n"]) == {24}
 
 
-def test_best_configuration_is_the_strong_judges(page):
-    table = sweep_table(page)
+def test_best_configuration_is_the_strong_judges(shown):
+    table = sweep_table(shown)
     assert table.iloc[0]["source"] == BEST and table.iloc[0]["in best set"] == "best"
-    assert f"Chosen: **{BEST} [" in unescaped(page.success[0].value)
+    assert f"Chosen: **{BEST} [" in unescaped(shown.success[0].value)
 
 
-def test_the_sweep_table_shows_the_confidence_set_p_best_and_parity_of_each_configuration(page):
-    table = sweep_table(page)
-    report = page.session_state["calibrate_sweep"]["report"]
+def test_the_sweep_table_shows_the_confidence_set_p_best_and_parity_of_each_configuration(shown):
+    table = sweep_table(shown)
+    report = shown.session_state["calibrate_sweep"]["report"]
     best = table.iloc[0]
     assert best["P(best)"] == pytest.approx(report.best.p_best)
     assert best["parity advantage"] == pytest.approx(report.best.parity["advantage"])
@@ -84,9 +108,9 @@ def test_changed_settings_make_a_new_sweep(page):
     assert app.session_state["calibrate_sweep"]["report"].settings["seed"] == 1
 
 
-def test_the_figures_name_human_parity_and_the_confidence_set(page):
-    report = page.session_state["calibrate_sweep"]["report"]
-    figures = [json.loads(chart.proto.spec) for chart in page.get("plotly_chart")]
+def test_the_figures_name_human_parity_and_the_confidence_set(shown):
+    report = shown.session_state["calibrate_sweep"]["report"]
+    figures = [json.loads(chart.proto.spec) for chart in shown.get("plotly_chart")]
     assert len(figures) == 4
     scatter, heatmap, forest, parity = figures
     assert "human parity: r(judge) − r(annotator) = " in scatter["layout"]["annotations"][0]["text"]
@@ -97,22 +121,22 @@ def test_the_figures_name_human_parity_and_the_confidence_set(page):
     assert sorted(points["x"]) == pytest.approx(sorted(c.parity["advantage"] for c in report.configs))
 
 
-def test_the_choice_says_what_each_number_is(page):
-    text = unescaped(shown_text(page))
+def test_the_choice_says_what_each_number_is(shown):
+    text = unescaped(shown_text(shown))
     assert "95 % confidence set of the best" in text
     assert "Expected r of choosing the highest r, on responses it was not chosen on" in text
     assert "held-out r" not in text and "ceiling" not in text and "indistinguishable" not in text
 
 
-def test_scatter_shows_one_point_per_gold_response_with_its_id(page):
-    scatter = json.loads(page.get("plotly_chart")[0].proto.spec)
+def test_scatter_shows_one_point_per_gold_response_with_its_id(shown):
+    scatter = json.loads(shown.get("plotly_chart")[0].proto.spec)
     [points] = [t for t in scatter["data"] if t.get("name") == "responses"]
     assert len(points["x"]) == 24 and points["customdata"][0] == ["demo-a-01"]
     assert any(t.get("name") == "95 % CI of the line" for t in scatter["data"])
 
 
-def test_heatmap_has_a_panel_per_decomposer_and_mode(page):
-    heatmap = json.loads(page.get("plotly_chart")[1].proto.spec)
+def test_heatmap_has_a_panel_per_decomposer_and_mode(shown):
+    heatmap = json.loads(shown.get("plotly_chart")[1].proto.spec)
     titles = {a["text"] for a in heatmap["layout"]["annotations"] if "decomposer" in a["text"]}
     assert titles == {
         f"{m} · decomposer {d}"
@@ -146,21 +170,21 @@ def test_choosing_a_response_opens_its_text_scores_and_player(page):
     assert app.button(key="open_disputes")
 
 
-def test_demo_export_explains_that_simulated_judges_cannot_be_exported(page):
-    assert "simulated judges" in shown_text(page) and "nothing to export" in shown_text(page)
-    assert not page.get("download_button")
+def test_demo_export_explains_that_simulated_judges_cannot_be_exported(shown):
+    assert "simulated judges" in shown_text(shown) and "nothing to export" in shown_text(shown)
+    assert not shown.get("download_button")
 
 
 @pytest.mark.parametrize("name", ["alice", "ada"])
 def test_annotators_and_adjudicators_cannot_open_the_calibrate_page(monkeypatch, demo, name):
-    app = sign_in(open_app(monkeypatch, demo), name)
+    app = signed_in_app(monkeypatch, demo, name)
     with pytest.raises(ValueError, match="Could not find a navigation page"):
         app.switch_page("pages/calibrate.py")
 
 
 @pytest.mark.parametrize("name", ["alice", "ada"])
 def test_calibrate_page_refuses_other_roles_that_reach_it(monkeypatch, demo, name):
-    app = sign_in(open_app(monkeypatch, demo), name).run()
+    app = signed_in_app(monkeypatch, demo, name).run()
     app.switch_page("pages/calibrate.py").run()
     assert "not available to your role" in app.error[0].value
     assert not any(t.value == "Calibrate" for t in app.title)
@@ -168,7 +192,7 @@ def test_calibrate_page_refuses_other_roles_that_reach_it(monkeypatch, demo, nam
 
 def test_project_without_gold_says_what_is_missing(monkeypatch, tmp_path):
     tiny_project(tmp_path / "p")
-    app = sign_in(open_app(monkeypatch, tmp_path / "p"), "boss").switch_page("pages/calibrate.py").run()
+    app = calibrate_page(monkeypatch, tmp_path / "p", "boss")
     assert "No gold records yet" in app.info[0].value and "No judge records yet" in app.info[0].value
 
 
@@ -215,14 +239,14 @@ def configured(tmp_path):
 
 
 def test_configured_judges_can_be_exported_as_a_calibrated_configuration(monkeypatch, configured):
-    app = sign_in(open_app(monkeypatch, configured), "boss").switch_page("pages/calibrate.py").run()
+    app = calibrate_page(monkeypatch, configured, "boss", calibrate_settings=dict(FEWER_RESAMPLES))
     mode = app.session_state["calibrate_sweep"]["report"].best.precision_mode
     assert f"j+j+j in {mode} mode" in shown_text(app)
     assert [b.label for b in app.get("download_button")] == ["Download the calibrated configuration (JSON)"]
 
 
 def test_changed_records_make_a_new_sweep(monkeypatch, configured):
-    app = sign_in(open_app(monkeypatch, configured), "boss").switch_page("pages/calibrate.py").run()
+    app = calibrate_page(monkeypatch, configured, "boss", calibrate_settings=dict(FEWER_RESAMPLES))
     before = app.session_state["calibrate_sweep"]["key"]
     store = ProjectStore.open(configured)
     store.add_records([record(store, "r6", "judge:j+j+j", (1, 0, 0))])
@@ -230,7 +254,7 @@ def test_changed_records_make_a_new_sweep(monkeypatch, configured):
 
 
 def test_cheapest_rule_without_recorded_calls_says_why_and_keeps_the_best(monkeypatch, configured):
-    app = sign_in(open_app(monkeypatch, configured), "boss").switch_page("pages/calibrate.py").run()
+    app = calibrate_page(monkeypatch, configured, "boss", calibrate_settings=dict(FEWER_RESAMPLES))
     app.radio(key="choose_rule").set_value("cheapest").run()
     assert "No price for the cheapest rule" in app.info[0].value
     assert "Chosen: **judge:j+j+j [" in unescaped(app.success[0].value)
@@ -248,7 +272,7 @@ def test_sources_not_of_the_form_verifier_decomposer_entailer_are_listed_beside_
     store.add_records(
         [record(store, rid, "judge:reference-metric", judged) for rid, (_, judged) in ENTAILED.items()]
     )
-    app = sign_in(open_app(monkeypatch, configured), "boss").switch_page("pages/calibrate.py").run()
+    app = calibrate_page(monkeypatch, configured, "boss", calibrate_settings=dict(FEWER_RESAMPLES))
     assert "(so not in the heatmap): judge:reference-metric" in unescaped(shown_text(app))
 
 
@@ -258,11 +282,11 @@ def cli_json(main, argv, capsys) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-def test_the_page_sweep_project_and_export_then_sweep_give_identical_numbers(page, demo, tmp_path, capsys):
+def test_the_page_sweep_project_and_export_then_sweep_give_identical_numbers(shown, demo, tmp_path, capsys):
     from annotation.cli.main import main as annotation_main
     from calibration.cli.main import main as calibration_main
 
-    on_page = json.loads(json.dumps(page.session_state["calibrate_sweep"]["report"].to_dict()))
+    on_page = json.loads(json.dumps(shown.session_state["calibrate_sweep"]["report"].to_dict()))
     from_project = cli_json(calibration_main, ["sweep", "--project", str(demo), "--json"], capsys)
     exported = tmp_path / "all.jsonl"
     assert annotation_main(["export", "--project", str(demo), "--out", str(exported), "--source", "all"]) == 0

@@ -5,7 +5,7 @@ fact is supported (stage 3); ada adjudicates, boss is the admin."""
 import json
 
 import pytest
-from app_support import click, components, open_app, shown_text, sign_in, tiny_project
+from app_support import click, components, shown_text, signed_in_app, tiny_project
 
 from annotation.protocol.ids import fact_unit
 from annotation.state import project_state
@@ -37,7 +37,7 @@ def store_of(project):
 
 
 def disputes_page(monkeypatch, project, name="ada"):
-    return sign_in(open_app(monkeypatch, project), name).switch_page(PAGE).run()
+    return signed_in_app(monkeypatch, project, name).switch_page(PAGE).run()
 
 
 def gold_value(project, response_id, sentence, question):
@@ -69,21 +69,21 @@ def click_row(app, row: int):
 
 
 def test_annotator_cannot_open_the_disputes_page(monkeypatch, project):
-    app = sign_in(open_app(monkeypatch, project), "ann")
+    app = signed_in_app(monkeypatch, project, "ann")
     with pytest.raises(ValueError, match="Could not find a navigation page"):
         app.switch_page(PAGE)
 
 
 def test_disputes_page_refuses_an_annotator_who_reaches_it(monkeypatch, project):
     # Streamlit's legacy mode can run a script under pages/ directly; the page guards itself.
-    app = sign_in(open_app(monkeypatch, project), "ann").run()
+    app = signed_in_app(monkeypatch, project, "ann").run()
     app.switch_page(PAGE).run()
     assert "not available to your role" in app.error[0].value
     assert not [b for b in app.button if b.key and b.key.startswith("rule")]
 
 
 def test_an_adjudicator_lands_on_the_disputes_page(monkeypatch, project):
-    app = sign_in(open_app(monkeypatch, project), "ada")
+    app = signed_in_app(monkeypatch, project, "ada")
     assert [t.value for t in app.title] == ["Disputes"]
 
 
@@ -276,7 +276,7 @@ def test_stage_filter_keeps_only_that_stages_disputes_and_puts_its_stable_id_in_
 
 
 def test_a_url_with_a_stage_id_opens_that_stages_disputes(monkeypatch, project):
-    app = sign_in(open_app(monkeypatch, project), "boss").switch_page(PAGE)  # an admin lands on Annotate
+    app = signed_in_app(monkeypatch, project, "boss").switch_page(PAGE)  # an admin lands on Annotate
     app.query_params["stage"] = "s1"
     app.run()
     assert listed(app) == [("r1", "verifiable")]

@@ -10,10 +10,9 @@ per response (see tests/test_judges_run.py for the hand count).
 import html
 
 import pytest
-from app_support import PEOPLE, open_app, shown_text, sign_in
+from app_support import PEOPLE, password_hash, shown_text, signed_in_app
 from judge_server import JudgeServer, make_project, make_video
 
-from annotation.store.accounts import add_account
 from annotation.store.project_store import ProjectStore
 from pages.widgets import judge_run
 
@@ -53,7 +52,7 @@ def project(tmp_path, video, server):
     directory = tmp_path / "p"
     store = make_project(directory, video)
     for name, role in PEOPLE:
-        add_account(store, name, role, name)
+        store.add_user(name, role, password_hash(name))  # hashed once per process
     (directory / "judges.toml").write_text(judges_toml(server.base_url))
     return directory
 
@@ -61,7 +60,7 @@ def project(tmp_path, video, server):
 @pytest.fixture
 def page(monkeypatch, project):
     monkeypatch.setenv(KEY_VARIABLE, SECRET)
-    return sign_in(open_app(monkeypatch, project), "boss").switch_page("pages/judges.py").run()
+    return signed_in_app(monkeypatch, project, "boss").switch_page("pages/judges.py").run()
 
 
 def everything_on(app) -> str:
@@ -93,7 +92,7 @@ def test_judges_of_the_toml_are_listed_with_the_key_variable_named_not_its_value
 
 
 def test_unset_key_variable_is_named_and_the_run_cannot_start(monkeypatch, project):
-    app = sign_in(open_app(monkeypatch, project), "boss").switch_page("pages/judges.py").run()
+    app = signed_in_app(monkeypatch, project, "boss").switch_page("pages/judges.py").run()
     assert app.dataframe[0].value.to_dict("records")[0]["API key"] == f"${KEY_VARIABLE} (not set)"
     plan_all_responses(app)
     assert app.button(key="start_run").disabled and f"${KEY_VARIABLE}" in app.warning[0].value
@@ -146,10 +145,10 @@ def test_stop_ends_the_run_early_and_says_so(monkeypatch, tmp_path, video):
     with JudgeServer(latency_s=1.0) as slow:  # a response needs ≥ 3 rounds of calls: 3 s
         directory = tmp_path / "slow"
         store = make_project(directory, video)
-        add_account(store, "boss", "admin", "boss")
+        store.add_user("boss", "admin", password_hash("boss"))
         (directory / "judges.toml").write_text(judges_toml(slow.base_url))
         monkeypatch.setenv(KEY_VARIABLE, SECRET)
-        app = sign_in(open_app(monkeypatch, directory), "boss").switch_page("pages/judges.py").run()
+        app = signed_in_app(monkeypatch, directory, "boss").switch_page("pages/judges.py").run()
         plan_all_responses(app).button(key="start_run").click().run()
         app.button(key="stop_run").click().run()
         app = finished_run(app, directory)
@@ -161,7 +160,7 @@ def test_broken_judges_file_shows_every_problem_with_its_line(monkeypatch, proje
     (project / "judges.toml").write_text(
         '[judges.j]\nadapter = "openai"\nmodel = "m"\nbase_url = "http://127.0.0.1:9/v1"\nspeed = 3\n'
     )
-    app = sign_in(open_app(monkeypatch, project), "boss").switch_page("pages/judges.py").run()
+    app = signed_in_app(monkeypatch, project, "boss").switch_page("pages/judges.py").run()
     assert "cannot be used" in app.error[0].value
     assert "line 5, field 'judges.j.speed': unknown key" in html.unescape(shown_text(app))
 
@@ -176,13 +175,13 @@ def test_judges_file_path_is_a_project_setting(page, project, server):
 
 def test_without_a_judges_file_the_page_explains_where_to_write_one(monkeypatch, project):
     (project / "judges.toml").unlink()
-    app = sign_in(open_app(monkeypatch, project), "boss").switch_page("pages/judges.py").run()
+    app = signed_in_app(monkeypatch, project, "boss").switch_page("pages/judges.py").run()
     assert "No judges file yet" in app.info[0].value and "No judge records yet." in shown_text(app)
 
 
 @pytest.mark.parametrize("name", ["ann", "ada"])
 def test_annotators_and_adjudicators_cannot_open_the_judges_page(monkeypatch, project, name):
-    app = sign_in(open_app(monkeypatch, project), name)
+    app = signed_in_app(monkeypatch, project, name)
     with pytest.raises(ValueError, match="Could not find a navigation page"):
         app.switch_page("pages/judges.py")
 
@@ -190,7 +189,7 @@ def test_annotators_and_adjudicators_cannot_open_the_judges_page(monkeypatch, pr
 @pytest.mark.parametrize("name", ["ann", "ada"])
 def test_judges_page_refuses_other_roles_that_reach_it(monkeypatch, project, name):
     # Streamlit's legacy mode can run a script under pages/ directly; the page guards itself.
-    app = sign_in(open_app(monkeypatch, project), name).run()
+    app = signed_in_app(monkeypatch, project, name).run()
     app.switch_page("pages/judges.py").run()
     assert "not available to your role" in app.error[0].value
     assert not any(t.value == "Judges" for t in app.title)

@@ -2,26 +2,23 @@
 to chosen models, and a run planned on the responses of the chosen models only."""
 
 import pytest
-from app_support import PEOPLE, open_app, sign_in
+from app_support import PEOPLE, password_hash, signed_in_app
 from judge_server import RESPONSES, JudgeServer, make_project, make_video
 from test_app_judges import KEY_VARIABLE, SECRET, judges_toml
 
 from annotation.demo.labellers import JUDGE_CONFIGS, judge_source
 from annotation.demo.models import MODELS
-from annotation.demo.project import build_demo
 from annotation.protocol.records import Response
 from annotation.protocol.sentences import sentences_for_response
-from annotation.store.accounts import add_account
 
 STRONG = judge_source(JUDGE_CONFIGS[0])
 
 
 @pytest.fixture(scope="module")
-def demo_page(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("judges-models") / "demo"
-    build_demo(directory)
+def demo_page(module_demo):
+    directory = module_demo
     with pytest.MonkeyPatch.context() as monkeypatch:
-        yield sign_in(open_app(monkeypatch, directory), "admin").switch_page("pages/judges.py").run()
+        yield signed_in_app(monkeypatch, directory, "admin").switch_page("pages/judges.py").run()
 
 
 def test_judge_records_are_counted_per_model(demo_page):
@@ -57,14 +54,14 @@ def two_model_project(tmp_path_factory, tmp_path):
             ]
         )
         for name, role in PEOPLE:
-            add_account(store, name, role, name)
+            store.add_user(name, role, password_hash(name))  # hashed once per process
         (directory / "judges.toml").write_text(judges_toml(server.base_url))
         yield directory
 
 
 def test_a_run_is_planned_on_the_chosen_models_responses_only(monkeypatch, two_model_project):
     monkeypatch.setenv(KEY_VARIABLE, SECRET)
-    app = sign_in(open_app(monkeypatch, two_model_project), "boss").switch_page("pages/judges.py").run()
+    app = signed_in_app(monkeypatch, two_model_project, "boss").switch_page("pages/judges.py").run()
     app.radio(key="run_responses").set_value("all").run()
     app.multiselect(key="run_models").set_value(["m2"]).run()
     app = app.button(key="plan_run").click().run()

@@ -3,13 +3,11 @@ human-only and PPI intervals side by side, the differences, the planner and its 
 filter, and the downloads; and on tiny projects built in code."""
 
 import json
-import shutil
 
 import pytest
-from app_support import open_app, shown_text, sign_in, tiny_project
+from app_support import shown_text, signed_in_app, tiny_project
 
 from annotation.demo.models import MODELS
-from annotation.demo.project import build_demo
 from annotation.protocol.records import EvaluationRecord
 from annotation.store.project_store import ProjectStore
 from annotation.work.sample_queues import annotation_scope, sample_queue
@@ -19,19 +17,12 @@ PAGE = "pages/model_scores.py"
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("scores") / "demo"
-    build_demo(directory)
-    return directory
-
-
-@pytest.fixture
-def demo_copy(demo, tmp_path):
-    return shutil.copytree(demo, tmp_path / "demo")
+def demo(module_demo):
+    return module_demo
 
 
 def scores_page(monkeypatch, project, who="admin"):
-    return sign_in(open_app(monkeypatch, project), who).switch_page(PAGE).run()
+    return signed_in_app(monkeypatch, project, who).switch_page(PAGE).run()
 
 
 @pytest.fixture(scope="module")
@@ -125,14 +116,14 @@ def test_the_page_offers_csv_and_json_downloads(page):
 
 def test_an_annotator_has_no_model_scores_page(monkeypatch, tmp_path):
     tiny_project(tmp_path / "p")
-    app = sign_in(open_app(monkeypatch, tmp_path / "p"), "ann")
+    app = signed_in_app(monkeypatch, tmp_path / "p", "ann")
     with pytest.raises(ValueError, match="Could not find a navigation page"):
         app.switch_page(PAGE)
 
 
 def test_the_page_refuses_an_annotator_who_reaches_it(monkeypatch, tmp_path):
     tiny_project(tmp_path / "p")
-    app = sign_in(open_app(monkeypatch, tmp_path / "p"), "ann").run()
+    app = signed_in_app(monkeypatch, tmp_path / "p", "ann").run()
     app.switch_page(PAGE).run()
     assert "not available to your role" in app.error[0].value and not app.get("plotly_chart")
 

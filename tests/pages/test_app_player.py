@@ -5,7 +5,7 @@ import base64
 import json
 
 import pytest
-from app_support import click, components, open_app, sign_in, tiny_project
+from app_support import click, components, signed_in_app, tiny_project
 
 from annotation.media.files import probe_media
 from annotation.store.project_store import ProjectStore
@@ -24,7 +24,7 @@ def project(tmp_path):
 
 @pytest.fixture
 def app(monkeypatch, project):
-    return sign_in(open_app(monkeypatch, project), "ann")
+    return signed_in_app(monkeypatch, project, "ann")
 
 
 def clip_file(project, name):
@@ -130,7 +130,7 @@ def test_keys_wait_the_default_250_ms_after_a_new_question(app):
 
 def test_the_key_wait_is_a_project_setting(monkeypatch, project):
     ProjectStore.open(project).set_setting("key_cooldown_ms", 400)
-    assert legend(sign_in(open_app(monkeypatch, project), "ann"))["cooldown_ms"] == 400
+    assert legend(signed_in_app(monkeypatch, project, "ann"))["cooldown_ms"] == 400
 
 
 def test_timeline_shows_every_valid_citation_of_the_response(app):
@@ -153,6 +153,6 @@ def test_timeline_shows_the_whole_media_sound_below_the_citations(app, project):
 def test_missing_media_file_gives_a_friendly_note(monkeypatch, project):
     store = ProjectStore.open(project)
     (store.media_root / "clip.mp4").unlink()
-    app = sign_in(open_app(monkeypatch, project), "ann")
+    app = signed_in_app(monkeypatch, project, "ann")
     assert not app.exception
     assert "could not be prepared for playback" in app.warning[0].value

@@ -1,7 +1,7 @@
 """Sign-in, sessions, roles and what each role may open (app.py, pages/widgets/frame.py, context.py)."""
 
 import pytest
-from app_support import open_app, shown_text, sign_in, tiny_project
+from app_support import open_app, shown_text, sign_in, signed_in_app, tiny_project
 
 from annotation.store.project_store import ProjectStore
 from annotation.store.sessions import session_user
@@ -35,7 +35,7 @@ def test_signed_in_annotator_lands_on_annotate(monkeypatch, project):
 
 @pytest.mark.parametrize("name", ["ann", "ada"])
 def test_admin_page_is_not_in_the_navigation_of_annotators_and_adjudicators(monkeypatch, project, name):
-    app = sign_in(open_app(monkeypatch, project), name)
+    app = signed_in_app(monkeypatch, project, name)
     with pytest.raises(ValueError, match="Could not find a navigation page"):
         app.switch_page("pages/admin.py")
 
@@ -43,20 +43,20 @@ def test_admin_page_is_not_in_the_navigation_of_annotators_and_adjudicators(monk
 @pytest.mark.parametrize("name", ["ann", "ada"])
 def test_admin_page_refuses_annotators_and_adjudicators_who_reach_it(monkeypatch, project, name):
     # Streamlit's legacy mode can run a script under pages/ directly; the page guards itself.
-    app = sign_in(open_app(monkeypatch, project), name).run()
+    app = signed_in_app(monkeypatch, project, name).run()
     app.switch_page("pages/admin.py").run()
     assert not admin_page_shown(app) and "not available to your role" in app.error[0].value
     assert "new_name" not in [w.key for w in app.text_input]
 
 
 def test_admin_opens_the_admin_page(monkeypatch, project):
-    app = sign_in(open_app(monkeypatch, project), "boss")
+    app = signed_in_app(monkeypatch, project, "boss")
     app.switch_page("pages/admin.py").run()
     assert admin_page_shown(app)
 
 
 def test_role_taken_away_closes_the_admin_page_on_the_next_click(monkeypatch, project):
-    app = sign_in(open_app(monkeypatch, project), "boss")
+    app = signed_in_app(monkeypatch, project, "boss")
     app.switch_page("pages/admin.py").run()
     ProjectStore.open(project).set_user("boss", role="annotator")
     app.run()
@@ -114,7 +114,7 @@ def test_a_real_project_hints_no_accounts(monkeypatch, tmp_path):
 
 
 def test_no_sidebar_when_it_would_hold_nothing_but_sign_out(monkeypatch, project):
-    app = sign_in(open_app(monkeypatch, project), "ann")
+    app = signed_in_app(monkeypatch, project, "ann")
     assert len(app.sidebar.children) == 0 and app.button(key="sign_out").label == "Sign out"
 
 
@@ -125,7 +125,7 @@ def test_the_page_icon_is_shipped_with_the_app():
 
 
 def test_no_button_or_page_names_an_icon(monkeypatch, project):
-    app = sign_in(open_app(monkeypatch, project), "boss")
+    app = signed_in_app(monkeypatch, project, "boss")
     assert all(not b.proto.icon for b in app.button) and all(
         not p.proto.popover.icon for p in app.get("popover")
     )

@@ -9,11 +9,11 @@ import pytest
 
 from annotation.agreement.gold import adjudicate
 from annotation.cli.agreement import add_agreement_parser, add_gold_parser
-from annotation.demo.project import build_demo
 from annotation.formats.readers import read_records_file, write_records_jsonl
 from annotation.protocol.citations import Citation
 from annotation.protocol.records import EvaluationRecord, Sentence
 from annotation.state import project_state
+from annotation.store.project_store import ProjectStore
 
 STAGE_KEYS = ["verifiable", "entailment_all", "entailment_alone", "entailment_without", "decomposition"]
 VISUAL = Citation("visual", 1.0, 1.0)
@@ -84,8 +84,8 @@ def test_the_text_form_says_why_a_stage_is_undefined(tmp_path, capsys):
 
 # -- on the demo project ------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return build_demo(tmp_path_factory.mktemp("demo") / "project", seed=0)
+def demo(module_demo):
+    return ProjectStore.open(module_demo)
 
 
 def test_agreement_on_the_demo_project_is_defined_for_every_stage(demo, capsys):

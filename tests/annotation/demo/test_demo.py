@@ -14,6 +14,7 @@ from annotation.protocol.derivation import derive_entailment
 from annotation.protocol.sentences import answer_letter
 from annotation.state import project_state
 from annotation.store.accounts import authenticate
+from annotation.store.project_store import ProjectStore
 from annotation.work.labels import human_records
 from annotation.work.sample_queues import sample_queue
 from calibration.scoring.murgat_s import PRECISION_MODES, score_records
@@ -22,9 +23,10 @@ ANNOTATOR_NAMES = ("alice", "bob", "carol")
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("demo") / "project"
-    store = build_demo(directory, seed=0)
+def demo(module_demo):
+    """A copy of the demo this run built once (tests/conftest.py) with seed 0."""
+    directory = module_demo
+    store = ProjectStore.open(directory)
     return {"store": store, "directory": directory, "truth": json.loads((directory / TRUTH_FILE).read_text())}
 
 

@@ -8,8 +8,9 @@ import pytest
 
 from annotation.demo.labellers import JUDGE_CONFIGS, judge_source
 from annotation.demo.models import HIGH, LOW, MODELS, RESPONSES_PER_MODEL, labelled_model, quality_of
-from annotation.demo.project import LABELLED_QUEUE, build_demo
+from annotation.demo.project import LABELLED_QUEUE
 from annotation.state import project_state
+from annotation.store.project_store import ProjectStore
 from annotation.work.queues import assigned_response_ids, is_assigned
 from annotation.work.sample_queues import annotation_response_ids, sample_queue
 from calibration.scoring.murgat_s import score_records
@@ -18,8 +19,8 @@ STRONG = judge_source(JUDGE_CONFIGS[0])
 
 
 @pytest.fixture(scope="module")
-def demo_store(tmp_path_factory):
-    return build_demo(tmp_path_factory.mktemp("demo-models") / "project", seed=0)
+def demo_store(module_demo):
+    return ProjectStore.open(module_demo)
 
 
 def labelled(store) -> list[str]:

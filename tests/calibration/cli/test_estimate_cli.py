@@ -4,7 +4,6 @@ real media) and on projects built in the test."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +13,6 @@ from estimate_support import MODEL_KEYS
 
 from annotation.demo.labellers import JUDGE_CONFIGS, judge_source
 from annotation.demo.models import MODELS
-from annotation.demo.project import build_demo
 from annotation.store.project_store import ProjectStore
 from annotation.work.sample_queues import annotation_response_ids, sample_queue
 from calibration.estimates.inputs import scored_responses
@@ -34,10 +32,8 @@ def run_cli(*args: str | Path) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def demo_dir(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("estimate") / "demo"
-    build_demo(directory)
-    return directory
+def demo_dir(module_demo):
+    return module_demo
 
 
 @pytest.fixture(scope="module")
@@ -45,12 +41,6 @@ def demo_json(demo_dir):
     result = run_cli("--project", demo_dir, "--json")
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
-
-
-@pytest.fixture
-def demo_copy(demo_dir, tmp_path):
-    """A copy of the demo that a test may change (queues)."""
-    return Path(shutil.copytree(demo_dir, tmp_path / "demo"))
 
 
 def test_estimate_on_the_demo_gives_every_model_a_ppi_ci_narrower_than_its_human_only_ci(demo_json):

@@ -10,7 +10,6 @@ import shutil
 import pytest
 
 from annotation.agreement.gold import adjudicate
-from annotation.demo.project import build_demo
 from annotation.protocol.ids import sentence_unit
 from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
@@ -21,10 +20,8 @@ ANNOTATORS = ["human:alice", "human:bob", "human:carol"]
 
 
 @pytest.fixture(scope="module")
-def demo_dir(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("demo") / "demo"
-    build_demo(directory).close()
-    return directory
+def demo_dir(module_demo):
+    return module_demo
 
 
 def sweep_of(directory):

@@ -199,17 +199,19 @@ class SetUnitSums:
         per_square = np.where(pairable[:, None], np.c_[m * m, empty * empty, within], 0.0)
         return cls(m, per_copy, per_square)
 
-    def alpha(self, copies: np.ndarray | None = None) -> float:
-        """α with unit u taken copies[u] times (every unit once by default); NaN when the
-        expected disagreement is 0 (one value only), as krippendorff gives."""
-        c = np.ones(len(self.m), dtype=np.int64) if copies is None else np.asarray(copies)
-        n, empties, observed = c @ self.per_copy
-        squares, empty_squares, within = (c * c) @ self.per_square
+    def alpha(self) -> float:
+        """α of the units; NaN when the expected disagreement is 0 (one value only)."""
+        return float(self.alphas(np.ones((1, len(self.m))))[0])
+
+    def alphas(self, copies: np.ndarray) -> np.ndarray:
+        """α of each row of `copies` (resamples × units: how often each unit is taken); NaN where
+        the expected disagreement is 0, as krippendorff gives."""
+        n, empties, observed = (copies @ self.per_copy).T
+        squares, empty_squares, within = ((copies * copies) @ self.per_square).T
         # whole numbers so far, exact in floats: "every value the same" gives exactly 0
         expected = (n * n - squares) - (empties * empties - empty_squares) + within
-        if expected == 0:
-            return float("nan")
-        return float(1.0 - (n - 1) * observed / expected)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(expected == 0, np.nan, 1.0 - (n - 1) * observed / expected)
 
 
 @dataclass
@@ -296,38 +298,39 @@ class NominalUnitSums:
         distances = (domain[:, None] != domain[None, :]).astype(float)
         return cls(m, coincidences, distances)
 
-    def alpha(self, copies: np.ndarray | None = None) -> float:
-        """α with unit u taken copies[u] times (every unit once by default); not finite when the
-        expected disagreement is 0, as krippendorff gives."""
-        o = (self.coincidences.sum(axis=0) if copies is None else copies @ self.coincidences).reshape(
-            self.distances.shape
-        )
-        n_v = o.sum(axis=0)
+    def alphas(self, copies: np.ndarray) -> np.ndarray:
+        """α of each row of `copies` (resamples × units: how often each unit is taken); not finite
+        where the expected disagreement is 0, as krippendorff gives."""
+        o = (copies @ self.coincidences).reshape(len(copies), *self.distances.shape)
+        n_v = o.sum(axis=1)
+        e = n_v[:, :, None] * n_v[:, None, :] - n_v[:, :, None] * np.eye(len(self.distances))
         with np.errstate(divide="ignore", invalid="ignore"):
-            e = (np.outer(n_v, n_v) - np.diagflat(n_v)) / (n_v.sum() - 1)
-            return float(1 - (o * self.distances).sum() / (e * self.distances).sum())
+            e /= (n_v.sum(axis=1) - 1)[:, None, None]
+            return 1 - (o * self.distances).sum(axis=(1, 2)) / (e * self.distances).sum(axis=(1, 2))
 
 
 def bootstrap_unit_alphas(
-    sums: NominalUnitSums | SetUnitSums, n_resamples: int, seed: int
+    sums: NominalUnitSums | SetUnitSums, n_resamples: int, seed: int, block: int = 100
 ) -> tuple[np.ndarray, int]:
     """α of `n_resamples` resamples of the units (with replacement, seeded), each from the units'
-    sums weighted by how often the resample took it: (the usable α values, how many resamples were
-    degenerate and skipped)."""
+    sums weighted by how often the resample took it, `block` resamples per product: (the usable α
+    values, how many resamples were degenerate and skipped)."""
     rng = np.random.default_rng(seed)
     n_units = len(sums.m)
-    alphas, degenerate = [], 0
     all_pairable = bool((sums.m > 1).all())
-    for _ in range(n_resamples):
-        sample = rng.integers(0, n_units, n_units)
-        if not all_pairable and not (sums.m[sample] > 1).any():
-            degenerate += 1
+    alphas, degenerate = [], 0
+    for start in range(0, n_resamples, block):
+        samples = [rng.integers(0, n_units, n_units) for _ in range(min(block, n_resamples - start))]
+        usable = [s for s in samples if all_pairable or (sums.m[s] > 1).any()]
+        degenerate += len(samples) - len(usable)
+        if not usable:
             continue
-        value = sums.alpha(np.bincount(sample, minlength=n_units))
-        if np.isfinite(value):
-            alphas.append(value)
-        else:  # one value among the units coded twice: expected disagreement 0
-            degenerate += 1
+        rows = np.arange(len(usable))[:, None] * n_units
+        copies = np.bincount((np.array(usable) + rows).ravel(), minlength=len(usable) * n_units)
+        values = sums.alphas(copies.reshape(len(usable), n_units).astype(float))
+        finite = np.isfinite(values)  # not: one value among the units coded twice
+        degenerate += int((~finite).sum())
+        alphas.extend(values[finite])
     return np.array(alphas), degenerate
 
 

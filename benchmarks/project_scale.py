@@ -207,9 +207,34 @@ def step_page(project: Path, page: str) -> dict:
     return out
 
 
+def step_command(project: Path, command: str) -> dict:
+    """`python -m calibration <command> --project … --json`, run in this process (its output
+    discarded) so that its own peak memory can be read."""
+    import contextlib
+    import runpy
+
+    sys.argv = ["calibration", command, "--project", str(project), "--json"]
+    with Timed() as timed, open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+        try:
+            runpy.run_module("calibration", run_name="__main__", alter_sys=True)
+            code = 0
+        except SystemExit as exit_:
+            code = exit_.code
+    return {f"{command}_s": timed.wall, f"{command}_cpu_s": timed.cpu, "exit": code}
+
+
+def peak_mb() -> float:
+    """This process's peak resident memory (VmHWM: per address space, so an exec starts it again,
+    unlike rusage's maxrss, which a child inherits from the process that forked it)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmHWM in /proc/self/status")
+
+
 def run_child(command: list[str], log: Path, out_file: Path | None = None) -> dict:
-    """Run a command and wait for it: its wall seconds, peak resident memory (MB, from the
-    kernel's rusage of that child) and the JSON it wrote to `out_file`."""
+    """Run a command and wait for it: its wall and CPU seconds and the JSON it wrote to `out_file`
+    (with its peak memory)."""
     start = time.perf_counter()
     with log.open("w") as output:
         process = subprocess.Popen(command, cwd=ROOT, stdout=output, stderr=subprocess.STDOUT)
@@ -218,7 +243,6 @@ def run_child(command: list[str], log: Path, out_file: Path | None = None) -> di
     result = {
         "wall_s": time.perf_counter() - start,
         "cpu_s": usage.ru_utime + usage.ru_stime,
-        "peak_mb": usage.ru_maxrss / 1024,
     }
     if process.returncode != 0:
         result["stderr"] = f"exit {process.returncode}: " + log.read_text()[-600:]
@@ -245,9 +269,11 @@ def measure(project: Path, steps: list[str], work: Path) -> dict:
             )
     for command in ("sweep", "estimate"):
         if command in steps:
+            file = work / f"{command}.json"
             out[command] = run_child(
-                [sys.executable, "-m", "calibration", command, "--project", str(project), "--json"],
+                [*me, "--step", f"command:{command}", "--project", str(project), "--out", str(file)],
                 work / f"{command}.log",
+                file,
             )
     return out
 
@@ -279,8 +305,8 @@ def figures(result: dict) -> dict[str, float | None]:
                 out[f"{page} {key.replace('_', ' ')} CPU s"] = found.get(f"{key}_cpu_s")
     for command in ("sweep", "estimate"):
         if command in result:
-            out[f"{command} s"] = result[command]["wall_s"]
-            out[f"{command} CPU s"] = result[command]["cpu_s"]
+            out[f"{command} s"] = result[command].get(f"{command}_s")
+            out[f"{command} CPU s"] = result[command].get(f"{command}_cpu_s")
     peaks = [v["peak_mb"] for k, v in result.items() if isinstance(v, dict) and "peak_mb" in v]
     out["peak MB (any step)"] = max(peaks) if peaks else None
     return out
@@ -297,8 +323,8 @@ def report(sizes: list[int], results: list[dict]) -> bool:
         print(f"{name:<32}{cells}{'' if k is None else f'{k:8.2f}'}")
     for size, result in zip(sizes, results, strict=True):
         for key, value in result.items():
-            if isinstance(value, dict) and (value.get("errors") or value.get("stderr")):
-                print(f"! {size}: {key}: {value.get('errors') or value.get('stderr')}")
+            if isinstance(value, dict) and (value.get("errors") or value.get("stderr") or value.get("exit")):
+                print(f"! {size}: {key}: {value.get('errors') or value.get('stderr') or value.get('exit')}")
     met = True
     for clock in ("wall", "CPU"):
         for name, ok in targets(sizes, table, clock).items():
@@ -351,8 +377,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.step:
         project = Path(args.project)
-        found = step_gold(project) if args.step == "gold" else step_page(project, args.step.split(":", 1)[1])
-        Path(args.out).write_text(json.dumps(found))
+        kind, _, name = args.step.partition(":")
+        steps = {"gold": lambda: step_gold(project), "page": lambda: step_page(project, name)}
+        found = steps.get(kind, lambda: step_command(project, name))()
+        Path(args.out).write_text(json.dumps({**found, "peak_mb": peak_mb()}))
         return 0
     sizes = sorted(int(s) for s in args.sizes.split(","))
     steps = args.steps.split(",")

@@ -26,7 +26,7 @@ Nothing here raises on degenerate data: α is None with a reason ("fewer than tw
 
 from __future__ import annotations
 
-import warnings
+import math
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -163,32 +163,55 @@ def reliability_matrix(units: Units) -> tuple[list[str], list[tuple], np.ndarray
     return annotators, keys, matrix
 
 
-def coded_sets(units: Units) -> tuple[Units, list[frozenset]]:
-    """Set-valued units with each distinct set replaced by a float code (its index in the returned
-    list). A set's elements are qualified by their unit, so sets of different units share nothing."""
-    sets: dict[frozenset, int] = {}
-    coded: Units = {}
-    for key, values in units.items():
-        for name, value in values.items():
-            qualified = frozenset((key, element) for element in value)
-            coded.setdefault(key, {})[name] = float(sets.setdefault(qualified, len(sets)))
-    return coded, list(sets)
-
-
 def jaccard_distance(a: frozenset, b: frozenset) -> float:
     """1 − |a ∩ b| / |a ∪ b|; 0 for two empty sets."""
     union = len(a | b)
     return 1.0 - len(a & b) / union if union else 0.0
 
 
-def jaccard_metric(sets: list[frozenset]):
-    """A krippendorff distance callable over the codes of `coded_sets`: the Jaccard distance."""
-    table = np.array([[jaccard_distance(a, b) for b in sets] for a in sets]).reshape(len(sets), len(sets))
+@dataclass(frozen=True)
+class SetUnitSums:
+    """What Krippendorff's α with the Jaccard δ² needs of each unit of set values, in unit order:
+    `m` its values, `within` Σ δ² over its ordered pairs of values, `empty` its empty sets.
 
-    def metric(v1, v2, i1, i2, n_v, dtype=np.float64):
-        return table[np.asarray(v1).astype(int), np.asarray(v2).astype(int)].astype(dtype)
+    A unit's sets are its own (facts of one sentence), so every cross-unit δ² is 1 — but
+    between two empty sets, which is 0. With each unit taken c_u times (1, or a bootstrap
+    multiplicity) and krippendorff's D_o = Σ o_ck δ²_ck / n, D_e = Σ n_c n_k δ²_ck / (n (n − 1)):
+    n = Σ c m, Σ o δ² = Σ c · within / (m − 1), and Σ n_c n_k δ² runs over every ordered pair of
+    values: copies of one unit pair as within the unit (c² · within), the rest differ
+    ((n² − Σ c² m²) − (E² − Σ c² e²) with E = Σ c e). So α = 1 − (n − 1) Σ o δ² / Σ n n δ², linear
+    in the units instead of units × values × values."""
 
-    return metric
+    m: np.ndarray
+    per_copy: np.ndarray  # units × (m, e, within / (m − 1)), zero for a unit of one value
+    per_square: np.ndarray  # units × (m², e², within)
+
+    @classmethod
+    def of(cls, units: Units, keys: list[tuple]) -> SetUnitSums:
+        rows = []
+        for key in keys:
+            sets = list(units[key].values())
+            within = 2.0 * sum(jaccard_distance(a, b) for a, b in combinations(sets, 2))
+            rows.append((len(sets), sum(1 for s in sets if not s), within))
+        m, empty, within = np.array(rows, float).reshape(-1, 3).T
+        pairable = m >= 2  # a lone value pairs with nothing (krippendorff drops it)
+        per_copy = np.where(pairable[:, None], np.c_[m, empty, within / np.maximum(m - 1, 1)], 0.0)
+        per_square = np.where(pairable[:, None], np.c_[m * m, empty * empty, within], 0.0)
+        return cls(m, per_copy, per_square)
+
+    def alpha(self) -> float:
+        """α of the units; NaN when the expected disagreement is 0 (one value only)."""
+        return float(self.alphas(np.ones((1, len(self.m))))[0])
+
+    def alphas(self, copies: np.ndarray) -> np.ndarray:
+        """α of each row of `copies` (resamples × units: how often each unit is taken); NaN where
+        the expected disagreement is 0, as krippendorff gives."""
+        n, empties, observed = (copies @ self.per_copy).T
+        squares, empty_squares, within = ((copies * copies) @ self.per_square).T
+        # whole numbers so far, exact in floats: "every value the same" gives exactly 0
+        expected = (n * n - squares) - (empties * empties - empty_squares) + within
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(expected == 0, np.nan, 1.0 - (n - 1) * observed / expected)
 
 
 @dataclass
@@ -229,17 +252,25 @@ class Agreement:
         return out
 
 
-def _undefined_reason(matrix: np.ndarray, n_annotators: int, level: str) -> str | None:
+def _unshared_reason(n_units: int, n_annotators: int) -> str | None:
     if n_annotators < 2:
         return f"fewer than two annotators ({n_annotators})"
-    if matrix.shape[1] == 0:
+    if n_units == 0:
         return "no unit was labelled by two or more annotators"
+    return None
+
+
+def _one_value_reason(shown: str) -> str:
+    return f"only one value occurs ({shown} on every unit)"
+
+
+def _undefined_reason(matrix: np.ndarray, n_annotators: int, level: str) -> str | None:
+    reason = _unshared_reason(matrix.shape[1], n_annotators)
+    if reason is not None:
+        return reason
     values = np.unique(matrix[~np.isnan(matrix)])
     if len(values) < 2:
-        shown = {"nominal": str(bool(values[0])).lower(), "jaccard": "the same facts"}.get(
-            level, f"{values[0]:g}"
-        )
-        return f"only one value occurs ({shown} on every unit)"
+        return _one_value_reason(str(bool(values[0])).lower() if level == "nominal" else f"{values[0]:g}")
     return None
 
 
@@ -248,32 +279,71 @@ def _value_counts(matrix: np.ndarray, domain: np.ndarray) -> np.ndarray:
     return np.stack([(matrix == value).sum(axis=0) for value in domain], axis=1).astype(float)
 
 
-def bootstrap_alpha(
-    matrix: np.ndarray, level, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0
+@dataclass(frozen=True)
+class NominalUnitSums:
+    """Each unit's coincidences (krippendorff's o_u: value pairs over m_u − 1), flattened, so the α
+    of any multiset of units is one product: o = Σ c_u o_u, then krippendorff's formula on o."""
+
+    m: np.ndarray
+    coincidences: np.ndarray  # units × values²
+    distances: np.ndarray  # values × values, nominal δ²
+
+    @classmethod
+    def of(cls, matrix: np.ndarray) -> NominalUnitSums:
+        domain = np.unique(matrix[~np.isnan(matrix)])
+        counts = _value_counts(matrix, domain)
+        m = counts.sum(axis=1)
+        pairs = counts[:, :, None] * counts[:, None, :] - counts[:, :, None] * np.eye(len(domain))
+        coincidences = (pairs / (np.maximum(m, 2) - 1)[:, None, None]).reshape(len(m), -1)
+        distances = (domain[:, None] != domain[None, :]).astype(float)
+        return cls(m, coincidences, distances)
+
+    def alphas(self, copies: np.ndarray) -> np.ndarray:
+        """α of each row of `copies` (resamples × units: how often each unit is taken); not finite
+        where the expected disagreement is 0, as krippendorff gives."""
+        o = (copies @ self.coincidences).reshape(len(copies), *self.distances.shape)
+        n_v = o.sum(axis=1)
+        e = n_v[:, :, None] * n_v[:, None, :] - n_v[:, :, None] * np.eye(len(self.distances))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            e /= (n_v.sum(axis=1) - 1)[:, None, None]
+            return 1 - (o * self.distances).sum(axis=(1, 2)) / (e * self.distances).sum(axis=(1, 2))
+
+
+def bootstrap_unit_alphas(
+    sums: NominalUnitSums | SetUnitSums, n_resamples: int, seed: int, block: int = 100
 ) -> tuple[np.ndarray, int]:
-    """α of `n_resamples` resamples of the matrix's columns (units, with replacement, seeded):
-    (the usable α values, how many resamples were degenerate and skipped). `level`: a krippendorff
-    level of measurement or distance callable."""
-    domain = np.unique(matrix[~np.isnan(matrix)])
-    counts = _value_counts(matrix, domain)
+    """α of `n_resamples` resamples of the units (with replacement, seeded), each from the units'
+    sums weighted by how often the resample took it, `block` resamples per product: (the usable α
+    values, how many resamples were degenerate and skipped)."""
     rng = np.random.default_rng(seed)
-    n_units = counts.shape[0]
+    n_units = len(sums.m)
+    all_pairable = bool((sums.m > 1).all())
     alphas, degenerate = [], 0
-    for _ in range(n_resamples):
-        sample = counts[rng.integers(0, n_units, n_units)]
-        if len(domain) < 2 or (sample.sum(axis=1) > 1).sum() == 0:
-            degenerate += 1
+    for start in range(0, n_resamples, block):
+        samples = [rng.integers(0, n_units, n_units) for _ in range(min(block, n_resamples - start))]
+        usable = [s for s in samples if all_pairable or (sums.m[s] > 1).any()]
+        degenerate += len(samples) - len(usable)
+        if not usable:
             continue
-        with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            value = float(
-                krippendorff.alpha(value_counts=sample, value_domain=domain, level_of_measurement=level)
-            )
-        if np.isfinite(value):
-            alphas.append(value)
-        else:  # one value among the units coded twice: expected disagreement 0
-            degenerate += 1
+        rows = np.arange(len(usable))[:, None] * n_units
+        copies = np.bincount((np.array(usable) + rows).ravel(), minlength=len(usable) * n_units)
+        values = sums.alphas(copies.reshape(len(usable), n_units).astype(float))
+        finite = np.isfinite(values)  # not: one value among the units coded twice
+        degenerate += int((~finite).sum())
+        alphas.extend(values[finite])
     return np.array(alphas), degenerate
+
+
+def bootstrap_alpha(
+    matrix: np.ndarray, level: str = "nominal", n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0
+) -> tuple[np.ndarray, int]:
+    """Nominal α of `n_resamples` resamples of the matrix's columns (units, with replacement,
+    seeded): (the usable α values, how many resamples were degenerate and skipped)."""
+    if level != "nominal":
+        raise ValueError(f"bootstrap_alpha takes nominal data, not {level!r} (sets: SetUnitSums)")
+    if len(np.unique(matrix[~np.isnan(matrix)])) < 2:
+        return np.array([]), n_resamples
+    return bootstrap_unit_alphas(NominalUnitSums.of(matrix), n_resamples, seed)
 
 
 def stage_agreement(
@@ -283,19 +353,29 @@ def stage_agreement(
     annotators, and its percentile bootstrap CI. `n_annotators` counts everyone who labelled
     any unit of the stage. Degenerate input (no units, one annotator, one value) gives α None
     with the reason."""
-    level = metric = LEVELS[stage]
+    level = LEVELS[stage]
     present = {name for values in units.values() for name in values}
     shared = shared_units(units)
     if level == "jaccard":
-        shared, sets = coded_sets(shared)
-        metric = jaccard_metric(sets)
-    _, _, matrix = reliability_matrix(shared)
-    result = Agreement(stage, level, None, None, None, matrix.shape[1], len(present))
-    result.reason = _undefined_reason(matrix, len(present), level)
-    if result.reason is not None:
-        return result
-    result.alpha = float(krippendorff.alpha(reliability_data=matrix, level_of_measurement=metric))
-    alphas, result.n_degenerate_resamples = bootstrap_alpha(matrix, metric, n_resamples, seed)
+        keys = sorted(shared, key=repr)
+        result = Agreement(stage, level, None, None, None, len(keys), len(present))
+        result.reason = _unshared_reason(len(keys), len(present))
+        if result.reason is not None:
+            return result
+        sums = SetUnitSums.of(shared, keys)
+        result.alpha = sums.alpha()
+        if math.isnan(result.alpha):  # no disagreement possible: one set everywhere
+            result.alpha, result.reason = None, _one_value_reason("the same facts")
+            return result
+    else:
+        _, _, matrix = reliability_matrix(shared)
+        result = Agreement(stage, level, None, None, None, matrix.shape[1], len(present))
+        result.reason = _undefined_reason(matrix, len(present), level)
+        if result.reason is not None:
+            return result
+        sums = NominalUnitSums.of(matrix)
+        result.alpha = float(krippendorff.alpha(reliability_data=matrix, level_of_measurement=level))
+    alphas, result.n_degenerate_resamples = bootstrap_unit_alphas(sums, n_resamples, seed)
     result.n_resamples = n_resamples
     if len(alphas):
         tail = (1 - confidence) / 2 * 100

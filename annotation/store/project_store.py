@@ -69,8 +69,54 @@ MIGRATIONS: list[str] = [
         WHEN substr(path, -length(name) - 5) = '/' || name || '.mp4' THEN name || '.mp4'
         ELSE path END;
     """,
+    # Records find their responses through an index, and keep only what their response does not
+    # already hold (`compact_record`): a judge record repeated its sentences' texts, citations and
+    # offsets, more than half of its 3.8 KB. `compact_record` is a function of the connection.
+    """
+    CREATE INDEX IF NOT EXISTS records_by_response ON records(response_id, source, id);
+    UPDATE records SET record = compact_record(
+        record, (SELECT sentences FROM responses p WHERE p.response_id = records.response_id));
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
+
+
+# What a record's sentence repeats of its response's sentence (the keys Sentence.to_dict writes).
+_SHARED_KEYS = ("text", "citations", "offsets")
+
+
+def _compact(record: dict, response_sentences: list[dict]) -> dict:
+    """The stored form of a record's dict: its sentences without the keys equal to its response's
+    sentence of the same index (`_SHARED_KEYS`); response_id and source live in their columns. A
+    sentence without offsets whose response sentence has them keeps `"offsets": null`."""
+    sentences = []
+    for i, sentence in enumerate(record.get("sentences") or []):
+        shared = response_sentences[i] if i < len(response_sentences) else {}
+        kept = {
+            k: v for k, v in sentence.items() if not (k in _SHARED_KEYS and k in shared and shared[k] == v)
+        }
+        if "offsets" in shared and "offsets" not in sentence:
+            kept["offsets"] = None
+        sentences.append(kept)
+    return {"sentences": sentences}
+
+
+def _expand(stored: dict, response_sentences: list[dict]) -> list[dict]:
+    """The record's sentence dicts again: what `_compact` left out, from the response's sentences."""
+    out = []
+    for i, sentence in enumerate(stored["sentences"]):
+        shared = response_sentences[i] if i < len(response_sentences) else {}
+        out.append({**{k: shared[k] for k in _SHARED_KEYS if k in shared}, **sentence})
+    return out
+
+
+def compact_record(record_json: str, response_sentences_json: str | None) -> str:
+    """The migration's SQL function: a stored full record's JSON (it names its response),
+    compacted against its response; a compact one is returned as it is."""
+    record = json.loads(record_json)
+    if "response_id" not in record:
+        return record_json
+    return json.dumps(_compact(record, json.loads(response_sentences_json or "[]")))
 
 
 class ProjectStore:
@@ -98,6 +144,7 @@ class ProjectStore:
                 )
             directory.mkdir(parents=True, exist_ok=True)
         store = cls(directory)
+        store.database.connection.create_function("compact_record", 2, compact_record, deterministic=True)
         store.database.migrate_file(MIGRATIONS)
         store.events.migrate()
         return store
@@ -283,6 +330,14 @@ class ProjectStore:
         return [Sentence.from_dict(s) for s in json.loads(row[0])]
 
     # -- records (imported or produced by judges; append-only, latest wins) ----------------
+    # Stored compact (`_compact`): a record keeps only what its response's sentences do not hold.
+    def _response_sentences(self, conn, response_ids: Iterable[str]) -> dict[str, list[dict]]:
+        rows = conn.execute(
+            "SELECT response_id, sentences FROM responses WHERE response_id IN (SELECT value FROM json_each(?))",
+            [json.dumps(sorted(set(response_ids)))],
+        )
+        return {rid: json.loads(sentences) for rid, sentences in rows}
+
     def add_records(self, records: Iterable[EvaluationRecord], imported_from: str | None = None) -> int:
         """Append records (the latest per (response, source) is the one in force); a record equal
         to the one already in force is not appended again, so importing a file twice changes
@@ -292,52 +347,89 @@ class ProjectStore:
 
         def insert(conn) -> int:
             added = 0
-            for record in records:
-                text = json.dumps(record.to_dict())
-                latest = conn.execute(
-                    "SELECT record FROM records WHERE source = ? AND response_id = ? ORDER BY id DESC LIMIT 1",
-                    [record.source, record.response_id],
-                ).fetchone()
-                if latest is not None and latest[0] == text:
-                    continue
-                conn.execute(
-                    "INSERT INTO records(response_id, source, record, imported_from, created_at) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    [record.response_id, record.source, text, imported_from, now],
-                )
-                added += 1
+            for start in range(0, len(records), 2000):  # a batch's responses read in one query
+                batch = records[start : start + 2000]
+                sentences = self._response_sentences(conn, (r.response_id for r in batch))
+                for record in batch:
+                    text = json.dumps(_compact(record.to_dict(), sentences.get(record.response_id, [])))
+                    latest = conn.execute(
+                        "SELECT record FROM records WHERE source = ? AND response_id = ? ORDER BY id DESC LIMIT 1",
+                        [record.source, record.response_id],
+                    ).fetchone()
+                    if latest is not None and latest[0] == text:
+                        continue
+                    conn.execute(
+                        "INSERT INTO records(response_id, source, record, imported_from, created_at) "
+                        "VALUES (?, ?, ?, ?, ?)",
+                        [record.response_id, record.source, text, imported_from, now],
+                    )
+                    added += 1
             return added
 
         return self.database.write(insert)
 
     def list_records(
-        self, kind: str | None = None, *, source: str | None = None, response_id: str | None = None
+        self,
+        kind: str | None = None,
+        *,
+        source: str | None = None,
+        response_id: str | None = None,
+        response_ids: Iterable[str] | None = None,
     ) -> list[EvaluationRecord]:
         """Latest stored record per (response, source), in source then response order.
-        Filters: `kind` ('gold', 'human' or 'judge'), `source` (exact), `response_id`."""
-        sql = (
-            "SELECT r.record FROM records r JOIN responses p ON p.response_id = r.response_id "
-            "WHERE r.id = (SELECT MAX(id) FROM records m WHERE m.source = r.source "
-            "AND m.response_id = r.response_id)"
+        Filters: `kind` ('gold', 'human' or 'judge'), `source` (exact), `response_id`, and
+        `response_ids` (only these responses' records, found through the index)."""
+        where, params = self._record_filters(kind, source, response_id, response_ids)
+        rows = self.database.connection.execute(
+            "SELECT r.response_id, r.source, r.record, p.sentences FROM records r "
+            "JOIN responses p ON p.response_id = r.response_id "
+            f"WHERE r.id IN (SELECT MAX(id) FROM records WHERE {where} GROUP BY source, response_id) "
+            "ORDER BY p.position, r.source",  # a response's records together: its sentences read once
+            params,
         )
-        params: list = []
-        if kind == "gold":
-            sql += " AND r.source = ?"
-            params.append(Source.prefix(kind))
-        elif kind is not None:
-            sql += " AND substr(r.source, 1, ?) = ?"
-            params += [len(Source.prefix(kind)), Source.prefix(kind)]
+        out: list[tuple[str, int, EvaluationRecord]] = []
+        last_id, shared = None, []
+        for position, (rid, record_source, text, sentences) in enumerate(rows):
+            if rid != last_id:
+                last_id, shared = rid, json.loads(sentences)
+            record = EvaluationRecord.from_dict(
+                {"response_id": rid, "source": record_source, "sentences": _expand(json.loads(text), shared)}
+            )
+            out.append((record_source, position, record))
+        out.sort(key=lambda item: item[:2])
+        return [record for _, _, record in out]
+
+    @staticmethod
+    def _record_filters(kind, source, response_id, response_ids) -> tuple[str, list]:
+        """(SQL condition on `records`, its parameters) for list_records' filters."""
+        where, params = ["1"], []
+        if kind is not None:
+            prefix = Source.prefix(kind)
+            if kind == "gold":
+                where.append("source = ?")
+                params.append(prefix)
+            else:  # a range, so the source index finds them
+                where.append("source >= ? AND source < ?")
+                params += [prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)]
         if source is not None:
-            sql += " AND r.source = ?"
+            where.append("source = ?")
             params.append(source)
         if response_id is not None:
-            sql += " AND r.response_id = ?"
+            where.append("response_id = ?")
             params.append(response_id)
-        sql += " ORDER BY r.source, p.position"
-        return [
-            EvaluationRecord.from_dict(json.loads(row[0]))
-            for row in self.database.connection.execute(sql, params)
-        ]
+        if response_ids is not None:
+            where.append("response_id IN (SELECT value FROM json_each(?))")
+            params.append(json.dumps(sorted(set(response_ids))))
+        return " AND ".join(where), params
+
+    def record_counts(self, kind: str | None = None) -> dict[str, int]:
+        """{source: how many responses it has a record for}, counted in SQL (nothing decoded);
+        `kind` as in `list_records`."""
+        where, params = self._record_filters(kind, None, None, None)
+        rows = self.database.connection.execute(
+            f"SELECT source, COUNT(DISTINCT response_id) FROM records WHERE {where} GROUP BY source", params
+        )
+        return dict(rows.fetchall())
 
     def record_sources(self) -> list[str]:
         return [

@@ -5,7 +5,6 @@ scorer. An undetermined score (MURGAT-S null, PROTOCOL §3) is missing, as in th
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 
 from annotation.state import project_state
@@ -40,7 +39,7 @@ def metric_value(score: ResponseScore | None, metric: str) -> float | None:
 
 def judge_sources(store) -> list[tuple[str, int]]:
     """(judge source, responses it has a record for), most responses first, then by name."""
-    counts = Counter(r.source for r in store.list_records("judge"))
+    counts = store.record_counts("judge")
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 

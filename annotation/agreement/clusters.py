@@ -41,6 +41,7 @@ from annotation.agreement.paraphrase import (
     ASK_THRESHOLD,
     SAME_FACT_THRESHOLD,
     contains,
+    meaning_texts,
     misspelt_words,
     paraphrase_similarity,
 )
@@ -196,7 +197,7 @@ def _linkage(text: str, cites: tuple[int, ...], members, answered: Answered = _u
         return 0.0
     if True in answers:
         return 1.0
-    return float(np.mean([pair_similarity(text, cites, m.text, m.citations) for m in members]))
+    return sum(pair_similarity(text, cites, m.text, m.citations) for m in members) / len(members)
 
 
 def _group(lists: dict[str, list[Member]], answered: Answered) -> list[list[Member]]:
@@ -315,6 +316,9 @@ def response_clusters(
     another's sentence with a different text is left out."""
     if not by_name:
         return {}
+    # every vector the response's comparisons may need, in one batch
+    texts = [f.text for record in by_name.values() for s in record.sentences for f in s.facts]
+    meaning.vectors(texts + [word for text in set(texts) for word in meaning_texts(text)])
     base = by_name[min(by_name)].sentences
     out = {}
     for i, sentence in enumerate(base):

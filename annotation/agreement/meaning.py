@@ -10,12 +10,16 @@ distinct word once.
 
 from __future__ import annotations
 
+import os
 import threading
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
+# the tokenizer's thread pool costs more than it saves on the few words of a fact (and the machine's
+# cores are shared): tokenize on the calling thread
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 _LOCK = threading.Lock()
 _MODEL = None
 _CACHE: dict[str, np.ndarray] = {}
@@ -40,6 +44,8 @@ def vectors(texts) -> np.ndarray:
     """Unit vectors (rows, in order) of `texts`; the texts not cached yet are embedded in one batch.
     An empty or wordless text gives the zero vector (cosine 0 with everything)."""
     texts = list(texts)
+    if texts and all(t in _CACHE for t in texts):  # the common case once a campaign is embedded
+        return np.array([_CACHE[t] for t in texts])
     if len(_CACHE) > _CACHE_LIMIT:
         _CACHE.clear()
     missing = sorted({t for t in texts if t not in _CACHE})

@@ -148,6 +148,7 @@ _SPELLINGS = {
 _ISE = re.compile(r"(?<=\w{3})is(e|es|ed|ing)$")  # organise → organize
 
 
+@lru_cache(maxsize=1 << 16)
 def _stem(word: str) -> str:
     """A light suffix strip so inflections meet: 'waves', 'waving', 'waved' → 'wav'."""
     for suffix, keep in (("ing", 3), ("ed", 3), ("es", 3), ("s", 3)):
@@ -216,6 +217,7 @@ _PLACE_WORDS = frozenset(
 )
 
 
+@lru_cache(maxsize=1 << 16)
 def _colour(word: str) -> str | None:
     """The colour a word names, a one-letter slip of a colour name included ('wite' → white)."""
     if word in _COLOURS:
@@ -229,6 +231,7 @@ def _colour(word: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=1 << 16)
 def _plain_word(word: str) -> str:
     """One spelling of a word: short forms, British spelling, number words, ordinals, colours."""
     word = _SHORT_FORMS.get(word, word)
@@ -284,6 +287,12 @@ def _tokens(text: str) -> tuple[tuple[str, str, bool], ...]:
     return tuple(out)
 
 
+def meaning_texts(text: str) -> list[str]:
+    """The texts whose meaning vectors comparing `text` may need: its content words as written
+    (to embed a campaign's words in one batch, `meaning.vectors`)."""
+    return [surface for _, surface, _ in _tokens(text)]
+
+
 def content_words(text: str) -> tuple[str, ...]:
     """The content words of a fact in order (module doc), lightly stemmed; numbers and colours kept
     as they are. Any string is accepted; a fact of function words only gives ()."""
@@ -332,35 +341,44 @@ def _joined_compounds(tokens, other) -> list:
 
 def _word_matrix(tokens_a, tokens_b) -> np.ndarray:
     """How alike each word of a is to each word of b: 1 when `_exactly_alike`, else the cosine of
-    their meaning vectors (at least 0)."""
-    matrix = np.zeros((len(tokens_a), len(tokens_b)))
-    pending = []
-    for i, (stem_a, _, _) in enumerate(tokens_a):
-        for j, (stem_b, _, _) in enumerate(tokens_b):
-            if _exactly_alike(stem_a, stem_b):
-                matrix[i, j] = 1.0
-            elif not (_marker_word(stem_a) or _marker_word(stem_b)):
-                pending.append((i, j))
-    if pending:
-        va = meaning.vectors([surface for _, surface, _ in tokens_a])
-        vb = meaning.vectors([surface for _, surface, _ in tokens_b])
-        for i, j in pending:
-            matrix[i, j] = max(0.0, float(va[i] @ vb[j]))
-    return matrix
+    their meaning vectors (at least 0; numbers, colours and named times: 1 when equal, else 0)."""
+    stems_a, stems_b = [t[0] for t in tokens_a], [t[0] for t in tokens_b]
+    alike = np.array([[_exactly_alike(x, y) for y in stems_b] for x in stems_a], dtype=bool)
+    markers = np.array([_marker_word(x) for x in stems_a])[:, None] | np.array(
+        [_marker_word(y) for y in stems_b]
+    )
+    if (alike | markers).all():
+        return alike.astype(float)
+    va = meaning.vectors([surface for _, surface, _ in tokens_a])
+    vb = meaning.vectors([surface for _, surface, _ in tokens_b])
+    return np.where(alike, 1.0, np.where(markers, 0.0, np.maximum(va @ vb.T, 0.0)))
 
 
+@lru_cache(maxsize=1 << 16)
 def _marker_word(stem: str) -> bool:
     return stem[0].isdigit() or stem.startswith("#") or stem in _COLOURS or stem in _TIMES
 
 
 @lru_cache(maxsize=1 << 16)
+def _compared_tokens(a: str, b: str):
+    """The content words of a and of b, compounds joined where the other has the joined word."""
+    tokens_a, tokens_b = list(_tokens(a)), list(_tokens(b))
+    return _joined_compounds(tokens_a, tokens_b), _joined_compounds(tokens_b, tokens_a)
+
+
+@lru_cache(maxsize=1 << 16)
+def _pair_matrix(a: str, b: str) -> np.ndarray:
+    """`_word_matrix` of the two wordings' compared content words."""
+    return _word_matrix(*_compared_tokens(a, b))
+
+
+@lru_cache(maxsize=1 << 16)
 def _alignment(a: str, b: str):
     """(tokens of a, tokens of b, [(i, j, similarity)] one to one) of the two wordings' content words."""
-    tokens_a, tokens_b = list(_tokens(a)), list(_tokens(b))
-    tokens_a, tokens_b = _joined_compounds(tokens_a, tokens_b), _joined_compounds(tokens_b, tokens_a)
+    tokens_a, tokens_b = _compared_tokens(a, b)
     if not tokens_a or not tokens_b:
         return tokens_a, tokens_b, []
-    matrix = _word_matrix(tokens_a, tokens_b)
+    matrix = _pair_matrix(a, b)
     rows, cols = linear_sum_assignment(matrix, maximize=True)
     return (
         tokens_a,
@@ -422,16 +440,24 @@ def conflict(a: str, b: str) -> str | None:
 def paraphrase_similarity(a: str, b: str) -> float:
     """How surely two wordings state one fact, in [0, 1]: the weakest link of their content words
     paired one to one (module doc), a word without a partner counting 0; 0.0 when `conflict` finds
-    a reason they differ. Two texts without content words are the same fact (1.0) when their
+    a reason they differ (consulted only when every word has a partner at least ASK_THRESHOLD alike:
+    below, the pair is surely different already and the similarity is that bound). Two texts without content words are the same fact (1.0) when their
     normalised texts are equal, else 0.0; one without content words against one with gives 0.0."""
-    tokens_a, tokens_b, pairs = _alignment(a, b)
-    if not tokens_a or not tokens_b:
-        return (
-            1.0 if not tokens_a and not tokens_b and normalise_fact_text(a) == normalise_fact_text(b) else 0.0
-        )
-    if len(tokens_a) != len(tokens_b) or conflict(a, b) is not None:
+    if normalise_fact_text(a) == normalise_fact_text(b):
+        return 1.0  # the same words: nothing to compare
+    counted_a, counted_b = _compared_tokens(a, b)
+    if len(counted_a) != len(counted_b):
+        return 0.0  # a word without a partner: the weakest link is 0
+    if not counted_a:
         return 0.0
-    return round(min(s for _, _, s in pairs), 6)
+    matrix = _pair_matrix(a, b)
+    # a word whose best partner is below the ask threshold is surely not said by the other wording
+    bound = min(matrix.max(axis=1).min(), matrix.max(axis=0).min())
+    if bound < ASK_THRESHOLD:
+        return round(float(bound), 6)
+    if conflict(a, b) is not None:
+        return 0.0
+    return round(min(s for _, _, s in _alignment(a, b)[2]), 6)
 
 
 def verdict(similarity: float) -> str:
@@ -456,23 +482,27 @@ def misspelt_words(text: str, others) -> list[str]:
     """The words of `text` that another wording spells otherwise, more plausibly: one spelling apart
     (rapidfuzz ratio ≥ SPELLING_RATIO) and written so by more of the wordings, or by as many and
     known to the vocabulary in fewer pieces ('squirel' against 'squirrel')."""
-    others = list(others)
-    words = normalise_fact_text(text).split()
-    vocabulary = Counter(w for t in [text, *others] for w in set(normalise_fact_text(t).split()))
-    out = []
-    for word in words:
-        if len(word) < 4 or word.isdigit():
-            continue
-        for other in vocabulary:
-            if other == word or len(other) < 4 or fuzz.ratio(word, other) < SPELLING_RATIO:
+    losing = _losing_spellings(tuple(sorted([text, *others])))
+    return [word for word in normalise_fact_text(text).split() if word in losing]
+
+
+@lru_cache(maxsize=1 << 14)
+def _losing_spellings(texts: tuple[str, ...]) -> frozenset[str]:
+    """The words of these wordings that lose to another's spelling of them (`misspelt_words`)."""
+    vocabulary = Counter(w for t in texts for w in set(normalise_fact_text(t).split()))
+    candidates = [w for w in vocabulary if len(w) >= 4 and not w.isdigit()]
+    out = set()
+    for word in candidates:
+        for other in candidates:
+            if other == word or fuzz.ratio(word, other) < SPELLING_RATIO:
                 continue
             if vocabulary[other] > vocabulary[word] or (
                 vocabulary[other] == vocabulary[word]
                 and meaning.piece_count(other) < meaning.piece_count(word)
             ):
-                out.append(word)
+                out.add(word)
                 break
-    return out
+    return frozenset(out)
 
 
 def choose_thresholds(scored: list[tuple[float, bool]]) -> tuple[float, float]:

@@ -1,82 +1,81 @@
-"""How well each fact similarity tells rewordings from different facts, on the labelled set of
-tests/annotation/agreement/paraphrase_pairs.py.
+"""How well fact matching tells rewordings from different facts, on the hand-written labelled set
+tests/data/fact_pairs.jsonl: thresholds chosen on its tuning half, reported on both halves.
 
     .venv/bin/python benchmarks/paraphrase_alignment.py
 
-Three similarities, each at its own best threshold on the set (`paraphrase.choose_threshold`:
-best F0.5, precision weighing double) the first two also at the threshold the code uses, the last also at a strict 0.9:
-- paraphrase: `annotation.agreement.paraphrase.paraphrase_similarity` (the fact clusters');
-- token F1: `annotation.agreement.alignment.fact_similarity`, the fact alignment before it (0.5);
-- token-set ratio: rapidfuzz's `fuzz.token_set_ratio` on the normalised texts (the issue's idea).
-For each: precision and recall of "same fact", the different-fact pairs taken for one (false
-merges, by kind) and the rewordings missed. The baseline is token F1 at 0.5, run in the same script.
+Each pair gets a verdict (`paraphrase.verdict`): joined (surely the same), asked (a "Same fact?"
+question for the adjudicator) or apart (surely different). Per kind of rewording or near-miss, and
+per half: how many were joined / asked / kept apart. The targets, on the held-out half: rewordings
+joined ≥ 95 %, near-misses never joined. The baseline is token F1 at 0.5 (`alignment.fact_similarity`,
+the fact alignment before the clusters), run in the same script.
 """
 
 from __future__ import annotations
 
 import sys
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "annotation" / "agreement"))
 
-from paraphrase_pairs import LABELLED_PAIRS
-from rapidfuzz import fuzz
+from paraphrase_pairs import fact_pairs
 
-from annotation.agreement.alignment import fact_similarity, normalise_fact_text
-from annotation.agreement.paraphrase import SAME_FACT_THRESHOLD, choose_threshold, paraphrase_similarity
+from annotation.agreement.alignment import fact_similarity
+from annotation.agreement.paraphrase import (
+    ASK,
+    ASK_THRESHOLD,
+    DIFFERENT,
+    SAME,
+    SAME_FACT_THRESHOLD,
+    choose_thresholds,
+    paraphrase_similarity,
+    verdict,
+)
 
 
-def token_set_ratio(a: str, b: str) -> float:
-    return fuzz.token_set_ratio(normalise_fact_text(a), normalise_fact_text(b)) / 100
-
-
-def evaluate(similarity, threshold: float) -> dict:
-    counts = Counter()
-    merged, missed = Counter(), []
-    for a, b, same, kind in LABELLED_PAIRS:
-        taken = similarity(a, b) >= threshold
-        counts[taken, same] += 1
-        if taken and not same:
-            merged[kind] += 1
-        if same and not taken:
-            missed.append(kind)
-    tp, fp, fn = counts[True, True], counts[True, False], counts[False, True]
-    return {
-        "threshold": threshold,
-        "precision": tp / (tp + fp) if tp + fp else 0.0,
-        "recall": tp / (tp + fn) if tp + fn else 0.0,
-        "false merges": dict(merged),
-        "missed": missed,
-    }
+def table(rows: list[dict]) -> dict[tuple[bool, str], Counter]:
+    out: dict[tuple[bool, str], Counter] = defaultdict(Counter)
+    for row in rows:
+        out[row["same"], row["kind"]][verdict(paraphrase_similarity(row["a"], row["b"]))] += 1
+    return out
 
 
 def main() -> int:
-    measures = {
-        "paraphrase": paraphrase_similarity,
-        "token F1": fact_similarity,
-        "token-set ratio": token_set_ratio,
-    }
-    n_same = sum(same for *_, same, _ in LABELLED_PAIRS)
+    tune, held = fact_pairs("tune"), fact_pairs("held-out")
+    chosen = choose_thresholds([(paraphrase_similarity(r["a"], r["b"]), r["same"]) for r in tune])
+    print(f"labelled set: {len(tune)} tuning pairs, {len(held)} held-out pairs")
+    print(f"thresholds chosen on the tuning half: same ≥ {chosen[0]:.3f}, ask ≥ {chosen[1]:.3f}")
     print(
-        f"labelled set: {len(LABELLED_PAIRS)} pairs, {n_same} rewordings, {len(LABELLED_PAIRS) - n_same} different"
+        f"thresholds in the code:               same ≥ {SAME_FACT_THRESHOLD:.3f}, ask ≥ {ASK_THRESHOLD:.3f}"
     )
-    rows = []
-    for name, similarity in measures.items():
-        best = choose_threshold([(similarity(a, b), same) for a, b, same, _ in LABELLED_PAIRS])
-        rows.append((f"{name} @ best", evaluate(similarity, best)))
-    rows.insert(1, ("paraphrase @ code", evaluate(paraphrase_similarity, SAME_FACT_THRESHOLD)))
-    rows.insert(3, ("token F1 @ 0.5 (baseline)", evaluate(fact_similarity, 0.5)))
-    rows.append(("token-set ratio @ 0.9", evaluate(token_set_ratio, 0.9)))  # a strict cut does not help
-    baseline = dict(rows)["token F1 @ 0.5 (baseline)"]
-    print(f"{'similarity':28} {'thresh':>7} {'P':>6} {'R':>6} {'P/base':>7}  false merges / missed")
-    for label, row in rows:
-        ratio = row["precision"] / baseline["precision"] if baseline["precision"] else float("nan")
+    tables = {"tune": table(tune), "held-out": table(held)}
+    print()
+    print(f"| {'kind':40} | tune: joined / asked / apart | held-out: joined / asked / apart |")
+    print(f"|{'-' * 42}|{'-' * 30}|{'-' * 35}|")
+    for same in (True, False):
+        kinds = sorted({k for (s, k) in tables["tune"] | tables["held-out"] if s == same})
+        for kind in kinds:
+            cells = []
+            for half in ("tune", "held-out"):
+                c = tables[half][same, kind]
+                cells.append(f"{c[SAME]:>3} / {c[ASK]:>2} / {c[DIFFERENT]:>2} of {sum(c.values()):>2}")
+            label = ("rewording: " if same else "near-miss: ") + kind
+            print(f"| {label:40} | {cells[0]:>28} | {cells[1]:>33} |")
+    print()
+    for half in ("tune", "held-out"):
+        rewordings = sum((c for (s, _), c in tables[half].items() if s), Counter())
+        near = sum((c for (s, _), c in tables[half].items() if not s), Counter())
+        n_r, n_n = sum(rewordings.values()), sum(near.values())
+        rows = tune if half == "tune" else held
+        base_r = sum(fact_similarity(r["a"], r["b"]) >= 0.5 for r in rows if r["same"]) / n_r
+        base_n = sum(fact_similarity(r["a"], r["b"]) < 0.5 for r in rows if not r["same"]) / n_n
         print(
-            f"{label:28} {row['threshold']:7.3f} {row['precision']:6.3f} {row['recall']:6.3f} {ratio:7.2f}  "
-            f"{sum(row['false merges'].values())} {row['false merges']} / {len(row['missed'])} {row['missed']}"
+            f"{half:8}: rewordings joined {rewordings[SAME] / n_r:6.1%} ({rewordings[SAME]}/{n_r}), "
+            f"asked {rewordings[ASK]}, split {rewordings[DIFFERENT]}; near-misses kept apart "
+            f"{(n_n - near[SAME]) / n_n:6.1%} ({n_n - near[SAME]}/{n_n}, {near[ASK]} of them asked) | "
+            f"baseline token F1 @ 0.5: joined {base_r:6.1%}, kept apart {base_n:6.1%}"
         )
     return 0
 

@@ -1,5 +1,6 @@
 """Disputes: where the annotators disagree in substance, lowest agreement first — a rewording is not
-a dispute (fact clusters, `annotation.agreement.clusters`). A click on a row of the list opens a
+a dispute (fact clusters, `annotation.agreement.clusters`); two wordings the matcher is unsure of
+are a "Same fact?" question, counted apart and asked first (Y/N; `pages.widgets.same_fact`). A click on a row of the list opens a
 dispute: every annotator's wording and value side by side with their time (decisions under 2 s
 flagged), the cited segments with the annotation view's player and sound view, and the ruling
 buttons, each with its key. After a ruling the next dispute opens in its place, scrolled into view.
@@ -19,6 +20,7 @@ from pathlib import Path
 import streamlit as st
 
 from annotation.agreement.gold import RULES, write_gold_csv
+from annotation.agreement.same_fact import open_questions, wording_only
 from annotation.formats.readers import write_records_jsonl
 from annotation.state import ProjectSettings
 from pages.widgets import player, response_view, ruling
@@ -27,6 +29,7 @@ from pages.widgets.frame import run_page
 from pages.widgets.model_filter import choose_models, model_label
 from pages.widgets.opened_response import DISPUTES_FILTER
 from pages.widgets.ruling import ALL, STAGE_IDS, STAGE_NAMES, STAGE_REQUEST
+from pages.widgets.same_fact import same_fact_question
 
 STAGE_KEY = "stage"  # the stage filter; the URL holds it as ?stage=s3-all
 RESPONSE_KEY = "dispute_response"  # the response filter; the URL holds it as ?response=…
@@ -281,7 +284,8 @@ def disputes(me: dict, store) -> None:
         show_text(str(exc))
         return
     gold = state.gold
-    every = gold.disputes()
+    questions = open_questions(gold)  # wordings the matcher could not settle: asked before disputes
+    every = [v for v in gold.disputes() if not wording_only(v)]  # a wording is never a dispute
     open_count = sum(1 for v in every if v.ruling is None)
     counts = gold.counts()
     for column, (label, number) in zip(
@@ -296,6 +300,11 @@ def disputes(me: dict, store) -> None:
         strict=True,
     ):
         column.metric(label, number)
+    if questions:
+        same_fact_question(store, me["name"], questions, float(store.get_setting("pad_s", 1.0)))
+        st.divider()
+        downloads(store)
+        return
     model_of = dict(store.response_models())
     shown = filters(every, model_of)
     if not shown:

@@ -6,11 +6,18 @@ For each sentence, the annotators' fact lists are taken in name order; each pers
 placed on the clusters built so far by a one-to-one Hungarian assignment (`alignment.best_pairs`)
 on the mean similarity to a cluster's members, and a fact no cluster takes starts its own. Two
 facts can be one only when their citation subsets overlap and their texts are rewordings
-(`paraphrase.paraphrase_similarity` ≥ SAME_FACT_THRESHOLD). A person has at most one fact in a
-cluster.
+(`paraphrase.paraphrase_similarity` ≥ SAME_FACT_THRESHOLD) — or a person said so: `answered(a, b)`
+gives the adjudicator's "Same fact?" answer on two wordings (True, False or None), which wins over
+the similarity (`same_fact.py`). A person has at most one fact in a cluster.
 
-A cluster keeps every member's wording with its author (provenance), a canonical text — the
-wording the other members are closest to (ties: the wording most members used, then the first
+Two clusters whose similarity falls in the uncertain band (between ASK_THRESHOLD and
+SAME_FACT_THRESHOLD), with no author in common, overlapping citations and no answer yet, are a
+*doubt*: kept apart for now and listed (`SentenceClusters.doubts`) as a "Same fact?" question on
+their closest two wordings.
+
+A cluster keeps every member's wording with its author (provenance), a canonical text — the most
+typical wording: the member whose meaning vector is closest to the members' mean, never one with a
+misspelt word when a member spells it right (ties: the wording most members used, then the first
 author's) — and the citation subset most members gave (ties: the canonical member's). A cluster
 whose canonical text states the canonical texts of two or more other clusters, none of whose
 authors it has, is a *combined* fact: people disagree on how to decompose, not on what is there.
@@ -23,15 +30,29 @@ signatures are equal, however they worded their facts.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from annotation.agreement import meaning
 from annotation.agreement.alignment import best_pairs, normalise_fact_text
-from annotation.agreement.paraphrase import SAME_FACT_THRESHOLD, contains, paraphrase_similarity
+from annotation.agreement.paraphrase import (
+    ASK_THRESHOLD,
+    SAME_FACT_THRESHOLD,
+    contains,
+    meaning_texts,
+    misspelt_words,
+    paraphrase_similarity,
+)
 from annotation.protocol.records import EvaluationRecord, Fact, Sentence
 
 Signature = frozenset[tuple[int, tuple[int, ...]]]
+Answered = Callable[[str, str], "bool | None"]
+
+
+def _unanswered(_a: str, _b: str) -> bool | None:
+    return None
 
 
 @dataclass(frozen=True)
@@ -91,13 +112,26 @@ class Combination:
 
 
 @dataclass(frozen=True)
+class Doubt:
+    """Clusters `first` and `second` may be one fact: a "Same fact?" question on two wordings."""
+
+    first: int
+    second: int
+    text_a: str
+    text_b: str
+
+
+@dataclass(frozen=True)
 class SentenceClusters:
-    """The clusters of one sentence; `decomposers` are the annotators who gave it facts."""
+    """The clusters of one sentence; `decomposers` are the annotators who gave it facts; `doubts`
+    the pairs of clusters only a person can tell apart (module doc)."""
 
     sentence: int
     decomposers: tuple[str, ...] = ()
     clusters: tuple[FactCluster, ...] = ()
     combinations: tuple[Combination, ...] = field(default=())
+    doubts: tuple[Doubt, ...] = field(default=())
+    answered: Answered = field(default=_unanswered, compare=False, repr=False)
 
     def signature(self, author: str) -> Signature:
         """The (cluster index, citation subset) pairs `author` stated (module doc)."""
@@ -118,7 +152,7 @@ class SentenceClusters:
         for cluster in self.clusters:
             if any(normalise_fact_text(m.text) == plain and m.citations == subset for m in cluster.members):
                 return cluster
-        scores = [_linkage(text, subset, cluster.members) for cluster in self.clusters]
+        scores = [_linkage(text, subset, cluster.members, self.answered) for cluster in self.clusters]
         best = int(np.argmax(scores)) if scores else -1
         return self.clusters[best] if scores and scores[best] >= SAME_FACT_THRESHOLD else None
 
@@ -137,24 +171,42 @@ def _overlap(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
     return not a or not b or bool(set(a) & set(b))
 
 
-def pair_similarity(text_a: str, cites_a: tuple[int, ...], text_b: str, cites_b: tuple[int, ...]) -> float:
-    """How alike two facts are: their texts' paraphrase similarity when their citation subsets overlap
-    (or either cites nothing), else 0."""
-    return paraphrase_similarity(text_a, text_b) if _overlap(cites_a, cites_b) else 0.0
+def pair_similarity(
+    text_a: str,
+    cites_a: tuple[int, ...],
+    text_b: str,
+    cites_b: tuple[int, ...],
+    answered: Answered = _unanswered,
+) -> float:
+    """How alike two facts are: 0 when their citation subsets do not overlap (neither empty); else
+    1 or 0 when a person answered whether the two wordings are one fact; else their texts'
+    paraphrase similarity."""
+    if not _overlap(cites_a, cites_b):
+        return 0.0
+    answer = answered(text_a, text_b)
+    if answer is not None:
+        return 1.0 if answer else 0.0
+    return paraphrase_similarity(text_a, text_b)
 
 
-def _linkage(text: str, cites: tuple[int, ...], members) -> float:
-    """Mean similarity of a fact to a cluster's members (average linkage)."""
-    return float(np.mean([pair_similarity(text, cites, m.text, m.citations) for m in members]))
+def _linkage(text: str, cites: tuple[int, ...], members, answered: Answered = _unanswered) -> float:
+    """How alike a fact is to a cluster: 0 when a person said it is not the same fact as a member,
+    1 when they said it is, else the mean similarity to the members (average linkage)."""
+    answers = {answered(text, m.text) for m in members if _overlap(cites, m.citations)}
+    if False in answers:
+        return 0.0
+    if True in answers:
+        return 1.0
+    return sum(pair_similarity(text, cites, m.text, m.citations) for m in members) / len(members)
 
 
-def _group(lists: dict[str, list[Member]]) -> list[list[Member]]:
+def _group(lists: dict[str, list[Member]], answered: Answered) -> list[list[Member]]:
     """Each author's members placed on the groups so far by a Hungarian assignment (module doc)."""
     groups: list[list[Member]] = []
     for author in sorted(lists):
         members = lists[author]
         similarity = np.array(
-            [[_linkage(m.text, m.citations, group) for group in groups] for m in members]
+            [[_linkage(m.text, m.citations, group, answered) for group in groups] for m in members]
         ).reshape(len(members), len(groups))
         placed = {row: column for row, column, _ in best_pairs(similarity, SAME_FACT_THRESHOLD)}
         for row, member in enumerate(members):
@@ -166,15 +218,21 @@ def _group(lists: dict[str, list[Member]]) -> list[list[Member]]:
 
 
 def _canonical(members: list[Member]) -> Member:
-    """The member the others are closest to; ties: the wording most members used, then the first."""
-    used = Counter(normalise_fact_text(m.text) for m in members)
+    """The most typical member (module doc): fewest words another member spells right, then the
+    closest to the mean meaning vector, then the wording most members used, then the first."""
+    if len(members) == 1:
+        return members[0]
+    texts = [m.text for m in members]
+    used = Counter(normalise_fact_text(t) for t in texts)
+    vectors = meaning.vectors(texts)
+    typical = vectors @ vectors.mean(axis=0)
 
-    def closeness(position: int) -> tuple:
-        m = members[position]
-        total = sum(pair_similarity(m.text, m.citations, o.text, o.citations) for o in members if o is not m)
-        return (round(total, 9), used[normalise_fact_text(m.text)], -position)
+    def rank(position: int) -> tuple:
+        text = texts[position]
+        misspelt = len(misspelt_words(text, [t for k, t in enumerate(texts) if k != position]))
+        return (-misspelt, round(float(typical[position]), 6), used[normalise_fact_text(text)], -position)
 
-    return members[max(range(len(members)), key=closeness)]
+    return members[max(range(len(members)), key=rank)]
 
 
 def _cluster(index: int, members: list[Member]) -> FactCluster:
@@ -207,23 +265,60 @@ def _combinations(clusters: list[FactCluster]) -> tuple[Combination, ...]:
     return tuple(out)
 
 
-def cluster_sentence(index: int, facts: dict[str, tuple[list[Fact], Sentence]]) -> SentenceClusters:
+def _doubts(clusters: list[FactCluster], answered: Answered) -> tuple[Doubt, ...]:
+    """Pairs of clusters in the uncertain band, unanswered (module doc), each on its closest two
+    wordings."""
+    out = []
+    for x, first in enumerate(clusters):
+        for second in clusters[x + 1 :]:
+            if set(first.authors) & set(second.authors) or not _overlap(first.citations, second.citations):
+                continue
+            pairs = [(a, b) for a in first.members for b in second.members]
+            if any(answered(a.text, b.text) is not None for a, b in pairs):
+                continue  # a person already said: asked once
+            scored = [
+                (pair_similarity(a.text, a.citations, b.text, b.citations), a.text, b.text) for a, b in pairs
+            ]
+            mean = float(np.mean([score for score, _, _ in scored]))
+            best = max(scored, key=lambda found: found[0])
+            if ASK_THRESHOLD <= max(mean, best[0]) < SAME_FACT_THRESHOLD:
+                out.append(Doubt(first.index, second.index, best[1], best[2]))
+    return tuple(out)
+
+
+def cluster_sentence(
+    index: int, facts: dict[str, tuple[list[Fact], Sentence]], answered: Answered | None = None
+) -> SentenceClusters:
     """The clusters of sentence `index` from each annotator's (facts, sentence); annotators with no
-    facts are not decomposers."""
+    facts are not decomposers. `answered(a, b)`: a person's "Same fact?" answer on two wordings."""
+    answered = answered or _unanswered
     lists = {
         author: [Member(author, fact, sentence) for fact in their]
         for author, (their, sentence) in facts.items()
         if their
     }
-    clusters = [_cluster(i, group) for i, group in enumerate(_group(lists))]
-    return SentenceClusters(index, tuple(sorted(lists)), tuple(clusters), _combinations(clusters))
+    clusters = [_cluster(i, group) for i, group in enumerate(_group(lists, answered))]
+    return SentenceClusters(
+        index,
+        tuple(sorted(lists)),
+        tuple(clusters),
+        _combinations(clusters),
+        _doubts(clusters, answered),
+        answered,
+    )
 
 
-def response_clusters(by_name: dict[str, EvaluationRecord]) -> dict[int, SentenceClusters]:
-    """{sentence index: clusters} of one response from its annotators' records. Sentences follow the
-    alphabetically first annotator's record; another's sentence with a different text is left out."""
+def response_clusters(
+    by_name: dict[str, EvaluationRecord], answered: Callable[[int], Answered] | None = None
+) -> dict[int, SentenceClusters]:
+    """{sentence index: clusters} of one response from its annotators' records; `answered(i)` gives
+    sentence i's "Same fact?" answers. Sentences follow the alphabetically first annotator's record;
+    another's sentence with a different text is left out."""
     if not by_name:
         return {}
+    # every vector the response's comparisons may need, in one batch
+    texts = [f.text for record in by_name.values() for s in record.sentences for f in s.facts]
+    meaning.vectors(texts + [word for text in set(texts) for word in meaning_texts(text)])
     base = by_name[min(by_name)].sentences
     out = {}
     for i, sentence in enumerate(base):
@@ -232,7 +327,7 @@ def response_clusters(by_name: dict[str, EvaluationRecord]) -> dict[int, Sentenc
             for name, record in sorted(by_name.items())
             if i < len(record.sentences) and record.sentences[i].text.strip() == sentence.text.strip()
         }
-        out[i] = cluster_sentence(i, facts)
+        out[i] = cluster_sentence(i, facts, answered(i) if answered is not None else None)
     return out
 
 

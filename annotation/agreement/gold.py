@@ -42,6 +42,7 @@ from pathlib import Path
 from annotation.agreement.clusters import FactCluster, SentenceClusters, response_clusters
 from annotation.agreement.entailment_answers import answer_for, question_segments
 from annotation.agreement.reliability import agreement_stage, records_by_response
+from annotation.agreement.same_fact import answers_from_rulings
 from annotation.formats.atomic_file import write_text_atomically
 from annotation.protocol.derivation import derive_entailment
 from annotation.protocol.fact_list import check_fact_list, normalise_fact_list
@@ -194,7 +195,7 @@ class _Deriver:
         self.rid, self.by_name, self.answers = response_id, by_name, answers
         self.rule, self.auto_accept = settings
         self.rulings, self.spent = rulings, spent_ms
-        self.clusters = response_clusters(by_name)
+        self.clusters = response_clusters(by_name, answers_from_rulings(rulings, response_id))
         self.values: list[GoldValue] = []
 
     def _ruling(self, units, task: str | None) -> Ruling | None:

@@ -5,7 +5,9 @@ nowhere else.
 - `Unit`: what a label is about: the response, sentence i (`s3`), or a fact of sentence i
   (`s3/1a2b3c4d5e6f`, the key hashing its normalised text and citation subset).
 - `Task`: the decision about a unit: `verifiable`, `facts`, `all`, `alone.{j}`, `without.{j}`,
-  `done`, `skip`, `flag`; an adjudicator's ruling carries the prefix `gold.` (`gold.alone.1`).
+  `done`, `skip`, `flag`; an adjudicator's ruling carries the prefix `gold.` (`gold.alone.1`);
+  `gold.same` is an adjudicator's answer to "Same fact?" on two wordings (the unit `s{i}/{pair key}`,
+  annotation/agreement/same_fact.py).
   `value_name` is the same decision as gold provenance names it (`alone[1]`).
 - `QuestionKey`: one question of one response, `{response_id}|{unit}|{task}` (widget keys,
   dispute ids).
@@ -25,6 +27,7 @@ RESPONSE_UNIT = "response"
 SENTENCE_QUESTIONS = ("verifiable", "facts")
 FACT_QUESTIONS = ("all", "alone", "without")
 RESPONSE_TASKS = ("done", "skip", "flag")
+PAIR_QUESTIONS = ("same",)  # an adjudicator's "Same fact?" on two wordings of a sentence's facts
 PER_CITATION = ("alone", "without")
 RULING_PREFIX = "gold."
 SOURCE_KINDS = ("gold", "human", "judge")
@@ -108,7 +111,7 @@ class Task:
     ruling: bool = False
 
     def __post_init__(self) -> None:
-        known = (*SENTENCE_QUESTIONS, *FACT_QUESTIONS, *RESPONSE_TASKS)
+        known = (*SENTENCE_QUESTIONS, *FACT_QUESTIONS, *RESPONSE_TASKS, *PAIR_QUESTIONS)
         if self.question not in known:
             raise ValueError(f"'{self.question}' is not a question ({', '.join(known)})")
         if (self.question in PER_CITATION) != (self.j is not None) or (self.j is not None and self.j < 0):

@@ -1,16 +1,33 @@
-"""A labelled set of atomic-fact pairs (no tests here): rewordings of one fact, and pairs that state
-different facts, the hard ones included — the same words with another number, colour, quoted word
-or shape, a negation, the roles swapped, a fact combined with another. Written by hand, half in the
-demo's world (shapes, numbers, tones), half in the world of real videos (people, speech, objects),
-and used by test_paraphrase.py to choose and hold SAME_FACT_THRESHOLD and by
-benchmarks/paraphrase_alignment.py to report precision and recall.
+"""The labelled sets of atomic-fact pairs (no tests here).
 
-Each entry: (first wording, second wording, same fact?, kind). A few true rewordings that no
-string measure can see (synonyms, a passive) are in on purpose, labelled same: they are the misses
-the recall figure counts.
+`fact_pairs(split)`: tests/data/fact_pairs.jsonl, 302 pairs written by hand in the world of real
+videos (kitchens, sports, lectures, streets, nature, music): the rewordings annotators produce
+(tense, word order, number words, dropped articles, typos, spelling variants, function words,
+compound spelling, rephrasing, synonyms, the passive, abbreviations, meta-talk) and the near-misses
+that must stay apart (colour, count, object, negation, roles swapped in either voice, another
+time, a part for the whole, "oil" / "olive oil", one fact for two merged). Each line: a, b, same,
+kind and `split`, fixed once before any threshold was chosen (alternating within each kind):
+thresholds are chosen on "tune" only; "held-out" only reports.
+
+`LABELLED_PAIRS`: an older, smaller set, half in the demo's world (shapes, numbers, tones): each
+entry (first wording, second wording, same fact?, kind).
 """
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
+
+FACT_PAIRS_FILE = Path(__file__).resolve().parents[2] / "data" / "fact_pairs.jsonl"
+
+
+def fact_pairs(split: str | None = None) -> list[dict]:
+    """The hand-written pairs of tests/data/fact_pairs.jsonl, those of `split` ('tune' or
+    'held-out') when given, in file order."""
+    with open(FACT_PAIRS_FILE, encoding="utf-8") as handle:
+        rows = [json.loads(line) for line in handle if line.strip()]
+    return [row for row in rows if split is None or row["split"] == split]
+
 
 SAME, DIFFERENT = True, False
 

@@ -16,9 +16,9 @@ from browser_support import (
     wait_until_idle,
 )
 
-from annotation.agreement.gold import gold_from_store
 from annotation.agreement.same_fact import open_questions
 from annotation.protocol.ids import fact_unit, sentence_unit
+from annotation.state import project_state
 
 pytestmark = needs_chromium
 WORDINGS = {  # response → annotator → wording: each pair in the uncertain band
@@ -54,7 +54,7 @@ def answers(store) -> dict[str, bool]:
 
 
 def test_adjudicator_answers_same_fact_by_key_and_the_next_question_appears(project, server):
-    first, second = open_questions(gold_from_store(project))
+    first, second = open_questions(project_state(project).gold)
     assert (first.response_id, second.response_id) == ("r1", "r2")
     with chromium_page() as page:
         fill_sign_in(page, server, "ada")
@@ -75,4 +75,4 @@ def test_adjudicator_answers_same_fact_by_key_and_the_next_question_appears(proj
         wait_until_idle(page)
         page.screenshot(path=SHOTS / "32_same_fact_answered.png")
     assert answers(project) == {"r1": True, "r2": False}
-    assert open_questions(gold_from_store(project)) == []
+    assert open_questions(project_state(project).gold) == []

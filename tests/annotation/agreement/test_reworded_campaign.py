@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.agreement.gold import gold_from_store
 from annotation.agreement.paraphrase import misspelt_words
 from annotation.agreement.same_fact import open_questions
 from annotation.protocol.citations import Citation
 from annotation.protocol.records import Response, Sentence
+from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
 from annotation.work.labels import labels_by_unit
 from annotation.work.session import next_question, record_answer
@@ -140,7 +140,7 @@ def campaign(tmp_path_factory):
     for name in NAMES:
         store.add_user(name, "annotator", None)
         label_everything(store, name)
-    return gold_from_store(store)
+    return project_state(store).gold
 
 
 def test_the_disputes_are_exactly_the_planted_disagreements(campaign):

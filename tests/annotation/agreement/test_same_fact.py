@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.agreement.gold import adjudicate, gold_from_store
+from annotation.agreement.gold import adjudicate
 from annotation.agreement.paraphrase import ASK, paraphrase_similarity, verdict
 from annotation.agreement.same_fact import SAME_TASK, open_questions, pair_key, pair_unit, wording_only
 from annotation.protocol.citations import Citation
 from annotation.protocol.ids import Task, Unit, fact_unit, sentence_unit
 from annotation.protocol.records import Response, Sentence
+from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
 from annotation.work.labels import annotator_records
 
@@ -50,21 +51,21 @@ def test_the_pair_is_one_the_matcher_cannot_decide():
 
 
 def test_an_uncertain_pair_becomes_one_question_with_both_wordings_and_the_cited_segment(store):
-    (question,) = open_questions(gold_from_store(store))
+    (question,) = open_questions(project_state(store).gold)
     assert {question.text_a, question.text_b} == {WORDINGS["alice"], WORDINGS["bob"]}
     assert (question.response_id, question.sentence, question.segments) == ("r1", 0, (0,))
     assert question.unit == pair_unit(0, WORDINGS["bob"], WORDINGS["alice"])
 
 
 def test_a_dispute_only_the_open_question_makes_is_a_difference_of_wording(store):
-    value = facts_value(gold_from_store(store))
+    value = facts_value(project_state(store).gold)
     assert value.disputed and wording_only(value)
 
 
 def test_a_yes_joins_the_wordings_and_the_dispute_and_the_question_go(store):
-    (question,) = open_questions(gold_from_store(store))
+    (question,) = open_questions(project_state(store).gold)
     adjudicate(store, "ada", "r1", question.unit, SAME_TASK, True)
-    gold = gold_from_store(store)
+    gold = project_state(store).gold
     assert open_questions(gold) == []
     assert gold.disputes() == []
     (fact,) = gold.records[0].sentences[0].facts
@@ -74,9 +75,9 @@ def test_a_yes_joins_the_wordings_and_the_dispute_and_the_question_go(store):
 
 
 def test_a_no_keeps_them_apart_and_is_not_asked_again(store):
-    (question,) = open_questions(gold_from_store(store))
+    (question,) = open_questions(project_state(store).gold)
     adjudicate(store, "ada", "r1", question.unit, SAME_TASK, False)
-    gold = gold_from_store(store)
+    gold = project_state(store).gold
     assert open_questions(gold) == []
     value = facts_value(gold)
     assert value.disputed and not wording_only(value)
@@ -84,14 +85,14 @@ def test_a_no_keeps_them_apart_and_is_not_asked_again(store):
 
 
 def test_undo_brings_the_question_back(store):
-    (question,) = open_questions(gold_from_store(store))
+    (question,) = open_questions(project_state(store).gold)
     adjudicate(store, "ada", "r1", question.unit, SAME_TASK, True)
     store.events.undo_last("ada")
-    assert open_questions(gold_from_store(store)) == [question]
+    assert open_questions(project_state(store).gold) == [question]
 
 
 def test_the_answer_is_a_ruling_event_not_an_annotators_label(store):
-    (question,) = open_questions(gold_from_store(store))
+    (question,) = open_questions(project_state(store).gold)
     adjudicate(store, "ada", "r1", question.unit, SAME_TASK, True)
     (event,) = store.events.current_labels("ada")
     assert (event.unit, event.task, event.value) == (
@@ -104,7 +105,7 @@ def test_the_answer_is_a_ruling_event_not_an_annotators_label(store):
 
 
 def test_an_annotator_cannot_answer_a_same_fact_question(store):
-    (question,) = open_questions(gold_from_store(store))
+    (question,) = open_questions(project_state(store).gold)
     with pytest.raises(PermissionError):
         adjudicate(store, "alice", "r1", question.unit, SAME_TASK, True)
 

@@ -16,9 +16,9 @@ SAME_FACT_THRESHOLD), with no author in common, overlapping citations and no ans
 their closest two wordings.
 
 A cluster keeps every member's wording with its author (provenance), a canonical text — the most
-typical wording: the member whose meaning vector is closest to the members' mean, never one with a
-misspelt word when a member spells it right (ties: the wording most members used, then the first
-author's) — and the citation subset most members gave (ties: the canonical member's). A cluster
+typical wording: the member whose meaning vector (its content words' mean) is closest to the
+members' mean, never one with a misspelt word when a member spells it right (ties: the wording most
+members used, then the first author's) — and the citation subset most members gave (ties: the canonical member's). A cluster
 whose canonical text states the canonical texts of two or more other clusters, none of whose
 authors it has, is a *combined* fact: people disagree on how to decompose, not on what is there.
 
@@ -217,6 +217,16 @@ def _group(lists: dict[str, list[Member]], answered: Answered) -> list[list[Memb
     return groups
 
 
+def _text_vector(text: str) -> np.ndarray:
+    """A wording's meaning: the unit mean of its content words' vectors (zero without any)."""
+    words = meaning_texts(text)
+    if not words:
+        return np.zeros(meaning.vectors(["a"]).shape[1])
+    mean = meaning.vectors(words).mean(axis=0)
+    norm = float(np.linalg.norm(mean))
+    return mean / norm if norm else mean
+
+
 def _canonical(members: list[Member]) -> Member:
     """The most typical member (module doc): fewest words another member spells right, then the
     closest to the mean meaning vector, then the wording most members used, then the first."""
@@ -224,7 +234,7 @@ def _canonical(members: list[Member]) -> Member:
         return members[0]
     texts = [m.text for m in members]
     used = Counter(normalise_fact_text(t) for t in texts)
-    vectors = meaning.vectors(texts)
+    vectors = np.array([_text_vector(t) for t in texts])
     typical = vectors @ vectors.mean(axis=0)
 
     def rank(position: int) -> tuple:
@@ -317,8 +327,8 @@ def response_clusters(
     if not by_name:
         return {}
     # every vector the response's comparisons may need, in one batch
-    texts = [f.text for record in by_name.values() for s in record.sentences for f in s.facts]
-    meaning.vectors(texts + [word for text in set(texts) for word in meaning_texts(text)])
+    texts = {f.text for record in by_name.values() for s in record.sentences for f in s.facts}
+    meaning.vectors([word for text in texts for word in meaning_texts(text)])
     base = by_name[min(by_name)].sentences
     out = {}
     for i, sentence in enumerate(base):

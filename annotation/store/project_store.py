@@ -3,6 +3,10 @@
 Labels are an append-only event log (`store.events`, annotation/store/event_log.py); the current label is derived from it (view
 `current_labels`), so nothing is updated in place or deleted and undo/audit come free.
 
+Records (imported, judged, gold) are stored without what their response already holds: a record's
+sentence keeps its text, citations and offsets only where they differ from the response's
+sentence of the same index (`_compact` / `_expand`); reading gives back the record that went in.
+
 Connections, transactions and migrations are `Database`'s (annotation/store/database.py): one
 connection per thread, because a sqlite3 connection must not cross Streamlit's threads.
 """

@@ -114,7 +114,7 @@ def bootstrap_spearman(X, Y, weights: np.ndarray, chunk_size: int = 256) -> np.n
 
 def _cumulative(W: np.ndarray) -> np.ndarray:
     """Each row's running sums with a 0 in front: the weight of columns [a, b) is C[:, b] − C[:, a]."""
-    C = np.zeros((W.shape[0], W.shape[1] + 1))
+    C = np.zeros((W.shape[0], W.shape[1] + 1), dtype=W.dtype)
     np.cumsum(W, axis=1, out=C[:, 1:])
     return C
 
@@ -123,7 +123,7 @@ def _tie_square_sums(C: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """Σ over tie groups of (the group's weight)², per row of the running sums `C`
     (`_cumulative`); the groups are the column runs beginning at `starts`."""
     ends = np.r_[starts[1:], C.shape[1] - 1]
-    return ((C[:, ends] - C[:, starts]) ** 2).sum(1)
+    return ((C[:, ends] - C[:, starts]) ** 2).sum(1, dtype=np.int64)
 
 
 def _run_starts(*keys: np.ndarray) -> np.ndarray:
@@ -146,17 +146,18 @@ class _InversionCount:
             starts = _run_starts(prefix[order])
             group_start = np.repeat(starts, np.diff(np.r_[starts, rank.size]))
             zeros = np.flatnonzero(~ones)
+            zeros = zeros[ones_before[zeros] > ones_before[group_start[zeros]]]  # a 1-bit item before
             self.levels.append(
                 (order[ones], order[zeros], ones_before[zeros], ones_before[group_start[zeros]])
             )
 
     def __call__(self, W: np.ndarray) -> np.ndarray:
         """The count for each row of `W` (weight vectors × items)."""
-        total = np.zeros(W.shape[0])
+        total = np.zeros(W.shape[0], dtype=np.int64)
         for one_items, zero_items, upto, group_from in self.levels:
             before = _cumulative(W[:, one_items])
             # each 0-bit item times the 1-bit weight of its group that comes before it
-            total += np.einsum("ij,ij->i", W[:, zero_items], before[:, upto] - before[:, group_from])
+            total += (W[:, zero_items] * (before[:, upto] - before[:, group_from])).sum(1, dtype=np.int64)
         return total
 
 
@@ -185,10 +186,12 @@ def bootstrap_kendall(X, Y, weights: np.ndarray, block: int = 256) -> np.ndarray
         x_starts, xy_starts, y_starts = _run_starts(x), _run_starts(x, y), _run_starts(y[by_y])
         inversions = _InversionCount(np.unique(y, return_inverse=True)[1])
         columns = np.flatnonzero(both)[order]
+        # whole numbers: a weight times a weight is at most n², within int32 up to n = 46,340
+        counts = np.int32 if columns.size <= 46_000 else np.int64
         for start in range(0, W.shape[0], block):
-            Wb = W[start : start + block, columns]
+            Wb = W[start : start + block, columns].astype(counts)
             C = _cumulative(Wb)
-            count = C[:, -1]
+            count = C[:, -1].astype(float)
             t2 = count**2
             ties_x, ties_xy = _tie_square_sums(C, x_starts), _tie_square_sums(C, xy_starts)
             ties_y = _tie_square_sums(_cumulative(Wb[:, by_y]), y_starts)

@@ -56,6 +56,16 @@ RULES = ("majority", "unanimity")
 DEFAULT_RULE = "majority"
 FAST_MS = 2000  # a decision quicker than this is flagged on the disputes list
 DERIVED = "derived (PROTOCOL §2)"
+PROVENANCE_KINDS = ("unanimous", "majority", "adjudicated", "derived", "unresolved")
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a gold value came from: its `kind` (PROVENANCE_KINDS), what is counted, and its `text`,
+    what records, CSV and pages show ("majority 2/3", "adjudicated:ada:annotator error", …)."""
+
+    kind: str
+    text: str
 
 
 @dataclass(frozen=True)
@@ -105,6 +115,7 @@ class GoldValue:
     citations: tuple[int, ...] = ()
     wordings: tuple[tuple[str, str, tuple[int, ...]], ...] = ()
     clusters: SentenceClusters | None = None
+    provenance_kind: str = "derived"  # PROVENANCE_KINDS: `provenance` is its words
 
     @property
     def disputed(self) -> bool:
@@ -154,13 +165,13 @@ class GoldSet:
         return sorted(found, key=lambda v: v.agreement)
 
     def counts(self) -> dict[str, int]:
-        """How many values came from each kind of provenance (unanimous, majority, …)."""
-        return dict(Counter(v.provenance.split(":")[0].split(" ")[0] for v in self.values))
+        """How many values came from each kind of provenance (PROVENANCE_KINDS)."""
+        return dict(Counter(v.provenance_kind for v in self.values))
 
 
 def decide(
     compared: dict[str, object], rule: str, auto_accept_unanimous: bool, ruling: Ruling | None
-) -> tuple[object, str, float]:
+) -> tuple[object, Provenance, float]:
     """(the modal compared value or the ruling's value, provenance, agreement) of one unit from what
     is compared of each annotator's value. A ruling wins; no values → unresolved. Raises ValueError
     for an unknown rule."""
@@ -171,16 +182,20 @@ def decide(
     top, m = counts.most_common(1)[0] if counts else (None, 0)
     agreement = m / n if n else 0.0
     if ruling is not None:
-        return ruling.value, ruling.provenance, agreement
+        return ruling.value, Provenance("adjudicated", ruling.provenance), agreement
     if n == 0:
-        return None, "unresolved: no annotator values", 0.0
+        return None, Provenance("unresolved", "unresolved: no annotator values"), 0.0
     if m == n:
         if auto_accept_unanimous:
-            return top, f"unanimous {n}/{n}", agreement
-        return None, f"unresolved: unanimous {n}/{n}, awaiting confirmation", agreement
+            return top, Provenance("unanimous", f"unanimous {n}/{n}"), agreement
+        return (
+            None,
+            Provenance("unresolved", f"unresolved: unanimous {n}/{n}, awaiting confirmation"),
+            agreement,
+        )
     if rule == "majority" and m * 2 > n:
-        return top, f"majority {m}/{n}", agreement
-    return None, f"unresolved: disputed {m}/{n}", agreement
+        return top, Provenance("majority", f"majority {m}/{n}"), agreement
+    return None, Provenance("unresolved", f"unresolved: disputed {m}/{n}"), agreement
 
 
 def _fact_dicts(facts) -> list[dict]:
@@ -210,10 +225,11 @@ class _Deriver:
         spent_units = extra.pop("spent_units", {})
         ruling = self._ruling(extra.pop("ruling_units", [unit]), task) if unit else None
         value, provenance, agreement = decide(compared, self.rule, self.auto_accept, ruling)
+        extra["provenance_kind"] = provenance.kind
         spent = {name: self.spent.get((name, self.rid, *spent_units[name])) for name in spent_units}
         gold = GoldValue(
             self.rid, sentence, extra.pop("fact", None), question, unit, task, values, spent, value,
-            provenance, agreement, ruling, compared=compared, gold_compared=value, **extra,
+            provenance.text, agreement, ruling, compared=compared, gold_compared=value, **extra,
         )  # fmt: skip
         self.values.append(gold)
         return gold
@@ -288,7 +304,7 @@ class _Deriver:
         elif self.rule == "majority" and n:
             picked = clusters.majority()
             if picked:
-                whole.provenance = "majority per fact"
+                whole.provenance, whole.provenance_kind = "majority per fact", "majority"
         else:
             picked = []
         return [
@@ -393,7 +409,20 @@ class _Deriver:
                         DERIVED if value is not None else "unresolved: derived from an unresolved value"
                     )
                     self.values.append(
-                        GoldValue(self.rid, i, text, name, None, None, {}, {}, value, provenance[name], 1.0)
+                        GoldValue(
+                            self.rid,
+                            i,
+                            text,
+                            name,
+                            None,
+                            None,
+                            {},
+                            {},
+                            value,
+                            provenance[name],
+                            1.0,
+                            provenance_kind="derived" if value is not None else "unresolved",
+                        )
                     )
 
 

@@ -234,3 +234,15 @@ def test_exporting_gold_from_a_project_without_gold_gives_no_record(tmp_path):
     assert export_records(store, "gold") == []
     assert export_records(store, "human") == []
     assert [r.source for r in export_records(store, "all")] == ["judge:j1"]
+
+
+def test_threads_reading_one_revision_share_one_state(staged):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from annotation.state import project_state
+
+    staged.events.append("dana", "r2", "s0", "verifiable", True)  # a revision nobody has read yet
+    with ThreadPoolExecutor(max_workers=4) as pool:  # each thread has its own sqlite connection
+        states = list(pool.map(lambda _: project_state(staged), range(8)))
+    assert all(state is states[0] for state in states)
+    assert any(e.who == "dana" for e in states[0].labels)

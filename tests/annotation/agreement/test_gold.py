@@ -353,3 +353,11 @@ def test_without_auto_acceptance_a_fact_list_everyone_gave_in_other_words_waits_
     facts = value_of(gold, "facts")
     assert (facts.value, facts.provenance) == (None, "unresolved: unanimous 2/2, awaiting confirmation")
     assert facts in gold.disputes() and gold.records[0].sentences[0].facts == []
+
+
+def test_each_kind_of_provenance_is_counted_from_its_kind_not_its_words():
+    # s0: alice and bob say verifiable, carol not (majority), nobody gave facts (unresolved);
+    # s1: everyone says not verifiable (unanimous)
+    gold = derive_gold([record("alice", True), record("bob", True), record("carol", False)])
+    assert gold.counts() == {"majority": 1, "unresolved": 1, "unanimous": 1}
+    assert [v.provenance_kind for v in gold.values] == ["majority", "unresolved", "unanimous"]

@@ -15,7 +15,9 @@ import sys
 
 from annotation.protocol.errors import Problem
 from calibration.estimates.inputs import METRIC_NAMES, METRICS
+from calibration.estimates.planning import ASSURANCE
 from calibration.scoring.murgat_s import PRECISION_MODES
+from calibration.stats.numbers import interval, number, share
 
 NO_MODEL = "(no model)"
 
@@ -24,11 +26,14 @@ def add_estimate_parser(subparsers) -> None:
     """Register `estimate` on an argparse subparsers object; the handler is `args.func`."""
     parser = subparsers.add_parser(
         "estimate",
-        help="model scores with valid confidence intervals (prediction-powered inference)",
+        help="model scores with confidence intervals (prediction-powered inference)",
         description="Per model: the judge's mean over every judged response (biased: no CI), the "
         "human-only mean over the gold subset with its CI, and the PPI++ mean (power-tuned "
-        "lambda) with its CI and effective-sample-size gain; pairwise differences (paired when "
-        "two models answered the same questions). Undetermined responses are left out.",
+        "lambda) with its CI and effective-sample-size gain, and the correction PPI++ − judge-only; "
+        "pairwise differences (paired when two models answered the same questions). CIs are t "
+        "intervals that held their level from 8 gold responses a model on in simulation "
+        "(benchmarks/ppi_coverage.py); with fewer a model gets its means and no CI. Undetermined "
+        "responses are left out.",
     )
     parser.add_argument("--project", required=True, metavar="DIR", help="project directory")
     parser.add_argument(
@@ -52,7 +57,8 @@ def add_estimate_parser(subparsers) -> None:
         "--plan",
         type=float,
         metavar="HALF_WIDTH",
-        help="how many more gold responses each model needs for a PPI CI of this half-width",
+        help="how many more gold responses each model needs to reach a PPI CI of this half-width "
+        "with 80%% probability (the probability is printed)",
     )
     parser.add_argument(
         "--queue",
@@ -176,14 +182,12 @@ def _print_problems(problems: list[Problem]) -> None:
         print(f"error: {problem}", file=sys.stderr)
 
 
-def _number(value, digits: int = 3) -> str:
-    return "—" if value is None or not math.isfinite(value) else f"{value:.{digits}f}"
-
-
 def _interval(estimate) -> str:
     if estimate is None:
         return "—"
-    return f"{_number(estimate.mean)} [{_number(estimate.ci[0])}, {_number(estimate.ci[1])}]"
+    if estimate.ci is None:
+        return f"{number(estimate.mean)} [no CI]"
+    return f"{number(estimate.mean)} {interval(*estimate.ci)}"
 
 
 def _table(header: tuple, body: list[tuple]) -> list[str]:
@@ -200,17 +204,18 @@ def _models_table(report) -> list[str]:
     level = f"{100 * (1 - report.alpha):g} %"
     header = ("model", "judged", "gold", "judge-only*", f"human-only [{level} CI]", f"PPI++ [{level} CI]")
     return _table(
-        (*header, "lambda", "ESS gain"),
+        (*header, "correction", "lambda", "ESS gain"),
         [
             (
                 m.model or NO_MODEL,
                 str(m.n_judged),
                 str(m.n_human),
-                _number(m.judge_mean),
+                number(m.judge_mean),
                 _interval(m.human),
                 _interval(m.ppi),
-                _number(None if m.ppi is None else m.ppi.lam, 2),
-                "—" if m.ess_gain is None else f"{m.ess_gain:.2f}x",
+                number(m.correction),
+                number(None if m.ppi is None else m.ppi.lam, 2),
+                "—" if m.ess_gain is None else f"{number(m.ess_gain, 2)}x",
             )
             for m in report.models
         ],
@@ -221,7 +226,9 @@ def format_estimate_tables(report, plan) -> str:
     """The models, the differences and the plan as text tables."""
     lines = [
         *_models_table(report),
-        "* judge-only means inherit the judge's systematic error: no CI is claimed.",
+        "* judge-only means inherit the judge's systematic error: no CI is claimed. correction = "
+        "PPI++ − judge-only: what the gold changes.",
+        *[f"{m.model or NO_MODEL}: no CI — {m.no_ci_reason}" for m in report.models if m.no_ci_reason],
     ]
     if report.differences:
         rows = [
@@ -238,9 +245,15 @@ def format_estimate_tables(report, plan) -> str:
             (
                 r.model or NO_MODEL,
                 "out of reach" if r.more_gold_needed is None else str(r.more_gold_needed),
+                share(r.assurance),
                 str(r.unlabelled),
             )
             for r in plan
         ]
-        lines += ["", *_table(("model", "more gold needed", "unlabelled"), rows)]
+        lines += [
+            "",
+            *_table(("model", "more gold needed", "P(reaching it)", "unlabelled"), rows),
+            f"more gold needed: the fewest that reach the half-width with probability ≥ {share(ASSURANCE)} "
+            "(P(reaching it): that probability at the planned count; at all the unlabelled when out of reach)",
+        ]
     return "\n".join(lines)

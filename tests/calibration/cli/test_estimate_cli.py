@@ -53,12 +53,19 @@ def demo_copy(demo_dir, tmp_path):
     return Path(shutil.copytree(demo_dir, tmp_path / "demo"))
 
 
-def test_estimate_on_the_demo_gives_every_model_a_ppi_ci_narrower_than_its_human_only_ci(demo_json):
+def test_estimate_on_the_demo_gives_a_ppi_ci_narrower_than_the_human_only_ci_from_8_gold_on(demo_json):
     models = demo_json["models"]
     assert sorted(m["model"] for m in models) == sorted(MODELS)
+    assert sorted(m["n_human"] for m in models) == [6, 8, 10]  # the demo's gold per model
     for m in models:
-        assert m["ppi_ci"][1] - m["ppi_ci"][0] < m["human_ci"][1] - m["human_ci"][0], m["model"]
         assert m["ess_gain"] > 1 and 0 < m["lambda"] <= 1
+        assert m["correction"] == pytest.approx(m["ppi_mean"] - m["judge_mean"])
+        if m["n_human"] >= 8:
+            assert m["ppi_ci"][1] - m["ppi_ci"][0] < m["human_ci"][1] - m["human_ci"][0], m["model"]
+            assert m["no_ci_reason"] is None
+        else:  # six gold responses: a mean, no interval, and why
+            assert m["ppi_ci"] is None and m["human_ci"] is None
+            assert "6 gold responses: an interval needs at least 8" in m["no_ci_reason"]
 
 
 def test_estimate_json_has_exactly_the_contract_keys(demo_json):
@@ -94,15 +101,30 @@ def test_plan_adds_each_models_more_gold_needed(demo_dir):
     result = run_cli("--project", demo_dir, "--json", "--plan", "0.05")
     assert result.returncode == 0, result.stderr
     plan = json.loads(result.stdout)["plan"]
-    assert [list(row) for row in plan] == [["model", "more_gold_needed"]] * 3
-    assert all(isinstance(row["more_gold_needed"], int) and row["more_gold_needed"] > 0 for row in plan)
+    assert [list(row) for row in plan] == [["model", "more_gold_needed", "assurance"]] * 3
+    for row in plan:  # a count reached with probability ≥ .8, or out of reach with its probability
+        needed = row["more_gold_needed"]
+        assert (isinstance(needed, int) and needed > 0 and row["assurance"] >= 0.8) or (
+            needed is None and row["assurance"] < 0.8
+        )
 
 
 def test_plan_with_queue_creates_the_queue_annotators_are_asked(demo_copy):
     result = run_cli("--project", demo_copy, "--json", "--plan", "0.05", "--queue", "next gold")
     assert result.returncode == 0, result.stderr
-    plan = {row["model"]: row["more_gold_needed"] for row in json.loads(result.stdout)["plan"]}
     store = ProjectStore.open(demo_copy)
+    unlabelled = {
+        m: sum(
+            1
+            for r in scored_responses(store, judge_source(JUDGE_CONFIGS[0]), "individual")
+            if r.model == m and r.gold is None
+        )
+        for m in MODELS
+    }
+    plan = {  # out of reach: every unlabelled response of the model
+        row["model"]: row["more_gold_needed"] or unlabelled[row["model"]]
+        for row in json.loads(result.stdout)["plan"]
+    }
     queued = sample_queue(store, "next gold")
     assert {m: sum(1 for _, s in queued if s == m) for m in plan} == plan
     assert set(annotation_response_ids(store)) >= {rid for rid, _ in queued}

@@ -127,6 +127,7 @@ def test_evidence_numbers_are_the_sweeps_own(swept):
         "n_responses": 30,
         "source": "gold",
         "n_undetermined": 0,
+        "response_ids": sorted(r.response_id for r in gold),
     }
 
 
@@ -427,12 +428,14 @@ def test_export_cheapest_from_a_project_writes_the_cheaper_judges(priced_project
             "200",
             "--folds",
             "2",
+            "--allow-undecided",  # two configurations, both in the set: the gold cannot decide
             "--out",
             str(out_path),
         ]
     )
     capsys.readouterr()
     cfg = read_calibrated_config(out_path)
+    assert cfg.evidence["decision"]["undecided"] and cfg.evidence["decision"]["acknowledged"]
     assert code == 0 and (cfg.configuration, cfg.evidence["chosen_by"], cfg.evidence["is_best"]) == (
         "b+b+b",
         "cheapest",

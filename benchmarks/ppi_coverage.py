@@ -31,7 +31,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -103,7 +102,9 @@ def all_equal_cell(n: int, big_n: int, reps: int, seed: int) -> dict:
     found = hits = zero_width = 0
     widths = []
     while found < reps:
-        Y = np.where(rng.uniform(size=(4 * reps, n + big_n)) < 0.9, 0.0, rng.beta(2, 2, (4 * reps, n + big_n)))
+        Y = np.where(
+            rng.uniform(size=(4 * reps, n + big_n)) < 0.9, 0.0, rng.beta(2, 2, (4 * reps, n + big_n))
+        )
         F = np.clip(Y + rng.normal(0, 0.15, Y.shape), 0, 1)
         for y, f in zip(Y[(Y[:, :n] == 0).all(axis=1)], F[(Y[:, :n] == 0).all(axis=1)], strict=True):
             if found == reps:
@@ -164,7 +165,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"cells": cells, "all_equal": equal, "differences": diffs}))
         return 0
     se = math.sqrt(0.95 * 0.05 / args.reps)
-    print(f"95 % PPI++ intervals, {args.reps} samples a cell, N = {args.unlabelled} (Monte Carlo SE ≈ {se:.4f})")
+    print(
+        f"95 % PPI++ intervals, {args.reps} samples a cell, N = {args.unlabelled} (Monte Carlo SE ≈ {se:.4f})"
+    )
     print("coverage (ppi_py's z convention on the same samples in brackets)")
     print(f"{'distribution':<12}" + "".join(f"{'n = ' + str(n):>16}" for n in SIZES))
     for name in DISTRIBUTIONS:

@@ -473,7 +473,9 @@ def test_export_of_a_choice_the_gold_cannot_decide_is_refused_without_the_acknow
     assert "needs an explicit acknowledgement (--allow-undecided" in err and not out_path.exists()
 
 
-def test_a_choice_by_hand_is_exported_with_its_reason_and_the_acknowledgement(priced_project, tmp_path, capsys):
+def test_a_choice_by_hand_is_exported_with_its_reason_and_the_acknowledgement(
+    priced_project, tmp_path, capsys
+):
     store, _, _ = priced_project
     out_path = tmp_path / "calibrated.json"
     hand = ["--choose", "hand", "--configuration", "judge:b+b+b", "--mode", "individual"]

@@ -48,6 +48,14 @@ def add_estimate_parser(subparsers) -> None:
         help="precision mode (default individual)",
     )
     parser.add_argument(
+        "--calibrated",
+        metavar="FILE",
+        help="the calibrated configuration (from `export`): its judge and precision mode are estimated; "
+        "when it was chosen on gold responses the estimate uses too, each model's PPI++ mean is "
+        "cross-fitted (chosen on 4 of 5 folds of the gold, corrected on the fifth: gold used once) "
+        "and the output says so",
+    )
+    parser.add_argument(
         "--metric", choices=METRICS, default="murgat_s", help="what to estimate (default murgat_s)"
     )
     parser.add_argument(
@@ -113,6 +121,17 @@ def run_estimate(store, args, problems: list[Problem], notes: list[str]):
     from calibration.estimates.models import estimate_models, model_samples
     from calibration.estimates.planning import create_plan_queue, plan_more_gold
 
+    calibrated = None
+    if args.calibrated is not None:
+        from annotation.protocol.errors import InputError
+        from calibration.config.calibrated import read_calibrated_config
+
+        try:
+            calibrated = read_calibrated_config(args.calibrated)
+        except InputError as exc:
+            problems.extend(exc.problems)
+            return None
+        args.source, args.precision = calibrated.source, calibrated.precision_mode
     source = _chosen_source(store, args.source, problems)
     if source is None:
         return None
@@ -122,6 +141,8 @@ def run_estimate(store, args, problems: list[Problem], notes: list[str]):
         problems.append(Problem(str(store.directory), None, "records", str(exc)))
         return None
     report = estimate_models(rows, args.metric, args.alpha)
+    if calibrated is not None:
+        report = _gold_used_once(store, calibrated, rows, report, args, notes)
     by_model = model_samples(rows, args.metric)
     samples = [by_model[m.model] for m in report.models]
     for sample in samples:
@@ -140,6 +161,43 @@ def run_estimate(store, args, problems: list[Problem], notes: list[str]):
         counts = ", ".join(f"{model or NO_MODEL}: {n}" for model, n in summary.strata.items())
         notes.append(f"queue '{summary.name}' created: {summary.size} response(s) to label ({counts})")
     return source, report, samples, plan
+
+
+def _gold_used_once(store, calibrated, rows, report, args, notes: list[str]):
+    """The report with cross-fitted PPI++ means where the calibrated configuration was chosen on
+    gold this estimate uses (its evidence names those responses), and a note saying which."""
+    from calibration.estimates.crossfit import cross_fit_report
+    from calibration.estimates.inputs import judge_sources, scored_responses
+
+    used = set(calibrated.evidence.get("gold", {}).get("response_ids") or [])
+    labelled = {r.response_id for r in rows if r.gold is not None}
+    if not used & labelled:
+        notes.append(
+            "note: gold used once — the calibrated configuration was chosen on other gold responses "
+            + (
+                "(its evidence names them)"
+                if used
+                else "(its evidence does not name them: export it again to check)"
+            )
+            + "; PPI++ as usual"
+        )
+        return report
+    modes = calibrated.evidence.get("settings", {}).get("modes") or PRECISION_MODES
+    candidates = {f"{s} [{m}]": scored_responses(store, s, m) for s, _ in judge_sources(store) for m in modes}
+    report, done = cross_fit_report(report, rows, candidates, used, args.metric, args.alpha)
+    for model, (usable, folds) in done.items():
+        notes.append(
+            f"note: {model or NO_MODEL}: the configuration was chosen on {len(used & labelled)} of these gold "
+            f"responses — PPI++ cross-fitted (chosen by highest r on {folds - 1} of {folds} folds among the "
+            f"{len(usable)} configurations that score all its responses, corrected on the held-out fold; "
+            "Zrnic & Candès 2024): gold used once; differences are not cross-fitted"
+        )
+    for m in report.models:
+        if m.model not in done and m.ppi is not None:
+            notes.append(
+                f"note: {m.model or NO_MODEL}: not cross-fitted (no candidate scores all its responses)"
+            )
+    return report
 
 
 def cmd_estimate(args) -> int:

@@ -267,7 +267,16 @@ def _sweep_evidence(report: SweepReport, choice: ConfigResult, index: int, gold_
         "best_set": [_summary(c) for c in report.configs if c.in_best_set],
         "selection": {
             k: report.selection.get(k)
-            for k in ("method", "expected_r", "in_sample_r", "optimism", "folds", "repeats")
+            for k in (
+                "method",
+                "expected_r",
+                "expected_r_se",
+                "pick",
+                "in_sample_r",
+                "optimism",
+                "folds",
+                "repeats",
+            )
         },
         "annotators": [row for row in report.annotators if row["precision_mode"] == mode],
         "gold": {

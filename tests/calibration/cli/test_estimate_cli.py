@@ -160,3 +160,31 @@ def test_a_project_without_judge_records_exits_2(tmp_path):
     ProjectStore.open(tmp_path / "p", create=True).close()
     result = run_cli("--project", tmp_path / "p")
     assert result.returncode == 2 and "no judge records" in result.stderr
+
+
+def test_an_estimate_with_a_configuration_chosen_on_its_gold_is_cross_fitted_and_says_so(demo_dir, tmp_path):
+    from calibration.cli.main import main as calibration_main
+
+    judges = tmp_path / "judges.toml"
+    judges.write_text(
+        "".join(
+            f'[judges.{name}]\nadapter = "openai"\nmodel = "{name}"\nbase_url = "http://127.0.0.1:9/v1"\n\n'
+            for name in ("sim-strong", "sim-good", "sim-weak", "sim-random")
+        )
+    )
+    calibrated = tmp_path / "calibrated.json"
+    argv = ["export", "--project", str(demo_dir), "--judges", str(judges), "--bootstrap", "200"]
+    assert calibration_main([*argv, "--allow-undecided", "--out", str(calibrated)]) == 0
+    result = run_cli("--project", demo_dir, "--calibrated", calibrated, "--json")
+    assert result.returncode == 0, result.stderr
+    assert "judge:sim-strong+sim-strong+sim-strong [alce]" in result.stderr  # the calibrated judge and mode
+    assert (
+        result.stderr.count("the configuration was chosen on 24 of these gold responses — PPI++ cross-fitted")
+        == 3
+    )
+    plain = run_cli(
+        "--project", demo_dir, "--source", judge_source(JUDGE_CONFIGS[0]), "--precision", "alce", "--json"
+    )
+    cross_fitted = {m["model"]: m["ppi_mean"] for m in json.loads(result.stdout)["models"]}
+    same_gold = {m["model"]: m["ppi_mean"] for m in json.loads(plain.stdout)["models"]}
+    assert cross_fitted.keys() == same_gold.keys() and cross_fitted != same_gold

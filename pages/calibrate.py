@@ -26,9 +26,11 @@ from calibration.config.calibrated import (
 )
 from calibration.config.costs import cheapest_choice
 from calibration.scoring.murgat_s import PRECISION_MODES
+from calibration.stats.numbers import interval, number, share
 from calibration.sweep.inputs import inputs_from_state
 from calibration.sweep.parity import DEFAULT_EPSILON
 from calibration.sweep.project_sweep import project_sweep
+from calibration.sweep.verdict import decision, export_refusal
 from pages.widgets import calibration_charts as charts
 from pages.widgets.calibration_tables import (
     annotator_rows,
@@ -43,7 +45,11 @@ from pages.widgets.model_filter import choose_models
 from pages.widgets.opened_response import open_response, picked_from_scatter
 from pages.widgets.problem_box import show_problems
 
-RULES = {"best": "Highest r", "cheapest": "Cheapest in the 95 % confidence set of the best"}
+RULES = {
+    "best": "Highest r",
+    "cheapest": "Cheapest in the 95 % confidence set of the best",
+    "hand": "By hand, with a reason",
+}
 DEFAULT_SETTINGS = {
     "modes": list(PRECISION_MODES),
     "n_boot": 2000,
@@ -99,8 +105,9 @@ def settings_form() -> dict:
             step=0.05,
             value=float(settings["epsilon"]),
             key="sweep_epsilon",
-            help="A judge wins against an annotator when its r against the other annotators' mean "
-            "them is significantly more than ε below the annotator's at most.",
+            help="In r: a judge wins against an annotator when its r against the other annotators' "
+            "mean is shown to be no more than ε below the annotator's. Calderon et al.'s test puts "
+            "its margin on a win rate and asks 50–100 responses; below 30 parity is flagged.",
         )
         if st.form_submit_button("Run the sweep with these settings"):
             settings = {
@@ -115,12 +122,17 @@ def settings_form() -> dict:
 
 
 def choose(store, report, cached: dict):
-    """The chosen configuration by the admin's rule (default: the sweep's best)."""
+    """(the chosen configuration, the rule, the reason for a choice by hand or None): by the admin's
+    rule (default: the sweep's best)."""
     rule = st.radio(
         "Choose the configuration by", tuple(RULES), format_func=RULES.get, horizontal=True, key="choose_rule"
     )
-    if rule == "best" or report.best is None:
-        return report.best, "best"
+    if report.best is None:
+        return None, "best", None
+    if rule == "hand":
+        return choose_by_hand(report)
+    if rule == "best":
+        return report.best, "best", None
     path, judges, problem = load_project_judges(store)
     if not judges:
         st.info(
@@ -128,7 +140,7 @@ def choose(store, report, cached: dict):
             + (", which has problems" if problem else "")
             + "; showing the highest r."
         )
-        return report.best, "best"
+        return report.best, "best", None
     key = (str(path), path.stat().st_mtime_ns)
     if cached.get("cheapest", (None,))[0] != key:
         try:
@@ -138,20 +150,47 @@ def choose(store, report, cached: dict):
     _, cheapest, why = cached["cheapest"]
     if cheapest is None:
         st.info(f"No price for the cheapest rule: {literal(why)}. Showing the highest r.")
-        return report.best, "best"
-    return cheapest, "cheapest"
+        return report.best, "best", None
+    return cheapest, "cheapest", None
 
 
-def chosen_summary(report, choice) -> None:
+def choose_by_hand(report):
+    """Any configuration of the sweep, chosen by a person with a reason (recorded in the export)."""
+    names = [c.name for c in report.configs]
+    if st.session_state.get("hand_config") not in names:
+        st.session_state.pop("hand_config", None)
+    left, right = st.columns([2, 3])
+    name = left.selectbox("Configuration", names, index=names.index(report.best.name), key="hand_config")
+    reason = right.text_input("Why this one (recorded in the exported evidence)", key="hand_reason")
+    return report.configs[names.index(name)], "hand", reason.strip() or None
+
+
+def decision_sentence(slot, report, choice) -> None:
+    """The page's first sentence: whether the gold decides the choice, with the numbers."""
+    decided = decision(report, choice)
+    if decided.undecided:
+        slot.warning(literal(decided.sentence), icon=":material/help:")
+    else:
+        slot.success(literal(decided.sentence), icon=":material/check_circle:")
+
+
+def chosen_summary(report, choice, rule: str) -> None:
     if choice is None:
         st.warning("No configuration has a defined correlation with gold: nothing to choose.")
         return
-    st.success(
-        f"Chosen: **{literal(choice.name)}** — r {_number(choice.pearson)} [{_number(choice.pearson_ci[0])}, "
-        f"{_number(choice.pearson_ci[1])}], n {choice.n}, P(best) {_number(choice.p_best)}",
-        icon=":material/star:",
+    decided = decision(report, choice)
+    text = (
+        f"{'Chosen (the gold cannot decide)' if decided.undecided else 'Chosen'}: **{literal(choice.name)}** — "
+        f"r {number(choice.pearson)} {interval(*choice.pearson_ci)}, n {choice.n}, bootstrap win share "
+        f"{share(choice.p_best)}"
     )
-    if choice is not report.best and report.best is not None:
+    if decided.undecided:
+        st.warning(text, icon=":material/help:")
+    else:
+        st.success(text, icon=":material/star:")
+    if rule == "hand":
+        st.caption("Chosen by hand; the reason is recorded in the exported evidence.")
+    elif choice is not report.best and report.best is not None:
         st.caption(
             f"The highest r is {literal(report.best.name)}'s; the chosen one is in the 95 % "
             "confidence set of the best."
@@ -162,18 +201,18 @@ def chosen_summary(report, choice) -> None:
         + (", ".join(literal(f"{m['source']} [{m['precision_mode']}]") for m in report.best_set) or "none")
     )
     s = report.selection
+    pick = s.get("pick") or "—"
     st.caption(
         f"Expected r of choosing the highest r, on responses it was not chosen on: "
-        f"{_number(s.get('expected_r'))} ({s.get('folds')}-fold nested cross-validation × "
-        f"{s.get('repeats')}, held-out deviations pooled into one r); the pick's in-sample r "
-        f"{_number(s.get('in_sample_r'))}, optimism {_number(s.get('optimism'))}. "
-        f"{charts.parity_text(choice.parity)} (the judge may replace the annotators when the "
-        "winning rate is at least 0.5)."
+        f"{number(s.get('expected_r'))} ± {number(s.get('expected_r_se'))} (bootstrap SE; "
+        f"{s.get('folds')}-fold nested cross-validation × {s.get('repeats')}, held-out deviations pooled "
+        f"into one r). That rule picks {literal(pick)} on all the gold, with in-sample r "
+        f"{number(s.get('in_sample_r'))} (optimism {number(s.get('optimism'))}). Human parity of "
+        f"{literal(choice.name)}: {charts.parity_text(choice.parity)} (the judge may replace the "
+        "annotators when the winning rate is at least 0.5). Bootstrap win share: how often a "
+        "configuration has the highest r when the responses are redrawn — not the probability that it is "
+        "the best (among equal configurations the winner's share is far above 1/k)."
     )
-
-
-def _number(value) -> str:
-    return f"{value:.3f}" if charts.known(value) else "—"
 
 
 def figures(report, choice, gold, judges, cached: dict, shown_ids: set[str]):
@@ -201,7 +240,7 @@ def figures(report, choice, gold, judges, cached: dict, shown_ids: set[str]):
             and charts.known(gold_scores[rid])
             and charts.known(judge_scores[rid])
         ]
-        title = f"{inspected.name}: r {_number(inspected.pearson)} over {len(points)} responses"
+        title = f"{inspected.name}: r {number(inspected.pearson)} over {len(points)} responses"
         event = st.plotly_chart(
             charts.scatter_figure(points, title, inspected.parity, mode),
             key=SCATTER_KEY,
@@ -248,9 +287,24 @@ def parity_section(report, choice) -> None:
     )
 
 
-def export_section(store, report, choice, rule: str, gold) -> None:
-    """The calibrated configuration of `choice` as a JSON download, or why there is none."""
+def export_section(store, report, choice, rule: str, gold, reason: str | None) -> None:
+    """The calibrated configuration of `choice` as a JSON download, or why there is none. A choice
+    the gold cannot decide needs the acknowledgement checkbox; one by hand needs its reason."""
     if choice is None:
+        return
+    decided = decision(report, choice)
+    acknowledged = False
+    if decided.undecided:
+        acknowledged = st.checkbox(
+            "Export this choice although the gold cannot separate the configurations",
+            key="export_undecided",
+            help="Recorded in the exported evidence, with the sentence at the top of this page.",
+        )
+        if export_refusal(decided, acknowledged) is not None:
+            st.info("Tick the box above to export a choice the gold cannot decide.", icon=":material/info:")
+            return
+    if rule == "hand" and reason is None:
+        st.info("Say why this configuration is chosen by hand to export it.", icon=":material/info:")
         return
     path, judges, problem = load_project_judges(store)
     configuration_id, why = exportable_configuration(choice.source, judges)
@@ -271,7 +325,10 @@ def export_section(store, report, choice, rule: str, gold) -> None:
             st.info(f"Nothing to export: {literal(why)}.")
         return
     try:
-        cfg = build_calibrated_config(report, choice, judges, gold, chosen_by=rule)
+        recorded = {**decided.to_dict(), "acknowledged": acknowledged}
+        if rule == "hand":
+            recorded["reason"] = reason
+        cfg = build_calibrated_config(report, choice, judges, gold, chosen_by=rule, decision=recorded)
         with tempfile.TemporaryDirectory() as folder:
             out = Path(folder) / "calibrated.json"
             write_calibrated_config(cfg, out)  # the file the CLI writes, validated the same way
@@ -310,8 +367,9 @@ def sweep_section(report, settings: dict) -> None:
     st.caption(
         "Sorted by r (full-sample Pearson r with gold over the n responses where both scores are "
         "determined; 'undetermined' responses are left out, never scored 0); click a column header to "
-        "sort. r 95% CI: Fisher z with a jackknife standard error. P(best): the share of bootstrap "
-        "resamples in which the configuration has the highest r. In best set: 'yes' when in the 95 % "
+        "sort. r 95% CI: Fisher z with a jackknife standard error. Win share: the share of bootstrap "
+        "resamples in which the configuration has the highest r (how often it wins when the responses "
+        "are redrawn, not the probability that it is the best). In best set: 'yes' when in the 95 % "
         "confidence set of the best configurations. Parity: see the Human parity tab."
     )
 
@@ -329,6 +387,7 @@ def opened_section(store, opened: str, inspected, gold, judges, cached: dict) ->
 
 def calibrate(me: dict, store) -> None:
     st.title("Calibrate")
+    first_sentence = st.container()  # filled once the choice is known: it says whether the gold decides
     gold, _humans, judges = inputs_from_state(current_state(store))
     if not gold or not judges:
         st.info(
@@ -353,8 +412,9 @@ def calibrate(me: dict, store) -> None:
     report = cached["report"]
     sweep_section(report, settings)
     st.subheader("Choice")
-    choice, rule = choose(store, report, cached)
-    chosen_summary(report, choice)
+    choice, rule, reason = choose(store, report, cached)
+    decision_sentence(first_sentence, report, choice)
+    chosen_summary(report, choice, rule)
     st.subheader("Figures")
     model_of = dict(store.response_models())
     models = choose_models(
@@ -375,7 +435,7 @@ def calibrate(me: dict, store) -> None:
                 annotator_rows(report), hide_index=True, width="stretch", column_config=dataframe_numbers()
             )
     st.subheader("Export")
-    export_section(store, report, choice, rule, gold)
+    export_section(store, report, choice, rule, gold, reason)
 
 
 run_page(calibrate, "admin", title="the calibration page")

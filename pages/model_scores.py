@@ -1,4 +1,4 @@
-"""Model scores (admin): every model's mean MURGAT-S (or a part) with a valid confidence interval —
+"""Model scores (admin): every model's mean MURGAT-S (or a part) with a confidence interval —
 judge-only (biased, shown for reference), human-only over the gold subset, and prediction-powered
 (PPI++: the judge's mean corrected by the people's) — side by side in a forest plot, the pairwise
 differences, the planner of more gold with its annotation queue, and downloads.
@@ -19,42 +19,77 @@ from annotation.work.sample_queues import (
     queued_response_ids,
     set_annotation_scope,
 )
-from calibration.estimates.inputs import METRIC_NAMES, METRICS, judge_sources, scored_responses
+from calibration.estimates.inputs import (
+    METRIC_NAMES,
+    METRICS,
+    calibrated_mode,
+    judge_sources,
+    scored_responses,
+)
 from calibration.estimates.models import estimate_models, model_samples
-from calibration.estimates.planning import create_plan_queue, plan_more_gold
+from calibration.estimates.planning import ASSURANCE, create_plan_queue, plan_more_gold
+from calibration.estimates.ppi import MIN_LABELLED
 from calibration.scoring.murgat_s import PRECISION_MODES
+from calibration.stats.numbers import number, share
 from pages.widgets import model_charts, model_tables
-from pages.widgets.context import show_text
+from pages.widgets.context import literal, show_text
 from pages.widgets.frame import run_page
 from pages.widgets.model_filter import choose_models, model_label
 
 LEVELS = {"90 %": 0.10, "95 %": 0.05, "99 %": 0.01}
 
 
-def settings(sources: list[tuple[str, int]]) -> dict:
-    """The judge, precision mode, metric and confidence level chosen (judge with most responses first)."""
+def settings(store, sources: list[tuple[str, int]]) -> dict:
+    """The judge, precision mode, metric and confidence level chosen (judge with most responses
+    first; the mode opens on the one the judge is calibrated in: its highest r against gold)."""
     judge, mode, metric, level = st.columns([3, 1, 1, 1])
+    source = judge.selectbox(
+        "Judge whose scores are corrected",
+        [s for s, _ in sources],
+        format_func=lambda s: f"{s} ({dict(sources)[s]} responses)",
+        key="scores_source",
+    )
+    calibrated, r = calibrated_mode(store, source)
+    if st.session_state.get("scores_mode_for") != source:  # a new judge opens on its calibrated mode
+        st.session_state["scores_mode"] = calibrated
+        st.session_state["scores_mode_for"] = source
     return {
-        "source": judge.selectbox(
-            "Judge whose scores are corrected",
-            [s for s, _ in sources],
-            format_func=lambda s: f"{s} ({dict(sources)[s]} responses)",
-            key="scores_source",
-        ),
+        "source": source,
+        "calibrated": (calibrated, r),
         "mode": mode.selectbox("Precision mode", PRECISION_MODES, key="scores_mode"),
         "metric": metric.selectbox("Score", METRICS, format_func=METRIC_NAMES.get, key="scores_metric"),
         "alpha": LEVELS[level.selectbox("Confidence", list(LEVELS), index=1, key="scores_level")],
     }
 
 
-def estimates_section(report, metric_name: str) -> None:
+def estimates_section(report, metric_name: str, chosen: dict) -> None:
+    mode, r = chosen["calibrated"]
+    st.caption(
+        f"{literal(chosen['source'])} in {chosen['mode']} mode. It is calibrated in {mode} mode "
+        f"(its highest r against gold, {number(r)})"
+        + ("." if chosen["mode"] == mode else f"; {chosen['mode']} was chosen here instead.")
+        + " Gold used twice: these intervals correct with the same gold the configuration was chosen "
+        "on; `calibration estimate --calibrated FILE` cross-fits them instead (chosen on 4 of 5 folds, "
+        "corrected on the fifth)."
+    )
     st.plotly_chart(model_charts.forest_figure(report, metric_name), key="scores_forest", width="stretch")
     st.caption(
         "Judge-only means inherit the judge's systematic error: shown for reference, no interval is "
         "claimed. Human-only: the gold responses alone. PPI++: the judge's mean over every response, "
         "corrected by the mean gold − λ·judge difference on the gold responses (λ tuned for power); "
-        "ESS gain: how many times its gold sample the judge makes it worth."
+        "correction: PPI++ − judge-only, what the gold changes. ESS gain: the judge makes the n gold "
+        "responses worth ESS gain × n gold responses without it (the ratio of the two variances). "
+        f"Intervals are t intervals that held their level from {MIN_LABELLED} gold responses a model "
+        "on in simulation; with fewer, a model has its means and no interval."
     )
+    for m in report.models:
+        if m.no_ci_reason:
+            st.caption(f"{literal(model_label(m.model))}: no interval — {m.no_ci_reason}.")
+    corrections = [
+        f"{model_label(m.model)} {number(m.correction)}" for m in report.models if m.correction is not None
+    ]
+    if corrections:
+        st.markdown("**Correction (PPI++ − judge-only):** " + literal(", ".join(corrections)))
     st.dataframe(model_tables.model_rows(report), hide_index=True, width="stretch", key="scores_table")
 
 
@@ -101,6 +136,12 @@ def planner(store, samples, alpha: float) -> None:
     queued = set(queued_response_ids(store))
     waiting = {s.model: sum(1 for rid in s.unlabelled_ids if rid in queued) for s in samples}
     st.dataframe(model_tables.plan_rows(plan, waiting), hide_index=True, width="stretch", key="scores_plan")
+    st.caption(
+        f"More gold needed: the fewest that reach ±{target:g} with probability ≥ {share(ASSURANCE)} "
+        "(the half-width the new labels give is random: planning for the projected half-width reaches "
+        "it about half the time). P(reaching the target): that probability at the planned count, or "
+        "with every unlabelled response labelled when the target is out of reach."
+    )
     with st.form("scores_queue_form"):
         name_column, seed_column = st.columns([3, 1])
         name = name_column.text_input("Queue name", value=f"gold for ±{target:g}", key="scores_queue_name")
@@ -169,13 +210,13 @@ def model_scores_page(me: dict, store) -> None:
             "No judge records yet: run a judge on the responses (Judges page, or `calibration score --config`)."
         )
         return
-    chosen = settings(sources)
+    chosen = settings(store, sources)
     with st.spinner("Scoring the responses…"):
         rows = scored_responses(store, chosen["source"], chosen["mode"])
     models = choose_models(list(dict.fromkeys(r.model for r in rows)), key="scores_models")
     rows = [r for r in rows if r.model in models]
     report = estimate_models(rows, chosen["metric"], chosen["alpha"])
-    estimates_section(report, METRIC_NAMES[chosen["metric"]])
+    estimates_section(report, METRIC_NAMES[chosen["metric"]], chosen)
     differences_section(report)
     by_model = model_samples(rows, chosen["metric"])
     st.fragment(planner)(store, [by_model[m.model] for m in report.models], chosen["alpha"])

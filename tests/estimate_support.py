@@ -17,6 +17,8 @@ MODEL_KEYS = [
     "ppi_ci",
     "lambda",
     "ess_gain",
+    "correction",
+    "no_ci_reason",
 ]
 
 

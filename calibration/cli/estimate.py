@@ -15,7 +15,9 @@ import sys
 
 from annotation.protocol.errors import Problem
 from calibration.estimates.inputs import METRIC_NAMES, METRICS
+from calibration.estimates.planning import ASSURANCE
 from calibration.scoring.murgat_s import PRECISION_MODES
+from calibration.stats.numbers import interval, number, share
 
 NO_MODEL = "(no model)"
 
@@ -24,11 +26,14 @@ def add_estimate_parser(subparsers) -> None:
     """Register `estimate` on an argparse subparsers object; the handler is `args.func`."""
     parser = subparsers.add_parser(
         "estimate",
-        help="model scores with valid confidence intervals (prediction-powered inference)",
+        help="model scores with confidence intervals (prediction-powered inference)",
         description="Per model: the judge's mean over every judged response (biased: no CI), the "
         "human-only mean over the gold subset with its CI, and the PPI++ mean (power-tuned "
-        "lambda) with its CI and effective-sample-size gain; pairwise differences (paired when "
-        "two models answered the same questions). Undetermined responses are left out.",
+        "lambda) with its CI and effective-sample-size gain, and the correction PPI++ − judge-only; "
+        "pairwise differences (paired when two models answered the same questions). CIs are t "
+        "intervals that held their level from 8 gold responses a model on in simulation "
+        "(benchmarks/ppi_coverage.py); with fewer a model gets its means and no CI. Undetermined "
+        "responses are left out.",
     )
     parser.add_argument("--project", required=True, metavar="DIR", help="project directory")
     parser.add_argument(
@@ -43,6 +48,14 @@ def add_estimate_parser(subparsers) -> None:
         help="precision mode (default individual)",
     )
     parser.add_argument(
+        "--calibrated",
+        metavar="FILE",
+        help="the calibrated configuration (from `export`): its judge and precision mode are estimated; "
+        "when it was chosen on gold responses the estimate uses too, each model's PPI++ mean is "
+        "cross-fitted (chosen on 4 of 5 folds of the gold, corrected on the fifth: gold used once) "
+        "and the output says so",
+    )
+    parser.add_argument(
         "--metric", choices=METRICS, default="murgat_s", help="what to estimate (default murgat_s)"
     )
     parser.add_argument(
@@ -52,7 +65,8 @@ def add_estimate_parser(subparsers) -> None:
         "--plan",
         type=float,
         metavar="HALF_WIDTH",
-        help="how many more gold responses each model needs for a PPI CI of this half-width",
+        help="how many more gold responses each model needs to reach a PPI CI of this half-width "
+        "with 80%% probability (the probability is printed)",
     )
     parser.add_argument(
         "--queue",
@@ -107,6 +121,17 @@ def run_estimate(store, args, problems: list[Problem], notes: list[str]):
     from calibration.estimates.models import estimate_models, model_samples
     from calibration.estimates.planning import create_plan_queue, plan_more_gold
 
+    calibrated = None
+    if args.calibrated is not None:
+        from annotation.protocol.errors import InputError
+        from calibration.config.calibrated import read_calibrated_config
+
+        try:
+            calibrated = read_calibrated_config(args.calibrated)
+        except InputError as exc:
+            problems.extend(exc.problems)
+            return None
+        args.source, args.precision = calibrated.source, calibrated.precision_mode
     source = _chosen_source(store, args.source, problems)
     if source is None:
         return None
@@ -116,6 +141,8 @@ def run_estimate(store, args, problems: list[Problem], notes: list[str]):
         problems.append(Problem(str(store.directory), None, "records", str(exc)))
         return None
     report = estimate_models(rows, args.metric, args.alpha)
+    if calibrated is not None:
+        report = _gold_used_once(store, calibrated, rows, report, args, notes)
     by_model = model_samples(rows, args.metric)
     samples = [by_model[m.model] for m in report.models]
     for sample in samples:
@@ -134,6 +161,43 @@ def run_estimate(store, args, problems: list[Problem], notes: list[str]):
         counts = ", ".join(f"{model or NO_MODEL}: {n}" for model, n in summary.strata.items())
         notes.append(f"queue '{summary.name}' created: {summary.size} response(s) to label ({counts})")
     return source, report, samples, plan
+
+
+def _gold_used_once(store, calibrated, rows, report, args, notes: list[str]):
+    """The report with cross-fitted PPI++ means where the calibrated configuration was chosen on
+    gold this estimate uses (its evidence names those responses), and a note saying which."""
+    from calibration.estimates.crossfit import cross_fit_report
+    from calibration.estimates.inputs import judge_sources, scored_responses
+
+    used = set(calibrated.evidence.get("gold", {}).get("response_ids") or [])
+    labelled = {r.response_id for r in rows if r.gold is not None}
+    if not used & labelled:
+        notes.append(
+            "note: gold used once — the calibrated configuration was chosen on other gold responses "
+            + (
+                "(its evidence names them)"
+                if used
+                else "(its evidence does not name them: export it again to check)"
+            )
+            + "; PPI++ as usual"
+        )
+        return report
+    modes = calibrated.evidence.get("settings", {}).get("modes") or PRECISION_MODES
+    candidates = {f"{s} [{m}]": scored_responses(store, s, m) for s, _ in judge_sources(store) for m in modes}
+    report, done = cross_fit_report(report, rows, candidates, used, args.metric, args.alpha)
+    for model, (usable, folds) in done.items():
+        notes.append(
+            f"note: {model or NO_MODEL}: the configuration was chosen on {len(used & labelled)} of these gold "
+            f"responses — PPI++ cross-fitted (chosen by highest r on {folds - 1} of {folds} folds among the "
+            f"{len(usable)} configurations that score all its responses, corrected on the held-out fold; "
+            "Zrnic & Candès 2024): gold used once; differences are not cross-fitted"
+        )
+    for m in report.models:
+        if m.model not in done and m.ppi is not None:
+            notes.append(
+                f"note: {m.model or NO_MODEL}: not cross-fitted (no candidate scores all its responses)"
+            )
+    return report
 
 
 def cmd_estimate(args) -> int:
@@ -176,14 +240,12 @@ def _print_problems(problems: list[Problem]) -> None:
         print(f"error: {problem}", file=sys.stderr)
 
 
-def _number(value, digits: int = 3) -> str:
-    return "—" if value is None or not math.isfinite(value) else f"{value:.{digits}f}"
-
-
 def _interval(estimate) -> str:
     if estimate is None:
         return "—"
-    return f"{_number(estimate.mean)} [{_number(estimate.ci[0])}, {_number(estimate.ci[1])}]"
+    if estimate.ci is None:
+        return f"{number(estimate.mean)} [no CI]"
+    return f"{number(estimate.mean)} {interval(*estimate.ci)}"
 
 
 def _table(header: tuple, body: list[tuple]) -> list[str]:
@@ -200,17 +262,18 @@ def _models_table(report) -> list[str]:
     level = f"{100 * (1 - report.alpha):g} %"
     header = ("model", "judged", "gold", "judge-only*", f"human-only [{level} CI]", f"PPI++ [{level} CI]")
     return _table(
-        (*header, "lambda", "ESS gain"),
+        (*header, "correction", "lambda", "ESS gain"),
         [
             (
                 m.model or NO_MODEL,
                 str(m.n_judged),
                 str(m.n_human),
-                _number(m.judge_mean),
+                number(m.judge_mean),
                 _interval(m.human),
                 _interval(m.ppi),
-                _number(None if m.ppi is None else m.ppi.lam, 2),
-                "—" if m.ess_gain is None else f"{m.ess_gain:.2f}x",
+                number(m.correction),
+                number(None if m.ppi is None else m.ppi.lam, 2),
+                "—" if m.ess_gain is None else f"{number(m.ess_gain, 2)}x",
             )
             for m in report.models
         ],
@@ -221,7 +284,9 @@ def format_estimate_tables(report, plan) -> str:
     """The models, the differences and the plan as text tables."""
     lines = [
         *_models_table(report),
-        "* judge-only means inherit the judge's systematic error: no CI is claimed.",
+        "* judge-only means inherit the judge's systematic error: no CI is claimed. correction = "
+        "PPI++ − judge-only: what the gold changes.",
+        *[f"{m.model or NO_MODEL}: no CI — {m.no_ci_reason}" for m in report.models if m.no_ci_reason],
     ]
     if report.differences:
         rows = [
@@ -238,9 +303,15 @@ def format_estimate_tables(report, plan) -> str:
             (
                 r.model or NO_MODEL,
                 "out of reach" if r.more_gold_needed is None else str(r.more_gold_needed),
+                share(r.assurance),
                 str(r.unlabelled),
             )
             for r in plan
         ]
-        lines += ["", *_table(("model", "more gold needed", "unlabelled"), rows)]
+        lines += [
+            "",
+            *_table(("model", "more gold needed", "P(reaching it)", "unlabelled"), rows),
+            f"more gold needed: the fewest that reach the half-width with probability ≥ {share(ASSURANCE)} "
+            "(P(reaching it): that probability at the planned count; at all the unlabelled when out of reach)",
+        ]
     return "\n".join(lines)

@@ -1,20 +1,24 @@
 """`python -m calibration export`: sweep the exportable configurations, choose one, write it.
 
     python -m calibration export (--project DIR | --gold FILE --judges-records FILE...)
-        --judges FILE.toml [--choose best|cheapest] [--precision MODE|all]
+        --judges FILE.toml [--choose best|cheapest|hand] [--precision MODE|all]
+        [--configuration SOURCE --mode MODE --reason TEXT] [--allow-undecided]
         [--bootstrap N] [--folds K] [--seed S] [--epsilon E] --out calibrated.json
 
 Only exportable configurations are swept (judge:V+D+E with every stage a judge of the judges file;
 the others are listed on stderr and left out, since new responses have no human labels). The
 records come from the same input path as `sweep` (calibration.sweep.inputs), so the numbers are the
-sweep's. The file and its evidence are documented in assets/calibrated-config.md; `score --config`
+sweep's. When the gold cannot decide (the 95 % confidence set of the best holds more than half of the
+configurations, or the chosen one's r CI includes 0: calibration.sweep.verdict.decision) the export
+is refused, exit 2 with the reason, unless --allow-undecided acknowledges it; the decision, the
+acknowledgement and a choice by hand with its reason are recorded in the evidence (`decision`).
+The file and its evidence are documented in assets/calibrated-config.md; `score --config`
 (calibration/cli/score_config.py) runs it on new responses.
 Exit codes: 0 done, 2 bad input (every problem on stderr, nothing written).
 """
 
 from __future__ import annotations
 
-import math
 import sys
 
 from annotation.protocol.errors import InputError, Problem
@@ -24,8 +28,10 @@ from calibration.cli.sweep import (
     sweep_argument_problems,
     sweep_with_args,
 )
+from calibration.stats.numbers import interval, number, share
+from calibration.sweep.verdict import decision, export_refusal
 
-CHOICES = ("best", "cheapest")
+CHOICES = ("best", "cheapest", "hand")
 
 
 def add_export_parser(subparsers) -> None:
@@ -56,8 +62,22 @@ def add_export_parser(subparsers) -> None:
         "--choose",
         choices=CHOICES,
         default="best",
-        help="the highest full-sample r (default), or the cheapest configuration in the 95%% "
-        "confidence set of best ones (prices × recorded tokens; needs --project)",
+        help="the highest full-sample r (default), the cheapest configuration in the 95%% "
+        "confidence set of best ones (prices × recorded tokens; needs --project), or one chosen by "
+        "hand (--configuration, --mode and --reason)",
+    )
+    parser.add_argument(
+        "--configuration", metavar="SOURCE", help="with --choose hand: the judge source, e.g. judge:a+b+c"
+    )
+    parser.add_argument(
+        "--mode", metavar="MODE", help="with --choose hand: its precision mode (individual, necessity, alce)"
+    )
+    parser.add_argument("--reason", metavar="TEXT", help="with --choose hand: why (recorded in the evidence)")
+    parser.add_argument(
+        "--allow-undecided",
+        action="store_true",
+        help="export even when the gold cannot decide (the confidence set of the best holds more than "
+        "half of the configurations, or the chosen r's CI includes 0); recorded in the evidence",
     )
     add_statistics_arguments(parser)
     parser.add_argument("--out", required=True, metavar="FILE", help="where to write the calibrated JSON")
@@ -71,6 +91,15 @@ def _print_problems(problems: list[Problem]) -> None:
 
 def _argument_problems(args) -> list[Problem]:
     problems = sweep_argument_problems(args, args.judges_records, "--judges-records")
+    hand = {"--configuration": args.configuration, "--mode": args.mode, "--reason": args.reason}
+    if args.choose == "hand":
+        for flag, value in hand.items():
+            if value is None or not value.strip():
+                problems.append(Problem("<arguments>", None, flag, "--choose hand needs it"))
+    else:
+        for flag, value in hand.items():
+            if value is not None:
+                problems.append(Problem("<arguments>", None, flag, "goes with --choose hand"))
     if args.choose == "cheapest" and not args.project:
         problems.append(
             Problem(
@@ -111,7 +140,16 @@ def exportable_records(args, judge_records, judges: dict, problems: list[Problem
 
 
 def _choice(args, report, judges: dict):
-    """The configuration --choose picks (None: the sweep's best). ValueError when none has a price."""
+    """The configuration --choose picks (None: the sweep's best). ValueError when none has a price
+    or the configuration chosen by hand is not one of the sweep's."""
+    if args.choose == "hand":
+        for config in report.configs:
+            if (config.source, config.precision_mode) == (args.configuration, args.mode):
+                return config
+        raise ValueError(
+            f"{args.configuration} [{args.mode}] is not a configuration of this sweep; it has: "
+            + ", ".join(c.name for c in report.configs)
+        )
     if args.choose != "cheapest":
         return None
     from annotation.store.project_store import ProjectStore
@@ -124,24 +162,23 @@ def _choice(args, report, judges: dict):
         store.close()
 
 
-def _number(value, digits: int = 3) -> str:
-    return "—" if value is None or not math.isfinite(value) else f"{value:.{digits}f}"
-
-
 def _print_summary(cfg, out: str) -> None:
     e = cfg.evidence
+    s = e["selection"]
     print(
-        f"exported {cfg.source} [{cfg.precision_mode}] to {out}: r {_number(e['pearson'])} "
-        f"[{_number(e['pearson_ci'][0])}, {_number(e['pearson_ci'][1])}], n {e['n']}, chosen by "
-        f"{e['chosen_by']}; 95% confidence set of the best: {len(e['best_set'])} configuration(s); "
-        f"expected r on new responses {_number(e['selection']['expected_r'])}; human parity: "
+        f"exported {cfg.source} [{cfg.precision_mode}] to {out}: r {number(e['pearson'])} "
+        f"{interval(*e['pearson_ci'])}, n {e['n']}, chosen by {e['chosen_by']}; 95% confidence set of "
+        f"the best: {len(e['best_set'])} configuration(s); expected r of the rule 'take the highest r' "
+        f"on new responses {number(s['expected_r'])} ± {number(s.get('expected_r_se'))} (bootstrap SE); "
+        f"human parity of {cfg.source} [{cfg.precision_mode}]: "
         + (
-            f"advantage {_number(e['parity']['advantage'])}, winning rate "
-            f"{_number(e['parity']['winning_rate'], 2)}"
+            f"advantage {number(e['parity']['advantage'])}, winning rate {share(e['parity']['winning_rate'])}"
             if not e["parity"].get("reason")
             else e["parity"]["reason"]
         )
     )
+    if e.get("decision", {}).get("undecided"):
+        print("exported although undecided (acknowledged): " + e["decision"]["sentence"])
 
 
 def cmd_export(args) -> int:
@@ -163,15 +200,25 @@ def cmd_export(args) -> int:
         return 2
     try:
         report = sweep_with_args(args, inputs, exportable)
+        choice = _choice(args, report, judges)
+        decided = decision(report, choice)
+        refusal = export_refusal(decided, args.allow_undecided)
+        if refusal is not None:
+            _print_problems([Problem("<arguments>", None, "--allow-undecided", refusal)])
+            return 2
+        recorded = {**decided.to_dict(), "acknowledged": bool(args.allow_undecided and decided.undecided)}
+        if args.choose == "hand":
+            recorded["reason"] = args.reason.strip()
         cfg = build_calibrated_config(
-            report, _choice(args, report, judges), judges, inputs.gold, chosen_by=args.choose
+            report, choice, judges, inputs.gold, chosen_by=args.choose, decision=recorded
         )
         write_calibrated_config(cfg, args.out)
     except InputError as exc:
         _print_problems(exc.problems)
         return 2
     except ValueError as exc:
-        _print_problems([Problem("<arguments>", None, "--choose", str(exc))])
+        flag = "--configuration" if args.choose == "hand" else "--choose"
+        _print_problems([Problem("<arguments>", None, flag, str(exc))])
         return 2
     except OSError as exc:
         _print_problems([Problem(args.out, None, "--out", exc.strerror or str(exc))])

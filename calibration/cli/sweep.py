@@ -16,9 +16,11 @@ import sys
 
 from annotation.protocol.errors import InputError, Problem
 from calibration.scoring.murgat_s import PRECISION_MODES
+from calibration.stats.numbers import interval, number, share
 from calibration.sweep.inputs import SweepInputs, inputs_from_files, inputs_from_project_dir
-from calibration.sweep.parity import DEFAULT_EPSILON
+from calibration.sweep.parity import DEFAULT_EPSILON, PARITY_MINIMUM, PARITY_WARNING
 from calibration.sweep.run import SweepReport, run_sweep
+from calibration.sweep.verdict import decision
 
 
 def add_sweep_parser(subparsers) -> None:
@@ -29,11 +31,14 @@ def add_sweep_parser(subparsers) -> None:
         description="Correlate every judge source × precision mode with gold MURGAT-S over the responses "
         "where both are determined (undetermined ones are counted and left out, never 0): Pearson r "
         "with a 95%% CI (Fisher z, jackknife standard error), Spearman and Kendall (percentile "
-        "bootstrap CIs). The best is the highest full-sample r; the 95%% confidence set of best "
+        "bootstrap CIs). The first line says whether the gold can decide: it cannot when the 95%% "
+        "confidence set of the best holds more than half of the configurations or the best's r CI "
+        "includes 0, and then it says how many more gold responses would be expected to separate the "
+        "top two. The best is the highest full-sample r; the 95%% confidence set of best "
         "configurations is Hansen-Lunde-Nason's model confidence set on paired-bootstrap r, with each "
-        "configuration's bootstrap probability of being best; the expected r of choosing the highest "
-        "r on responses it was not chosen on comes from nested cross-validation with a pooled "
-        "within-fold correlation. Human parity compares each configuration with each annotator against the mean "
+        "configuration's bootstrap win share (the share of resamples in which it has the highest r); "
+        "the expected r of choosing the highest r on responses it was not chosen on comes from nested "
+        "cross-validation with a pooled within-fold correlation, with a bootstrap SE. Human parity compares each configuration with each annotator against the mean "
         "score of the other annotators. Prints a table sorted by r, or one JSON object with --json.",
     )
     where = parser.add_mutually_exclusive_group(required=True)
@@ -62,8 +67,8 @@ def add_statistics_arguments(parser) -> None:
         type=int,
         default=2000,
         metavar="N",
-        help="paired bootstrap resamples for the confidence set, P(best) and rank-correlation CIs "
-        "(default 2000)",
+        help="paired bootstrap resamples for the confidence set, the win shares and rank-correlation "
+        "CIs (default 2000)",
     )
     parser.add_argument(
         "--folds", type=int, default=5, metavar="K", help="nested cross-validation folds (default 5)"
@@ -76,13 +81,12 @@ def add_statistics_arguments(parser) -> None:
         type=float,
         default=DEFAULT_EPSILON,
         metavar="E",
-        help=f"human parity margin: a judge wins against an annotator when its r is significantly "
-        f"more than E below the annotator's at most (default {DEFAULT_EPSILON})",
+        help=f"human parity margin, in r: a judge wins against an annotator when its r against the "
+        f"other annotators' mean is shown to be no more than E below the annotator's (default "
+        f"{DEFAULT_EPSILON}; Calderon et al.'s test puts its margin on a win rate and asks 50–100 "
+        f"responses: here the margin is on r, and below {PARITY_MINIMUM} responses parity is flagged "
+        "as unreliable)",
     )
-
-
-def _number(value: float | None, digits: int = 3) -> str:
-    return "—" if value is None or not math.isfinite(value) else f"{value:.{digits}f}"
 
 
 def _table_rows(report: SweepReport) -> list[tuple[str, ...]]:
@@ -96,16 +100,16 @@ def _table_rows(report: SweepReport) -> list[tuple[str, ...]]:
             c.precision_mode,
             str(c.n),
             str(c.n_undetermined),
-            _number(c.pearson),
-            f"[{_number(c.pearson_ci[0])}, {_number(c.pearson_ci[1])}]",
-            _number(c.spearman),
-            _number(c.kendall),
-            _number(c.mae),
-            _number(c.system_score),
-            _number(c.gold_system_score),
-            _number(c.p_best, 2),
+            number(c.pearson),
+            interval(*c.pearson_ci),
+            number(c.spearman),
+            number(c.kendall),
+            number(c.mae),
+            number(c.system_score),
+            number(c.gold_system_score),
+            share(c.p_best),
             "best" if c is report.best else ("yes" if c.in_best_set else "no"),
-            _number(c.parity["advantage"]),
+            number(c.parity["advantage"]),
         )
         for c in order
     ]
@@ -134,7 +138,7 @@ HEADER = (
     "MAE",
     "score",
     "gold",
-    "P(best)",
+    "win share",
     "in set",
     "parity",
 )
@@ -146,39 +150,43 @@ def _verdict_lines(report: SweepReport) -> list[str]:
         return ["best: none — no configuration has a defined correlation"]
     b = report.best
     lines.append(
-        f"best (highest r): {b.name}  r {_number(b.pearson)} [{_number(b.pearson_ci[0])}, "
-        f"{_number(b.pearson_ci[1])}], n {b.n}, P(best) {_number(b.p_best, 2)}"
+        f"best (highest r): {b.name}  r {number(b.pearson)} {interval(*b.pearson_ci)}, n {b.n}, "
+        f"bootstrap win share {share(b.p_best)}"
     )
     lines.append(
         f"95% confidence set of the best ({len(report.best_set)} of {len(report.configs)}): "
         + ", ".join(f"{m['source']} [{m['precision_mode']}]" for m in report.best_set)
     )
     lines.append(
-        f"expected r of choosing the highest r, on responses it was not chosen on ({s['folds']}-fold "
-        f"nested cross-validation × {s['repeats']}, pooled): {_number(s['expected_r'])}; the pick's "
-        f"in-sample r {_number(s['in_sample_r'])}, optimism {_number(s['optimism'])}"
+        f"expected r of the rule 'take the highest r', on responses it was not chosen on ({s['folds']}-fold "
+        f"nested cross-validation × {s['repeats']}, pooled): {number(s['expected_r'])} ± "
+        f"{number(s.get('expected_r_se'))} (bootstrap SE); the rule's pick on all the gold, "
+        f"{s.get('pick') or '—'}, has in-sample r {number(s['in_sample_r'])}, optimism {number(s['optimism'])}"
     )
     p = b.parity
     if p["reason"]:
-        lines.append(f"human parity: none — {p['reason']}")
+        lines.append(f"human parity of {b.name}: none — {p['reason']}")
     else:
         lines.append(
-            f"human parity of the best (ε = {p['epsilon']}): mean advantage r(judge) − r(annotator) "
-            f"{_number(p['advantage'])} [{_number(p['advantage_ci'][0])}, {_number(p['advantage_ci'][1])}], "
-            f"winning rate {_number(p['winning_rate'], 2)} over {len(p['annotators'])} annotators "
-            "(the judge may replace annotators at ≥ 0.5)"
+            f"human parity of {b.name} (margin ε = {p['epsilon']} in r): mean advantage r(judge) − "
+            f"r(annotator) {number(p['advantage'])} {interval(*p['advantage_ci'])}, winning rate "
+            f"{share(p['winning_rate'])} over {len(p['annotators'])} annotators (the judge may replace "
+            "annotators at ≥ 0.5)"
         )
+        if report.gold.get("n_responses", 0) < PARITY_MINIMUM:
+            lines.append(PARITY_WARNING.format(n=report.gold.get("n_responses", 0)))
     return lines
 
 
 def format_sweep_table(report: SweepReport) -> str:
     """The report as text: configurations by r (undefined last), then the verdict and notes."""
-    lines = _aligned([HEADER, *_table_rows(report)])
+    lines = [decision(report).sentence, ""]
+    lines += _aligned([HEADER, *_table_rows(report)])
     lines += ["", *_verdict_lines(report)]
     for row in report.annotators:
         lines.append(
             f"{row['source']} [{row['precision_mode']}]: r vs the other annotators' mean "
-            f"{_number(row['r_vs_gold_without'])} (n {row['n']} of {row['n_finished']} finished)"
+            f"{number(row['r_vs_gold_without'])} (n {row['n']} of {row['n_finished']} finished)"
         )
     for c in report.configs:
         if c.undefined_reason:
@@ -189,8 +197,11 @@ def format_sweep_table(report: SweepReport) -> str:
             lines.append(f"{source['source']}: missing {len(source['missing'])} gold responses: {shown}")
     lines += [f"note: {note}" for note in report.notes]
     lines.append(
-        "undet. = responses whose judge MURGAT-S is undetermined (left out); in set = in the 95% "
-        "confidence set of the best; parity = mean advantage over annotators (see human parity)"
+        "undet. = responses whose judge MURGAT-S is undetermined (left out); win share = the share of "
+        "bootstrap resamples in which the configuration has the highest r (how often it wins when the "
+        "responses are redrawn — not the probability that it is the best: among equal configurations "
+        "the winner's share is far above 1/k); in set = in the 95% confidence set of the best; parity = "
+        "mean advantage over annotators (see human parity)"
     )
     return "\n".join(lines)
 

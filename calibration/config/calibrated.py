@@ -267,7 +267,16 @@ def _sweep_evidence(report: SweepReport, choice: ConfigResult, index: int, gold_
         "best_set": [_summary(c) for c in report.configs if c.in_best_set],
         "selection": {
             k: report.selection.get(k)
-            for k in ("method", "expected_r", "in_sample_r", "optimism", "folds", "repeats")
+            for k in (
+                "method",
+                "expected_r",
+                "expected_r_se",
+                "pick",
+                "in_sample_r",
+                "optimism",
+                "folds",
+                "repeats",
+            )
         },
         "annotators": [row for row in report.annotators if row["precision_mode"] == mode],
         "gold": {
@@ -275,6 +284,7 @@ def _sweep_evidence(report: SweepReport, choice: ConfigResult, index: int, gold_
             "n_responses": report.gold.get("n_responses"),
             "source": report.gold.get("source"),
             "n_undetermined": len(report.gold.get("undetermined", {}).get(mode, [])),
+            "response_ids": sorted({r.response_id for r in gold_records}),  # chosen on these: gold used once
         },
         "settings": dict(report.settings),
         "n_configurations": len(report.configs),
@@ -289,10 +299,13 @@ def build_calibrated_config(
     *,
     tool_version: str | None = None,
     chosen_by: str | None = None,
+    decision: dict | None = None,
 ) -> CalibratedConfig:
     """The calibrated configuration for `choice` (default: the sweep's best) with its evidence,
     numbers taken from the report unchanged (assets/calibrated-config.md lists them).
 
+    `decision` (verdict.Decision.to_dict() with `acknowledged` and, for a choice by hand, its
+    `reason`) is recorded as the evidence's `decision`.
     Raises ValueError when there is no choice (no configuration has a defined r), when
     `choice` is not one of the report's configurations, or when it is not exportable (not a
     judge:V+D+E source, a judge missing from `judges`, or a stage done by 'gold').
@@ -311,6 +324,7 @@ def build_calibrated_config(
         "is_best": choice is report.best,
         **_choice_evidence(choice),
         **_sweep_evidence(report, choice, index, gold_records),
+        "decision": decision,
         "date": created_at[:10],
         "tool_version": tool_version,
     }

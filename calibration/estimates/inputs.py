@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from annotation.state import project_state
-from calibration.scoring.murgat_s import ResponseScore, score_records
+from calibration.scoring.murgat_s import PRECISION_MODES, ResponseScore, score_records
+from calibration.stats.correlation import pearson_rows
 
 METRICS = ("murgat_s", "coverage", "precision", "recall")
 METRIC_NAMES = {"murgat_s": "MURGAT-S", "coverage": "coverage", "precision": "precision", "recall": "recall"}
@@ -59,3 +62,28 @@ def scored_responses(store, source: str, mode: str) -> list[ScoredResponse]:
             ScoredResponse(response_id, model, question, gold.get(response_id), judged.get(response_id))
         )
     return out
+
+
+def calibrated_mode(store, source: str) -> tuple[str, float]:
+    """(precision mode, its r): the mode the sweep's rule (highest full-sample Pearson r of
+    MURGAT-S against gold) picks for `source` — the mode its scores are calibrated in. The first
+    mode with r NaN when no mode's r is defined (too few gold responses)."""
+    state = project_state(store)
+    gold = state.gold.records
+    ids = sorted({r.response_id for r in gold})
+    mine = [r for r in state.judges if r.source == source and r.response_id in set(ids)]
+    column = {rid: i for i, rid in enumerate(ids)}
+    rows_x, rows_y = [], []
+    for mode in PRECISION_MODES:
+        x, y = np.full(len(ids), np.nan), np.full(len(ids), np.nan)
+        for values, scored in ((x, score_records(mine, [mode])), (y, score_records(gold, [mode]))):
+            for score in scored:
+                if score.murgat_s is not None:
+                    values[column[score.response_id]] = score.murgat_s
+        rows_x.append(x)
+        rows_y.append(y)
+    r = pearson_rows(np.array(rows_x), np.array(rows_y)) if ids else np.full(len(PRECISION_MODES), np.nan)
+    if not np.isfinite(r).any():
+        return PRECISION_MODES[0], float("nan")
+    best = int(np.nanargmax(r))
+    return PRECISION_MODES[best], float(r[best])

@@ -1,6 +1,7 @@
 """Per-model means of MURGAT-S (or one of its parts) three ways — judge-only (biased, no CI
-claim), human-only over the labelled responses (CLT CI) and PPI++ (tuned λ, its CI, the effective
-sample size gain) — and the pairwise differences between models. Pure: scored responses in, a
+claim), human-only over the labelled responses (t CI) and PPI++ (tuned λ, its CI, the effective
+sample size gain, the correction PPI − judge-only) — and the pairwise differences between models.
+Below `ppi.MIN_LABELLED` gold responses a model gets its means but no interval, and the reason. Pure: scored responses in, a
 report out; `to_dict` is the `calibration estimate --json` contract.
 
 A response is labelled when it has a determined gold and a determined judge value, unlabelled
@@ -47,6 +48,20 @@ class ModelEstimate:
     ess_gain: float | None
     n_left_out: int = 0
 
+    @property
+    def correction(self) -> float | None:
+        """What the gold changes: the PPI++ mean − the judge-only mean (None without either)."""
+        if self.ppi is None or self.judge_mean is None:
+            return None
+        return self.ppi.mean - self.judge_mean
+
+    @property
+    def no_ci_reason(self) -> str | None:
+        """Why the PPI++ mean has no interval (None when it has one)."""
+        if self.ppi is None:
+            return f"{self.n_human} gold response(s): a mean needs at least 2"
+        return self.ppi.no_ci_reason
+
     def to_dict(self) -> dict:
         return {
             "model": self.model,
@@ -54,12 +69,18 @@ class ModelEstimate:
             "n_human": self.n_human,
             "judge_mean": self.judge_mean,
             "human_mean": None if self.human is None else self.human.mean,
-            "human_ci": None if self.human is None else list(self.human.ci),
+            "human_ci": _ci(self.human),
             "ppi_mean": None if self.ppi is None else self.ppi.mean,
-            "ppi_ci": None if self.ppi is None else list(self.ppi.ci),
+            "ppi_ci": _ci(self.ppi),
             "lambda": None if self.ppi is None else self.ppi.lam,
             "ess_gain": self.ess_gain,
+            "correction": self.correction,
+            "no_ci_reason": self.no_ci_reason,
         }
+
+
+def _ci(estimate: MeanEstimate | None) -> list[float] | None:
+    return None if estimate is None or estimate.ci is None else list(estimate.ci)
 
 
 @dataclass(frozen=True)
@@ -77,7 +98,7 @@ class Difference:
             "b": self.b,
             "paired": self.paired,
             "ppi_diff": self.estimate.mean,
-            "ppi_ci": list(self.estimate.ci),
+            "ppi_ci": _ci(self.estimate),
         }
 
 

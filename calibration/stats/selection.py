@@ -17,6 +17,7 @@ configuration's population r).
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -48,6 +49,7 @@ class ExpectedR:
     folds: int
     repeats: int
     chosen: list[int] = field(default_factory=list)
+    expected_r_se: float = math.nan
 
 
 def _pick(X, Y, train) -> int | None:
@@ -96,3 +98,29 @@ def expected_selected_r(X, Y, folds: int = 5, repeats: int = 10, seed: int = 0) 
     finite = [r for r in pooled if math.isfinite(r)]
     expected = float(np.mean(finite)) if finite else math.nan
     return ExpectedR(METHOD, expected, in_sample, in_sample - expected, folds, repeats, chosen.tolist())
+
+
+def expected_r_se(X, Y, folds: int = 5, resamples: int = 200, seed: int = 0) -> float:
+    """Bootstrap standard error of the expected r: the whole procedure (choose on the training folds,
+    pool the held-out deviations) rerun on `resamples` resamples of the responses, the copies of one
+    response kept in one fold (so none is both chosen on and held out). NaN when fewer than two
+    resamples give a defined r."""
+    X, Y = paired_rows(X, Y)
+    n = X.shape[1]
+    folds = min(folds, n // MIN_PAIRS)
+    if folds < 2:
+        return math.nan
+    rng = np.random.default_rng(seed)
+    found = []
+    for _ in range(resamples):
+        drawn = rng.integers(0, n, n)
+        fold_of_response = rng.permutation(n) % folds
+        parts = [np.flatnonzero(fold_of_response[drawn] == f) for f in range(folds)]
+        if any(part.size < MIN_PAIRS for part in parts):
+            continue
+        with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a resample may leave a fold undefined: NaN
+            r = _pooled_r(X[:, drawn], Y[:, drawn], parts, np.zeros(X.shape[0], int))
+        if math.isfinite(r):
+            found.append(r)
+    return float(np.std(found, ddof=1)) if len(found) > 1 else math.nan

@@ -14,6 +14,13 @@ Per configuration:
   Benjamini–Yekutieli-adjusted over the annotators at level α. The judge may replace the
   annotators when the winning rate is ≥ .5 at the stated ε.
 
+The margin ε is in r, not on the test's own scale: Calderon et al. compare per-instance alignment
+scores (an annotator's agreement with the others on each instance) and put ε on that win rate; a
+response here has no per-instance alignment, only one MURGAT-S per person, so the comparison is of
+correlations over responses and ε is a difference in r (0.1: a judge may trail an annotator by a
+tenth of a correlation). Their test asks 50–100 instances; below PARITY_MINIMUM responses the
+jackknife SE of a difference of correlations is itself unstable, so the block carries a `warning`.
+
 Why the others' mean score and not a gold record derived from the others' labels by the project's
 gold rule: with the rule (majority: more than half agree) and no adjudication, the others' labels
 rarely settle a response — on the demo, 22 to 24 of the 24 responses of every gold₋ᵢ hold an
@@ -47,6 +54,11 @@ from calibration.stats.jackknife import jackknife_se, leave_one_out_pearson
 from calibration.sweep.scores import score_rows
 
 DEFAULT_EPSILON = 0.1
+PARITY_MINIMUM = 30
+PARITY_WARNING = (
+    "warning: human parity rests on {n} responses, fewer than 30: its test is unreliable at this size "
+    "(Calderon et al.'s alternative-annotator test asks 50–100)"
+)
 
 
 def _fact_finished(fact: Fact, sentence: Sentence) -> bool:
@@ -219,4 +231,7 @@ def config_parity(
             for i, name in enumerate(table.names)
         ],
         "reason": None if tested.any() else "no annotator's advantage is defined",
+        "warning": None
+        if used.any(axis=0).sum() >= PARITY_MINIMUM
+        else PARITY_WARNING.format(n=int(used.any(axis=0).sum())),
     }

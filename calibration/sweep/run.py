@@ -13,10 +13,15 @@ What each number is:
 - `best`: the highest full-sample r (the paper's criterion; ties to the earlier row — sources by
   name, modes in the order given).
 - `in_best_set` / `best_set`: the 95 % model confidence set of best configurations (Hansen, Lunde &
-  Nason), selection-aware; `p_best`: the share of bootstrap resamples in which the configuration
-  has the highest r; `mcs_p`: its MCS p-value.
+  Nason), selection-aware; `p_best`: the bootstrap win share — the share of resamples in which the
+  configuration has the highest r (not the probability that it is the best: with 12 equal
+  configurations the winner's share averages .42, not 1/12); `mcs_p`: its MCS p-value.
+- `separation`: the top two by r, their difference with its paired-bootstrap SE, and the gold
+  responses a paired test would need to separate them with 80 % power (verdict.py).
 - `selection`: the r that the rule "take the highest r" can be expected to reach on responses it
-  was not chosen on (nested cross-validation, pooled within-fold correlation) and its optimism.
+  was not chosen on (nested cross-validation, pooled within-fold correlation), its bootstrap SE
+  (`expected_r_se`: the procedure rerun on resamples of the responses), the rule's `pick` on all
+  the gold and its in-sample r, and the optimism.
 - `parity` and `annotators`: human parity (calibration/sweep/parity.py).
 """
 
@@ -34,11 +39,11 @@ from annotation.protocol.records import EvaluationRecord
 from calibration.scoring.murgat_s import PRECISION_MODES
 from calibration.stats import bootstrap, correlation
 from calibration.stats.jackknife import fisher_jackknife_ci
-from calibration.stats.selection import expected_selected_r
+from calibration.stats.selection import expected_r_se, expected_selected_r
 from calibration.sweep.parity import DEFAULT_EPSILON, annotator_rows, config_parity, parity_tables
 from calibration.sweep.scores import ScoreRows, score_rows
 from calibration.sweep.stages import StageLoss, stage_losses
-from calibration.sweep.verdict import Verdict, verdict
+from calibration.sweep.verdict import Verdict, separation, verdict
 
 CI_LEVEL = 0.95
 CV_REPEATS = 10
@@ -98,6 +103,7 @@ class SweepReport:
     # {(source, mode): {response_id: MURGAT-S or None when undetermined}} of gold and every judge
     # over the gold responses each has a record for: the scatter reads them (not in `to_dict`)
     scores: dict[tuple[str, str], dict[str, float | None]] = field(default_factory=dict, repr=False)
+    separation: dict | None = None
 
     def to_dict(self) -> dict:
         return json_safe(
@@ -112,6 +118,7 @@ class SweepReport:
                 "stages": [s.to_dict() for s in self.stages],
                 "settings": self.settings,
                 "notes": self.notes,
+                "separation": self.separation,
             }
         )
 
@@ -221,8 +228,12 @@ def _selection(X, Y, folds: int, seed: int, names: list[str], notes: list[str]) 
             f"nested cross-validation used {found.folds} folds, not {folds}: {X.shape[1]} gold responses"
             + ("" if found.folds >= 2 else " — too few, so the expected r is undefined")
         )
+    found.expected_r_se = expected_r_se(X, Y, folds, seed=seed)
     out = asdict(found)
     out["chosen"] = {names[i]: count for i, count in enumerate(found.chosen) if count}
+    out["pick"] = (
+        names[int(np.nanargmax(correlation.pearson_rows(X, Y)))] if math.isfinite(found.in_sample_r) else None
+    )
     return out
 
 
@@ -329,6 +340,9 @@ def run_sweep(
         settings=_settings(modes, n_boot, folds, seed, alpha, epsilon),
         notes=notes,
         scores=_response_scores({**gold_by, **judges_by}, ids, gold_scores, judge_scores),
+        separation=separation(
+            [c.name for c in configs], found["pearson"], found["boot_pearson"], len(ids), alpha
+        ),
     )
 
 

@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from annotation.protocol.ids import configuration_of
+from calibration.stats.numbers import interval, number, share
 from calibration.stats.regression import regression_band
 
 MODE_COLOURS = {"individual": "#1f77b4", "necessity": "#ff7f0e", "alce": "#2ca02c"}
@@ -29,13 +30,11 @@ def parity_text(parity: dict) -> str:
     if parity.get("reason"):
         return f"no human parity: {parity['reason']}"
     low, high = parity["advantage_ci"]
-    interval = f" [{low:.3f}, {high:.3f}]" if known(low) and known(high) else ""
-    rate = f"{parity['winning_rate']:.2f}" if known(parity["winning_rate"]) else "—"
-    advantage = f"{parity['advantage']:+.3f}" if known(parity["advantage"]) else "—"
-    return (
-        f"human parity: r(judge) − r(annotator) = {advantage}{interval}, "
-        f"winning rate {rate} at ε = {parity['epsilon']}"
+    text = (
+        f"human parity: r(judge) − r(annotator) = {number(parity['advantage'])} {interval(low, high)}, "
+        f"winning rate {share(parity['winning_rate'])} at ε = {parity['epsilon']} (in r)"
     )
+    return text + (f"; {parity['warning']}" if parity.get("warning") else "")
 
 
 def _add_regression(figure: go.Figure, x: np.ndarray, y: np.ndarray, mode: str) -> None:
@@ -195,7 +194,7 @@ def forest_figure(configs, best=None) -> go.Figure:
             marker={"color": MODE_COLOURS.get(mode), "size": 9},
             error_x={"type": "data", "symmetric": False, "array": high, "arrayminus": low},
             customdata=[[c.p_best] for c in rows],
-            hovertemplate="%{y}<br>r %{x:.3f}<br>P(best) %{customdata[0]:.2f}<extra></extra>",
+            hovertemplate="%{y}<br>r %{x:.3f}<br>bootstrap win share %{customdata[0]:.2f}<extra></extra>",
         )
     members = [c for c in ordered if c.in_best_set and known(c.pearson)]
     figure.add_scatter(

@@ -31,8 +31,8 @@ def _interval_trace(estimates, positions, name: str, colour: str, symbol: str) -
         error_x={
             "type": "data",
             "symmetric": False,
-            "array": [e.ci[1] - e.mean for e, _ in shown],
-            "arrayminus": [e.mean - e.ci[0] for e, _ in shown],
+            "array": [0.0 if e.ci is None else e.ci[1] - e.mean for e, _ in shown],  # no CI: no bar
+            "arrayminus": [0.0 if e.ci is None else e.mean - e.ci[0] for e, _ in shown],
             "color": colour,
             "thickness": 2,
         },

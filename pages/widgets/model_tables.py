@@ -12,7 +12,8 @@ from pages.widgets.model_filter import model_label
 def _mean_and_ci(prefix: str, estimate) -> dict:
     if estimate is None:
         return {prefix: None, f"{prefix} low": None, f"{prefix} high": None}
-    return {prefix: estimate.mean, f"{prefix} low": estimate.ci[0], f"{prefix} high": estimate.ci[1]}
+    low, high = estimate.ci if estimate.ci is not None else (None, None)
+    return {prefix: estimate.mean, f"{prefix} low": low, f"{prefix} high": high}
 
 
 def model_rows(report) -> list[dict]:
@@ -25,9 +26,11 @@ def model_rows(report) -> list[dict]:
             "judge-only (biased)": m.judge_mean,
             **_mean_and_ci("human-only", m.human),
             **_mean_and_ci("PPI++", m.ppi),
+            "correction (PPI++ − judge-only)": m.correction,
             "lambda": None if m.ppi is None else m.ppi.lam,
             "ESS gain": m.ess_gain,
             "left out": m.n_left_out,
+            "no CI because": m.no_ci_reason or "",
         }
         for m in report.models
     ]
@@ -40,7 +43,7 @@ def difference_rows(report) -> list[dict]:
             "b": model_label(d.b),
             "design": "paired" if d.paired else "independent",
             **_mean_and_ci("a − b (PPI)", d.estimate),
-            "excludes 0": not d.estimate.ci[0] <= 0 <= d.estimate.ci[1],
+            "excludes 0": None if d.estimate.ci is None else not d.estimate.ci[0] <= 0 <= d.estimate.ci[1],
         }
         for d in report.differences
     ]
@@ -53,6 +56,7 @@ def plan_rows(plan, waiting: dict) -> list[dict]:
             "model": model_label(row.model),
             "more gold needed": row.more_gold_needed,
             "reachable": row.more_gold_needed is not None,
+            "P(reaching the target)": row.assurance,
             "unlabelled": row.unlabelled,
             "waiting in queues": waiting.get(row.model, 0),
         }

@@ -79,17 +79,53 @@ def test_sweep_table_holds_every_demo_judge_source_in_each_of_the_three_modes(sh
     assert set(table["n"]) == {24}
 
 
-def test_best_configuration_is_the_strong_judges(shown):
+def test_best_configuration_is_the_strong_judges_but_not_shown_as_decided(shown):
     table = sweep_table(shown)
     assert table.iloc[0]["source"] == BEST and table.iloc[0]["in best set"] == "best"
-    assert f"Chosen: **{BEST} [" in unescaped(shown.success[0].value)
+    assert f"Chosen (the gold cannot decide): **{BEST} [alce]**" in unescaped(shown.warning[2].value)
+    assert not shown.success  # nothing green: the gold does not decide the choice
+
+
+def test_the_first_sentence_says_the_demo_gold_cannot_separate_the_configurations_with_the_numbers(shown):
+    report = shown.session_state["calibrate_sweep"]["report"]
+    s = report.separation
+    sentence = unescaped(first_sentence(shown).value)
+    assert sentence.startswith(
+        "These 24 gold responses cannot separate the configurations: the 95 % confidence set of the "
+        "best holds 11 of 12 configurations."
+    )
+    assert (
+        f"About {s['more_gold_needed']} more gold responses ({s['responses_needed']} in all) would be "
+        f"expected to separate the top two, {BEST} [alce] (r 0.857) and {s['second']}"
+    ) in sentence
+
+
+def first_sentence(app):
+    """The first element under the page's title (the demo banner of the frame sits above it)."""
+    children = list(app.main.children.values())
+    title = next(i for i, c in enumerate(children) if getattr(c, "value", None) == "Calibrate")
+    return next(iter(children[title + 1].children.values()))
+
+
+def test_a_choice_whose_r_interval_includes_zero_says_so_first(page):
+    random = "judge:sim-random+sim-random+sim-random [individual]"
+    app = page.radio(key="choose_rule").set_value("hand").run()
+    app = app.selectbox(key="hand_config").set_value(random).run()
+    sentence = unescaped(first_sentence(app).value)
+    assert f"{random}'s r 0.109 has a 95 % CI [-0.473, 0.624] that includes 0" in sentence
+
+
+def test_an_undecided_choice_needs_the_acknowledgement_box_before_any_export(page):
+    assert page.checkbox(key="export_undecided").value is False
+    assert "Tick the box above to export a choice the gold cannot decide." in shown_text(page)
+    page.radio(key="choose_rule").set_value("best").run()
 
 
 def test_the_sweep_table_shows_the_confidence_set_p_best_and_parity_of_each_configuration(shown):
     table = sweep_table(shown)
     report = shown.session_state["calibrate_sweep"]["report"]
     best = table.iloc[0]
-    assert best["P(best)"] == pytest.approx(report.best.p_best)
+    assert best["win share"] == pytest.approx(report.best.p_best)
     assert best["parity advantage"] == pytest.approx(report.best.parity["advantage"])
     assert set(table["in best set"]) <= {"best", "yes", "no"} and set(table["undetermined"]) == {0}
 
@@ -170,9 +206,11 @@ def test_choosing_a_response_opens_its_text_scores_and_player(page):
     assert app.button(key="open_disputes")
 
 
-def test_demo_export_explains_that_simulated_judges_cannot_be_exported(shown):
-    assert "simulated judges" in shown_text(shown) and "nothing to export" in shown_text(shown)
-    assert not shown.get("download_button")
+def test_demo_export_explains_that_simulated_judges_cannot_be_exported(page):
+    app = page.checkbox(key="export_undecided").check().run()
+    assert "simulated judges" in shown_text(app) and "nothing to export" in shown_text(app)
+    assert not app.get("download_button")
+    app.checkbox(key="export_undecided").uncheck().run()
 
 
 @pytest.mark.parametrize("name", ["alice", "ada"])
@@ -238,11 +276,26 @@ def configured(tmp_path):
     return tmp_path / "p"
 
 
-def test_configured_judges_can_be_exported_as_a_calibrated_configuration(monkeypatch, configured):
+def test_configured_judges_can_be_exported_once_the_undecided_choice_is_acknowledged(monkeypatch, configured):
     app = calibrate_page(monkeypatch, configured, "boss", calibrate_settings=dict(FEWER_RESAMPLES))
+    assert not app.get("download_button")  # six responses: the gold cannot decide
+    app = app.checkbox(key="export_undecided").check().run()
     mode = app.session_state["calibrate_sweep"]["report"].best.precision_mode
     assert f"j+j+j in {mode} mode" in shown_text(app)
     assert [b.label for b in app.get("download_button")] == ["Download the calibrated configuration (JSON)"]
+
+
+def test_a_choice_by_hand_needs_a_reason_before_it_is_exported(monkeypatch, configured):
+    app = calibrate_page(monkeypatch, configured, "boss", calibrate_settings=dict(FEWER_RESAMPLES))
+    app = app.radio(key="choose_rule").set_value("hand").run()
+    app = app.selectbox(key="hand_config").set_value("judge:j+j+j [necessity]").run()
+    app = app.checkbox(key="export_undecided").check().run()
+    assert "Say why this configuration is chosen by hand" in shown_text(app) and not app.get(
+        "download_button"
+    )
+    app = app.text_input(key="hand_reason").input("cheaper to run, r within the set").run()
+    assert "j+j+j in necessity mode" in shown_text(app)
+    assert "Chosen by hand" in shown_text(app)
 
 
 def test_changed_records_make_a_new_sweep(monkeypatch, configured):
@@ -257,7 +310,7 @@ def test_cheapest_rule_without_recorded_calls_says_why_and_keeps_the_best(monkey
     app = calibrate_page(monkeypatch, configured, "boss", calibrate_settings=dict(FEWER_RESAMPLES))
     app.radio(key="choose_rule").set_value("cheapest").run()
     assert "No price for the cheapest rule" in app.info[0].value
-    assert "Chosen: **judge:j+j+j [" in unescaped(app.success[0].value)
+    assert ": **judge:j+j+j [" in unescaped(shown_text(app))
 
 
 def test_cheapest_rule_needs_a_judges_file(page):

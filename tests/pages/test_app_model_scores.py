@@ -46,8 +46,20 @@ def test_the_forest_plot_shows_each_model_with_its_human_only_and_ppi_intervals_
     widths = [
         sum(t["error_x"][k][i] for k in ("array", "arrayminus")) for t in (human, ppi) for i in range(3)
     ]
-    assert all(p < h for h, p in zip(widths[:3], widths[3:], strict=True))
+    with_ci = [(h, p) for h, p in zip(widths[:3], widths[3:], strict=True) if h > 0]
+    assert len(with_ci) == 2 and all(p < h for h, p in with_ci)  # the 10- and 8-gold models
+    assert widths.count(0.0) == 2  # the 6-gold model: its means, no interval (no bar)
+    assert "6 gold responses: an interval needs at least 8" in shown_text(page)
     assert "judge-only (biased, no CI)" in traces
+
+
+def test_the_page_opens_on_the_judges_calibrated_mode_and_shows_the_correction(page):
+    assert page.selectbox(key="scores_mode").value == "alce"  # the demo judge's highest r: alce
+    assert "It is calibrated in alce mode" in shown_text(page)
+    table = page.dataframe[0].value
+    correction = table["correction (PPI++ − judge-only)"]
+    assert list(correction) == pytest.approx(list(table["PPI++"] - table["judge-only (biased)"]))
+    assert "Correction (PPI++ − judge-only):" in shown_text(page)
 
 
 def test_the_models_table_says_the_judge_only_mean_is_biased_and_gives_the_gain(page):
@@ -65,7 +77,10 @@ def test_three_models_give_three_independent_differences(page):
 
 def test_the_planner_lists_more_gold_needed_per_model(page):
     plan = page.dataframe[2].value
-    assert sorted(plan["model"]) == sorted(MODELS) and all(plan["more gold needed"] > 0)
+    assert sorted(plan["model"]) == sorted(MODELS)
+    reachable = plan[plan["reachable"]]
+    assert all(reachable["more gold needed"] > 0) and all(reachable["P(reaching the target)"] >= 0.8)
+    assert "with probability ≥ 0.80" in shown_text(page)
 
 
 def test_a_narrower_target_needs_more_gold(page):
@@ -77,9 +92,11 @@ def test_a_narrower_target_needs_more_gold(page):
 
 def test_creating_the_queue_stores_the_sample_and_annotators_are_asked_it(monkeypatch, demo_copy):
     app = scores_page(monkeypatch, demo_copy)
-    needed = dict(
-        zip(app.dataframe[2].value["model"], app.dataframe[2].value["more gold needed"], strict=True)
-    )
+    plan = app.dataframe[2].value  # out of reach: every unlabelled response of the model
+    needed = {
+        row["model"]: int(row["more gold needed"]) if row["reachable"] else int(row["unlabelled"])
+        for _, row in plan.iterrows()
+    }
     app.text_input(key="scores_queue_name").input("round 2")
     app = next(b for b in app.button if b.label == "Create the annotation queue").click().run()
     assert "Queue created with" in app.success[0].value

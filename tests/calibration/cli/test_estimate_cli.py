@@ -43,12 +43,19 @@ def demo_json(demo_dir):
     return json.loads(result.stdout)
 
 
-def test_estimate_on_the_demo_gives_every_model_a_ppi_ci_narrower_than_its_human_only_ci(demo_json):
+def test_estimate_on_the_demo_gives_a_ppi_ci_narrower_than_the_human_only_ci_from_8_gold_on(demo_json):
     models = demo_json["models"]
     assert sorted(m["model"] for m in models) == sorted(MODELS)
+    assert sorted(m["n_human"] for m in models) == [6, 8, 10]  # the demo's gold per model
     for m in models:
-        assert m["ppi_ci"][1] - m["ppi_ci"][0] < m["human_ci"][1] - m["human_ci"][0], m["model"]
         assert m["ess_gain"] > 1 and 0 < m["lambda"] <= 1
+        assert m["correction"] == pytest.approx(m["ppi_mean"] - m["judge_mean"])
+        if m["n_human"] >= 8:
+            assert m["ppi_ci"][1] - m["ppi_ci"][0] < m["human_ci"][1] - m["human_ci"][0], m["model"]
+            assert m["no_ci_reason"] is None
+        else:  # six gold responses: a mean, no interval, and why
+            assert m["ppi_ci"] is None and m["human_ci"] is None
+            assert "6 gold responses: an interval needs at least 8" in m["no_ci_reason"]
 
 
 def test_estimate_json_has_exactly_the_contract_keys(demo_json):
@@ -84,15 +91,30 @@ def test_plan_adds_each_models_more_gold_needed(demo_dir):
     result = run_cli("--project", demo_dir, "--json", "--plan", "0.05")
     assert result.returncode == 0, result.stderr
     plan = json.loads(result.stdout)["plan"]
-    assert [list(row) for row in plan] == [["model", "more_gold_needed"]] * 3
-    assert all(isinstance(row["more_gold_needed"], int) and row["more_gold_needed"] > 0 for row in plan)
+    assert [list(row) for row in plan] == [["model", "more_gold_needed", "assurance"]] * 3
+    for row in plan:  # a count reached with probability ≥ .8, or out of reach with its probability
+        needed = row["more_gold_needed"]
+        assert (isinstance(needed, int) and needed > 0 and row["assurance"] >= 0.8) or (
+            needed is None and row["assurance"] < 0.8
+        )
 
 
 def test_plan_with_queue_creates_the_queue_annotators_are_asked(demo_copy):
     result = run_cli("--project", demo_copy, "--json", "--plan", "0.05", "--queue", "next gold")
     assert result.returncode == 0, result.stderr
-    plan = {row["model"]: row["more_gold_needed"] for row in json.loads(result.stdout)["plan"]}
     store = ProjectStore.open(demo_copy)
+    unlabelled = {
+        m: sum(
+            1
+            for r in scored_responses(store, judge_source(JUDGE_CONFIGS[0]), "individual")
+            if r.model == m and r.gold is None
+        )
+        for m in MODELS
+    }
+    plan = {  # out of reach: every unlabelled response of the model
+        row["model"]: row["more_gold_needed"] or unlabelled[row["model"]]
+        for row in json.loads(result.stdout)["plan"]
+    }
     queued = sample_queue(store, "next gold")
     assert {m: sum(1 for _, s in queued if s == m) for m in plan} == plan
     assert set(annotation_response_ids(store)) >= {rid for rid, _ in queued}
@@ -128,3 +150,31 @@ def test_a_project_without_judge_records_exits_2(tmp_path):
     ProjectStore.open(tmp_path / "p", create=True).close()
     result = run_cli("--project", tmp_path / "p")
     assert result.returncode == 2 and "no judge records" in result.stderr
+
+
+def test_an_estimate_with_a_configuration_chosen_on_its_gold_is_cross_fitted_and_says_so(demo_dir, tmp_path):
+    from calibration.cli.main import main as calibration_main
+
+    judges = tmp_path / "judges.toml"
+    judges.write_text(
+        "".join(
+            f'[judges.{name}]\nadapter = "openai"\nmodel = "{name}"\nbase_url = "http://127.0.0.1:9/v1"\n\n'
+            for name in ("sim-strong", "sim-good", "sim-weak", "sim-random")
+        )
+    )
+    calibrated = tmp_path / "calibrated.json"
+    argv = ["export", "--project", str(demo_dir), "--judges", str(judges), "--bootstrap", "200"]
+    assert calibration_main([*argv, "--allow-undecided", "--out", str(calibrated)]) == 0
+    result = run_cli("--project", demo_dir, "--calibrated", calibrated, "--json")
+    assert result.returncode == 0, result.stderr
+    assert "judge:sim-strong+sim-strong+sim-strong [alce]" in result.stderr  # the calibrated judge and mode
+    assert (
+        result.stderr.count("the configuration was chosen on 24 of these gold responses — PPI++ cross-fitted")
+        == 3
+    )
+    plain = run_cli(
+        "--project", demo_dir, "--source", judge_source(JUDGE_CONFIGS[0]), "--precision", "alce", "--json"
+    )
+    cross_fitted = {m["model"]: m["ppi_mean"] for m in json.loads(result.stdout)["models"]}
+    same_gold = {m["model"]: m["ppi_mean"] for m in json.loads(plain.stdout)["models"]}
+    assert cross_fitted.keys() == same_gold.keys() and cross_fitted != same_gold

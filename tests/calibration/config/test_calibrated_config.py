@@ -127,6 +127,7 @@ def test_evidence_numbers_are_the_sweeps_own(swept):
         "n_responses": 30,
         "source": "gold",
         "n_undetermined": 0,
+        "response_ids": sorted(r.response_id for r in gold),
     }
 
 
@@ -427,15 +428,61 @@ def test_export_cheapest_from_a_project_writes_the_cheaper_judges(priced_project
             "200",
             "--folds",
             "2",
+            "--allow-undecided",  # two configurations, both in the set: the gold cannot decide
             "--out",
             str(out_path),
         ]
     )
     capsys.readouterr()
     cfg = read_calibrated_config(out_path)
+    assert cfg.evidence["decision"]["undecided"] and cfg.evidence["decision"]["acknowledged"]
     assert code == 0 and (cfg.configuration, cfg.evidence["chosen_by"], cfg.evidence["is_best"]) == (
         "b+b+b",
         "cheapest",
         False,
     )
     assert cfg.evidence["best"]["source"] == "judge:a+a+a"
+
+
+def export_args(store, out_path, *extra) -> list[str]:
+    return [
+        "--project",
+        str(store.directory),
+        "--judges",
+        str(store.directory.parent / "judges.toml"),
+        "--precision",
+        "individual",
+        "--bootstrap",
+        "200",
+        "--folds",
+        "2",
+        *extra,
+        "--out",
+        str(out_path),
+    ]
+
+
+def test_export_of_a_choice_the_gold_cannot_decide_is_refused_without_the_acknowledgement(
+    priced_project, tmp_path, capsys
+):
+    store, _, _ = priced_project
+    out_path = tmp_path / "calibrated.json"
+    assert export(export_args(store, out_path)) == 2
+    err = capsys.readouterr().err
+    assert "field '--allow-undecided'" in err and "gold responses cannot separate the configurations" in err
+    assert "needs an explicit acknowledgement (--allow-undecided" in err and not out_path.exists()
+
+
+def test_a_choice_by_hand_is_exported_with_its_reason_and_the_acknowledgement(
+    priced_project, tmp_path, capsys
+):
+    store, _, _ = priced_project
+    out_path = tmp_path / "calibrated.json"
+    hand = ["--choose", "hand", "--configuration", "judge:b+b+b", "--mode", "individual"]
+    assert export(export_args(store, out_path, *hand, "--allow-undecided")) == 2  # no reason given
+    assert "field '--reason': --choose hand needs it" in capsys.readouterr().err
+    code = export(export_args(store, out_path, *hand, "--reason", "the cheap judge", "--allow-undecided"))
+    capsys.readouterr()
+    evidence = read_calibrated_config(out_path).evidence
+    assert code == 0 and evidence["chosen_by"] == "hand"
+    assert evidence["decision"]["reason"] == "the cheap judge" and evidence["decision"]["acknowledged"]

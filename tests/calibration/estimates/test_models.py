@@ -65,7 +65,8 @@ def test_the_json_form_has_exactly_the_contract_keys():
     assert list(out) == ["models", "differences"]
     assert all(list(m) == MODEL_KEYS for m in out["models"])
     assert list(out["differences"][0]) == ["a", "b", "paired", "ppi_diff", "ppi_ci"]
-    assert len(out["models"][0]["human_ci"]) == len(out["models"][0]["ppi_ci"]) == 2
+    # two and three gold responses: means, no interval, and why
+    assert out["models"][0]["ppi_ci"] is None and "at least" in out["models"][0]["no_ci_reason"]
 
 
 def test_a_model_without_two_labelled_responses_has_no_interval():
@@ -84,9 +85,10 @@ def test_models_that_answered_the_same_questions_get_a_paired_ppi_difference(ppi
     y = sign * (np.array(gold_a[:3]) - np.array(gold_b[:3]))
     f = sign * (np.array(judge_a[:3]) - np.array(judge_b[:3]))
     u = sign * (np.array(judge_a[3:]) - np.array(judge_b[3:]))
-    expected = ppi_py.ppi_mean_ci(y, f, u, alpha=0.05)
+    expected = ppi_py.ppi_mean_pointestimate(y, f, u)
     assert difference.paired and {first, second} == {"a", "b"}
-    assert difference.estimate.ci == pytest.approx((expected[0][0], expected[1][0]), abs=1e-9)
+    assert difference.estimate.mean == pytest.approx(float(np.ravel(expected)[0]), abs=1e-9)
+    assert difference.estimate == ppi_mean(y, f, u, 0.05, bounds=(-1.0, 1.0))
 
 
 def test_a_question_labelled_for_one_model_only_counts_as_unlabelled_for_the_pair():

@@ -6,18 +6,21 @@ import math
 import numpy as np
 import pytest
 from estimate_support import model_rows
+from scipy import stats as scipy_stats
 
 from annotation.protocol.records import Response
 from annotation.store.project_store import ProjectStore
 from annotation.work.sample_queues import create_sample_queue, sample_queue
 from calibration.estimates.models import model_samples
 from calibration.estimates.planning import (
+    ASSURANCE,
     PlanRow,
     create_plan_queue,
     more_gold_needed,
     plan_more_gold,
     projected_half_widths,
     queue_sample,
+    reach_probabilities,
 )
 from calibration.estimates.ppi import ppi_mean, z_value
 
@@ -38,22 +41,35 @@ def test_todays_projected_half_width_is_todays_ppi_half_width():
 
 def test_labelling_everything_projects_the_human_only_half_width_over_all_of_them():
     sample = sample_of("m", 30, 400)
+    spread = float(np.sum((sample.gold - sample.gold.mean()) ** 2)) / 28  # today's, over n − 2
     assert projected_half_widths(sample, 0.05)[-1] == pytest.approx(
-        z_value(0.05) * math.sqrt(float(np.var(sample.gold)) / 430), abs=1e-12
+        scipy_stats.t.ppf(0.975, 428) * math.sqrt(spread / 430), abs=1e-12
     )
 
 
-def test_a_target_already_met_needs_no_more_gold():
+def test_a_target_already_met_with_the_assurance_needs_no_more_gold():
     sample = sample_of("m", 30, 400)
-    assert more_gold_needed(sample, projected_half_widths(sample, 0.05)[0] + 1e-9, 0.05) == 0
+    # today's half-width reaches h with probability F(28, 28).cdf((h / today)²)
+    target = projected_half_widths(sample, 0.05)[0] * math.sqrt(scipy_stats.f.ppf(ASSURANCE, 28, 28)) + 1e-9
+    assert more_gold_needed(sample, target, 0.05) == 0
 
 
-def test_more_gold_needed_is_the_smallest_count_that_reaches_the_target():
+def test_more_gold_needed_is_the_smallest_count_that_reaches_the_target_with_the_assurance():
     sample = sample_of("m", 10, 400, noise=0.3)
-    widths = projected_half_widths(sample, 0.05)
-    target = float(widths[0]) * 0.7
+    target = float(projected_half_widths(sample, 0.05)[0]) * 0.7
+    chances = reach_probabilities(sample, target, 0.05)
     needed = more_gold_needed(sample, target, 0.05)
-    assert needed > 0 and widths[needed] <= target and all(widths[:needed] > target)
+    assert needed > 0 and chances[needed] >= ASSURANCE and all(chances[:needed] < ASSURANCE)
+
+
+def test_the_plan_asks_more_than_the_point_projection_and_says_how_likely_it_reaches_the_target():
+    sample = sample_of("m", 8, 400, noise=0.3)
+    target = float(projected_half_widths(sample, 0.05)[0]) * 0.6
+    point = int(np.flatnonzero(projected_half_widths(sample, 0.05) <= target)[0])
+    (row,) = plan_more_gold([sample], target, 0.05)
+    assert row.more_gold_needed > point
+    assert row.assurance == pytest.approx(reach_probabilities(sample, target, 0.05)[row.more_gold_needed])
+    assert reach_probabilities(sample, target, 0.05)[point] < 0.6  # the point projection: a coin flip
 
 
 def test_a_target_out_of_reach_needs_none():
@@ -64,8 +80,13 @@ def test_a_model_without_gold_is_planned_as_if_the_judge_helped_nothing():
     judge = [0.0, 1.0] * 50  # var (ddof 1) = 25/99
     sample = model_samples(model_rows("m", [None] * 100, judge), "murgat_s")["m"]
     target = 0.15
-    expected = math.ceil((z_value(0.05) / target) ** 2 * 25 / 99)  # human-only with the judge's spread
-    assert more_gold_needed(sample, target, 0.05) == expected == 44  # 170.7 × 0.2525 = 43.1
+    m = np.arange(3, 101)  # human-only with the judge's spread, known on 99 degrees of freedom
+    reach = scipy_stats.f.cdf(
+        (target / (scipy_stats.t.ppf(0.975, m - 2) * np.sqrt(25 / 99 / m))) ** 2, m - 2, 99
+    )
+    expected = int(m[np.flatnonzero(reach >= ASSURANCE)[0]])
+    assert more_gold_needed(sample, target, 0.05) == expected
+    assert expected > math.ceil((z_value(0.05) / target) ** 2 * 25 / 99)  # 44: the point projection
 
 
 def test_a_target_that_is_not_positive_is_refused():
@@ -112,4 +133,4 @@ def test_plan_rows_keep_the_models_order_and_json_keys():
     a, b = sample_of("a", 20, 100, seed=1), sample_of("b", 20, 100, seed=2)
     rows = plan_more_gold([b, a], 0.05, 0.05)
     assert [r.model for r in rows] == ["b", "a"]
-    assert list(rows[0].to_dict()) == ["model", "more_gold_needed"]
+    assert list(rows[0].to_dict()) == ["model", "more_gold_needed", "assurance"]

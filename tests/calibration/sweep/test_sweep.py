@@ -319,7 +319,7 @@ def test_cli_table_is_sorted_by_r(tmp_path, capsys):
         ["--gold", gold_file, "--judges", judge_file, "--precision", "individual", "--bootstrap", "100"],
         capsys,
     )
-    rows = [line.split()[0] for line in out.splitlines()[1:4]]
+    rows = [line.split()[0] for line in out.splitlines()[3:6]]  # after the decision and the header
     assert code == 0 and rows == ["judge:good", "judge:fair", "judge:noise"]
 
 

@@ -82,7 +82,8 @@ def build(directory: Path, labelled: int, judged: int, seed: int) -> dict:
     from annotation.work.sample_queues import create_sample_queue, set_annotation_scope
 
     store = ProjectStore.open(directory, create=True)
-    for key, value in {**SETTINGS, "project_name": f"scale {labelled}"}.items():
+    # overlap 4: the three annotators labelled every response, the fourth (dana) has work left
+    for key, value in {**SETTINGS, "project_name": f"scale {labelled}", "overlap": 4}.items():
         store.set_setting(key, value)
     password = hash_password(PASSWORD)  # one real hash, every account
     for name, role in ACCOUNTS:
@@ -203,6 +204,7 @@ def step_page(project: Path, page: str) -> dict:
         app.run()
     for name, timed in (("first", first), ("warm", warm), ("after_label", after_label)):
         out[f"{name}_s"], out[f"{name}_cpu_s"] = timed.wall, timed.cpu
+    out["buttons"] = len(app.button)  # the page drew its controls (not just a message)
     out["errors"] = [str(e.value)[:300] for e in app.exception]
     return out
 
@@ -259,8 +261,8 @@ def measure(project: Path, steps: list[str], work: Path) -> dict:
         out["gold"] = run_child(
             [*me, "--step", "gold", "--project", str(project), "--out", str(file)], work / "gold.log", file
         )
-    if "pages" in steps:
-        for page in PAGES:
+    for page in PAGES:
+        if "pages" in steps or f"page:{page}" in steps:
             file = work / f"{page}.json"
             out[f"page {page}"] = run_child(
                 [*me, "--step", f"page:{page}", "--project", str(project), "--out", str(file)],
@@ -367,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
         "--judged", type=int, default=50000, help="responses only a judge evaluated (default 50000)"
     )
     parser.add_argument(
-        "--steps", default="gold,pages,sweep,estimate", help="what to time besides the import"
+        "--steps", default="gold,pages,sweep,estimate", help="what to time besides the import (or page:NAME)"
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--keep", help="build the projects in this folder and keep them")

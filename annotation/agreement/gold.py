@@ -43,7 +43,7 @@ from annotation.formats.atomic_file import write_text_atomically
 from annotation.protocol.derivation import derive_entailment
 from annotation.protocol.ids import QuestionKey, Task, Unit, fact_unit, is_ruling, sentence_unit
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
-from annotation.work.labels import annotator_records
+from annotation.work.labels import annotator_records, current_labels_of
 from annotation.work.session import check_fact_list, entailment_questions
 
 REASONS = ("guideline gap", "annotator error", "ambiguous media")
@@ -476,7 +476,7 @@ def gold_from_store(store, response_ids=None) -> GoldSet:
     facts; gold facts depend only on stages 1–2 (each person's own labels), so a first derivation
     gives them and a second one counts the stage-3 answers given about them.
     """
-    labels = store.events.current_labels()
+    labels = current_labels_of(store, response_ids)
     spent = {(e.who, e.response_id, e.unit, e.task): e.spent_ms for e in labels}
     rulings = rulings_from_events(labels)
     rule, auto_accept = gold_settings(store)

@@ -124,6 +124,18 @@ class EventLog:
             params.append(response_id)
         return [Event.from_row(r) for r in self.database.query(sql + " ORDER BY id", params)]
 
+    def last_id(self) -> int:
+        """The newest event's id, 0 for an empty log: the log only grows, so this is its revision."""
+        row = self.database.connection.execute("SELECT MAX(id) FROM events").fetchone()
+        return int(row[0] or 0)
+
+    def response_ids_since(self, event_id: int) -> set[str]:
+        """Responses with any event newer than `event_id` (what a cache made at that id must redo)."""
+        rows = self.database.connection.execute(
+            "SELECT DISTINCT response_id FROM events WHERE id > ?", [event_id]
+        )
+        return {r[0] for r in rows}
+
     def log(
         self, who: str | None = None, response_id: str | None = None, kind: str | None = None
     ) -> list[Event]:

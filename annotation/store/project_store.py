@@ -333,6 +333,11 @@ class ProjectStore:
             for r in self.database.connection.execute("SELECT DISTINCT source FROM records ORDER BY source")
         ]
 
+    def last_record_id(self) -> int:
+        """The newest stored record's id, 0 when none: moves with every import (a revision)."""
+        row = self.database.connection.execute("SELECT MAX(id) FROM records").fetchone()
+        return int(row[0] or 0)
+
     def record_kinds(self) -> dict[str, int]:
         out: dict[str, int] = {}
         for source in self.record_sources():

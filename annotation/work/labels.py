@@ -90,6 +90,14 @@ def record_from_labels(
     return EvaluationRecord(response_id, source, out)
 
 
+def current_labels_of(store, response_ids=None) -> list:
+    """The current labels of `response_ids` (every response when None), read per response: a few
+    responses (the one just ruled) need not read the whole log."""
+    if response_ids is None:
+        return store.events.current_labels()
+    return [e for rid in sorted(set(response_ids)) for e in store.events.current_labels(response_id=rid)]
+
+
 def human_records(
     store, response_ids=None, gold_by_response: dict[str, EvaluationRecord] | None = None
 ) -> list[EvaluationRecord]:
@@ -98,10 +106,9 @@ def human_records(
     `gold_by_response` ({response_id: gold record}) supplies the facts a staged campaign asked
     about (see `record_from_labels`); without it, answers about facts that are not the person's
     own are left out."""
-    wanted = None if response_ids is None else set(response_ids)
     by_key: dict[tuple[str, str], dict] = {}
-    for event in store.events.current_labels():
-        if (wanted is not None and event.response_id not in wanted) or is_ruling(event.task):
+    for event in current_labels_of(store, response_ids):
+        if is_ruling(event.task):
             continue
         by_key.setdefault((event.who, event.response_id), {})[(event.unit, event.task)] = event.value
     gold = gold_by_response or {}

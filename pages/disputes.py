@@ -205,8 +205,11 @@ def show_dispute(store, who: str, value, upcoming, pad_s: float, notice: str | N
     cited = [c for i in value.segments if (c := sentence.citations[i]).valid]
     decision_side, media_side = st.columns([3, 2], gap="medium")
     with decision_side:
-        if notice:  # inline, not a toast: a toast would cover the media of the next dispute
-            st.success(notice, icon=":material/gavel:")
+        # inline, not a toast (it would cover the media of the next dispute), in a slot of its own:
+        # the elements below keep their places, so a ruling redraws them rather than rebuilds them
+        with st.container(key="ruling_notice"):
+            if notice:
+                st.success(notice, icon=":material/gavel:")
         ruling.ruling_panel(value, sentence, players=len(cited), cooldown_ms=cooldown_ms(store))
         ruling.annotator_values(value, sentence)
         ruling.ruling_controls(store, who, value, sentence)

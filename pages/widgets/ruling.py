@@ -16,7 +16,7 @@ from annotation.agreement.gold import FAST_MS, REASONS, GoldValue, Ruling, adjud
 from annotation.protocol.ids import Task
 from annotation.protocol.records import Response, Sentence
 from pages.widgets import decisions, gold_cache, keys, player, response_view
-from pages.widgets.context import literal, show_text
+from pages.widgets.context import escaped, literal, show_text
 from pages.widgets.facts_editor import facts_editor, start_draft
 
 # The stages in protocol order, by the stable id the URL holds (?stage=s3-all).
@@ -147,8 +147,8 @@ def _wording(value: GoldValue, name: str) -> str | None:
 
 
 def annotator_values(value: GoldValue, sentence: Sentence) -> None:
-    """Each annotator's value side by side — a fact in their own words — with their time on the item
-    (fast ones flagged); a fact list as a table of its facts across annotators."""
+    """Each annotator's value — a fact in their own words — with their time on the item (fast ones
+    flagged), one line each; a fact list as a table of its facts across annotators."""
     names = sorted(value.values)
     if not names:
         st.info(
@@ -159,21 +159,24 @@ def annotator_values(value: GoldValue, sentence: Sentence) -> None:
     if value.clusters is not None:
         cluster_table(value, sentence)
         st.caption(" · ".join(f"{literal(name)}: {time_words(value.spent_ms.get(name))}" for name in names))
+        lines = ""
     else:
-        for column, name in zip(st.columns(len(names)), names, strict=True):
-            with column.container(border=True):
-                # one line for who and what, one for the time: the ruling buttons stay in view
-                st.markdown(f"**{literal(name)}** · {answer_words(value.question, value.values[name])}")
-                wording = _wording(value, name)
-                if wording is not None:
-                    show_text(f"in their words: {wording}", "murgat-their-words")
-                st.caption(time_words(value.spent_ms.get(name)))
+        lines = "".join(
+            f"<tr><th>{escaped(name)}</th><td>{escaped(answer_words(value.question, value.values[name]))}</td>"
+            f"<td>{escaped(time_words(value.spent_ms.get(name)))}</td>"
+            f"<td>{escaped(f'in their words: {wording}') if (wording := _wording(value, name)) else ''}</td></tr>"
+            for name in names
+        )
     shown = (
         fact_lines(value.value, sentence)
         if isinstance(value.value, list)
         else answer_words(value.question, value.value)
     )
-    show_text(f"Gold now: {shown} — {value.provenance}", "murgat-gold-now")
+    # one element for the whole table: a ruling redraws it at once
+    st.html(
+        (f'<table class="murgat-values">{lines}</table>' if lines else "")
+        + f'<div class="murgat-gold-now">{escaped(f"Gold now: {shown} — {value.provenance}")}</div>'
+    )
 
 
 def cluster_rows(value: GoldValue, sentence: Sentence) -> list[dict]:

@@ -161,17 +161,19 @@ def test_the_list_can_keep_only_the_disputes_that_need_a_ruling(monkeypatch, pro
     ]
 
 
+def values_table(app) -> str:
+    return next(h.value for h in app.html if 'class="murgat-values"' in h.value)
+
+
 def test_each_annotators_value_is_shown_with_their_time_on_the_item(monkeypatch, project):
-    app = disputes_page(monkeypatch, project)
-    boxes = [m.value for m in app.markdown]
-    assert boxes.index("**ann** · Verifiable") < boxes.index("**bob** · Not verifiable")
-    captions = [c.value for c in app.caption]
-    assert "1.5 s on this item · ⚡ under 2 s" in captions and "5.0 s on this item" in captions
+    table = values_table(disputes_page(monkeypatch, project))
+    assert "<tr><th>ann</th><td>Verifiable</td><td>1.5 s on this item · ⚡ under 2 s</td>" in table
+    assert "<tr><th>bob</th><td>Not verifiable</td><td>5.0 s on this item</td>" in table
+    assert table.index("<th>ann</th>") < table.index("<th>bob</th>")
 
 
 def test_only_decisions_under_two_seconds_are_flagged(monkeypatch, project):
-    captions = [c.value for c in disputes_page(monkeypatch, project).caption]
-    assert sum("under 2 s" in c for c in captions) == 1
+    assert values_table(disputes_page(monkeypatch, project)).count("under 2 s") == 1
 
 
 def test_dispute_plays_its_cited_frame_and_clip_with_the_annotation_player(monkeypatch, tmp_path):

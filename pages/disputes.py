@@ -185,7 +185,7 @@ def dispute_list(shown, chosen) -> None:
     st.session_state[CHOICE_KEY] = chosen.key
     labels = {shown[i].key: list_label(shown[i]) for i in window}
     st.caption(
-        f"{len(shown)} disputes, lowest agreement first; ↑ ↓ open one"
+        f"{len(shown)} dispute{'' if len(shown) == 1 else 's'}, lowest agreement first; ↑ ↓ open one"
         + (f" (here {window.start + 1}–{window.stop})" if len(window) < len(shown) else "")
     )
     st.radio(

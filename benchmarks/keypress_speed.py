@@ -1,4 +1,5 @@
-"""Key press → settled page, in Chromium: the annotate page against a one-button Streamlit page.
+"""Key press → settled page, in Chromium: the annotate page and the disputes page's ruling key against
+a one-button Streamlit page.
 
     .venv/bin/python benchmarks/keypress_speed.py [--presses 60] [--json] [--keep DIR]
 
@@ -8,6 +9,9 @@ Chromium; presses alternate between them, so machine load falls on both alike.
 - project: the demo project (built fresh), the annotator dana labelling by keys as a person
   would (V in stage 1, Ctrl+Enter in stage 2, Y in stage 3), each press made once the page shows
   it is ready (the new question's short key pause is not counted);
+- ruling: the adjudicator ada on the disputes page of the same app, ruling the dispute on screen by
+  its first key (V, Y or 1) as soon as the page shows it is ready; settled when the next dispute
+  shows. Her tab has its own browser context (her own session cookie);
 - baseline: a script with one `st.button(shortcut="Y")` whose callback counts the presses,
   served with Streamlit's own settings (a folder without .streamlit/config.toml);
 - baseline, app settings: the same script served with this app's .streamlit/config.toml (which
@@ -17,8 +21,9 @@ Chromium; presses alternate between them, so machine load falls on both alike.
 A press is timed inside the page: from its keydown (performance.now(), in a capture listener)
 to the first animation frame at which the app's script has finished its run, no element is
 still marked stale, and the page shows the answer (a new question, or the new count).
-Reported: median, p90 and max per page, and the ratios project / baseline (target ≤ 2 for both
-the median and the p90).
+Reported: median, p90 and max per page, the ratios project / baseline (target ≤ 2 for both
+the median and the p90) and ruling / project (the adjudicator's key against the annotator's, same
+run; target ≤ 2).
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ from annotation.demo.project import build_demo  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 WHO = "dana"
+ADJUDICATOR = "ada"
 BASELINE_SCRIPT = """
 import streamlit as st
 
@@ -140,6 +146,21 @@ def key_for(page) -> str:
     return {"1": "v", "2": "Control+Enter", "3": "y"}[stage.split("Stage ", 1)[1][0]]
 
 
+def ruling_key(page) -> str:
+    """The first key of the dispute on screen's legend (rule yes/verifiable, or the first list)."""
+    return page.locator(".murgat-legend kbd").first.inner_text().lower()
+
+
+def signed_in(browser_context, url: str, who: str):
+    page = browser_context.new_page()
+    page.set_default_timeout(60_000)
+    page.goto(url)
+    page.get_by_role("textbox", name="Name").fill(who)
+    page.get_by_role("textbox", name="Password").fill(who)
+    page.get_by_role("button", name="Sign in").click()
+    return page
+
+
 def timed_press(page, key: str, shown_js: str) -> float:
     shown = page.evaluate(shown_js)
     page.evaluate(TIMER_JS.replace("(SHOWN)", f"({shown_js})"), shown)
@@ -152,19 +173,17 @@ def measure(
 ) -> dict[str, list[float]]:
     from playwright.sync_api import sync_playwright
 
-    samples: dict[str, list[float]] = {name: [] for name in ("project", *baseline_urls)}
+    samples: dict[str, list[float]] = {name: [] for name in ("project", "ruling", *baseline_urls)}
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
         )
         browser_context = browser.new_context(viewport={"width": 1440, "height": 900})
         browser_context.add_init_script(KEYDOWN_STAMP_JS)
-        project = browser_context.new_page()
-        project.set_default_timeout(60_000)
-        project.goto(project_url)
-        project.get_by_role("textbox", name="Name").fill(WHO)
-        project.get_by_role("textbox", name="Password").fill(WHO)
-        project.get_by_role("button", name="Sign in").click()
+        project = signed_in(browser_context, project_url, WHO)
+        adjudicator_context = browser.new_context(viewport={"width": 1440, "height": 900})
+        adjudicator_context.add_init_script(KEYDOWN_STAMP_JS)
+        disputes = signed_in(adjudicator_context, project_url, ADJUDICATOR)  # lands on Disputes
         baselines = {}
         for name, url in baseline_urls.items():
             baselines[name] = browser_context.new_page()
@@ -176,6 +195,9 @@ def measure(
             project.wait_for_function(READY_JS)
             key = key_for(project)
             took = {"project": timed_press(project, key, PROJECT_SHOWN)}
+            disputes.bring_to_front()
+            disputes.wait_for_function(READY_JS)
+            took["ruling"] = timed_press(disputes, ruling_key(disputes), PROJECT_SHOWN)
             for name, page in baselines.items():
                 page.bring_to_front()
                 page.wait_for_function(IDLE_JS)
@@ -230,6 +252,10 @@ def main() -> None:
             "median": round(result["project"]["median_ms"] / result[name]["median_ms"], 2),
             "p90": round(result["project"]["p90_ms"] / result[name]["p90_ms"], 2),
         }
+    result["ruling / project"] = {
+        "median": round(result["ruling"]["median_ms"] / result["project"]["median_ms"], 2),
+        "p90": round(result["ruling"]["p90_ms"] / result["project"]["p90_ms"], 2),
+    }
     if args.json:
         print(json.dumps(result, indent=2))
         return
@@ -241,6 +267,10 @@ def main() -> None:
     for name in ("baseline", "baseline, app settings"):
         ratio = result[f"ratio to {name}"]
         print(f"project / {name:13s} median {ratio['median']:.2f}×   p90 {ratio['p90']:.2f}×   (target ≤ 2×)")
+    ratio = result["ruling / project"]
+    print(
+        f"ruling / project (annotator key) median {ratio['median']:.2f}×   p90 {ratio['p90']:.2f}×   (target ≤ 2×)"
+    )
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ import streamlit as st
 from annotation.agreement.annotator_stats import annotator_rows
 from annotation.agreement.reliability import (
     LEVELS,
-    measure_agreement,
     pair_confusion,
     pair_fact_sets,
     prf,
@@ -26,6 +25,7 @@ from calibration.scoring.murgat_s import PRECISION_MODES
 from calibration.sweep.parity import annotator_rows as annotators_vs_others
 from calibration.sweep.parity import parity_tables
 from pages.widgets import agreement_charts, ruling
+from pages.widgets.agreement_measure import latest_agreement
 from pages.widgets.context import current_state
 from pages.widgets.frame import run_page
 from pages.widgets.ruling import ALL, STAGE_REQUEST
@@ -44,13 +44,6 @@ PAIRS_PER_ROW = 3
 
 def _number(value, pattern: str = "{:.3f}") -> str:
     return "—" if value is None else pattern.format(value)
-
-
-@st.cache_data(show_spinner="Measuring agreement (bootstrap)…", max_entries=16)
-def cached_agreement(revision: str, _records) -> dict:
-    """measure_agreement, once per project revision (`revision` names the project file and its
-    revision: the records are the state's of that revision)."""
-    return measure_agreement(_records)
 
 
 def disputes_button(label: str, key: str, stage: str | None = None) -> None:
@@ -83,8 +76,7 @@ def alpha_table(results: dict) -> list[dict]:
     return rows
 
 
-def alpha_section(results: dict, open_by_stage: Counter) -> None:
-    st.subheader("Krippendorff's α per stage")
+def alpha_section(results: dict) -> None:
     results = {stage: results[stage] for stage in SHOWN_ORDER}
     st.plotly_chart(agreement_charts.alpha_bars(results, ruling.STAGE_NAMES), key="alpha_chart")
     st.dataframe(alpha_table(results), hide_index=True, width="stretch")
@@ -94,6 +86,10 @@ def alpha_section(results: dict, open_by_stage: Counter) -> None:
         "with the Jaccard distance between the sets of facts (clusters and citations) each annotator "
         "stated per sentence — the same clusters gold and the disputes use."
     )
+
+
+def stage_buttons(open_by_stage: Counter) -> None:
+    """A button per stage to its open disputes (they need no α: shown while it is measured too)."""
     st.caption("Open disputes of a stage:")
     for column, stage in zip(st.columns(len(SHOWN_ORDER)), SHOWN_ORDER, strict=True):
         with column:
@@ -213,10 +209,31 @@ def agreement(me: dict, store) -> None:
         st.info(
             "No annotator labels yet: agreement is measured once two annotators label the same responses."
         )
-    alpha_section(cached_agreement(f"{store.db_path}|{state.revision}", records), open_by_stage)
+    results, fresh, error = latest_agreement(store, records)
+    # while the bootstrap runs, the last numbers show and this part looks again every 2 s
+    st.fragment(alpha_part, run_every=None if fresh or error else 2.0)(store, records, open_by_stage)
     confusion_section(records, open_by_stage)
     annotators_section(gold, state.labels)
     others_section(records)
+
+
+def alpha_part(store, records, open_by_stage: Counter) -> None:
+    """α per stage: the measurement of these labels, or the last one while it runs ('updating…')."""
+    results, fresh, error = latest_agreement(store, records)
+    if fresh and st.session_state.pop("agreement_was_stale", False):
+        st.rerun()  # the new numbers are in: one whole run, so the page stops looking again
+    st.subheader("Krippendorff's α per stage")
+    if error is not None:
+        st.error(f"Agreement could not be measured ({type(error).__name__}); the details are in the log.")
+    if not fresh and error is None:
+        st.session_state["agreement_was_stale"] = True
+        st.caption(
+            "⟳ updating… measuring agreement on the latest labels (bootstrap); "
+            + ("the numbers below are the last measured ones." if results else "the first measurement.")
+        )
+    if results is not None:
+        alpha_section(results)
+    stage_buttons(open_by_stage)
 
 
 run_page(agreement, "adjudicator", "admin", title="the agreement page")

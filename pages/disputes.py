@@ -1,18 +1,20 @@
 """Disputes: where the annotators disagree in substance, lowest agreement first — a rewording is not
-a dispute (fact clusters, `annotation.agreement.clusters`); two wordings the matcher is unsure of
-are a "Same fact?" question, counted apart and asked first (Y/N; `pages.widgets.same_fact`). A click on a row of the list opens a
-dispute: every annotator's wording and value side by side with their time (decisions under 2 s
-flagged), the cited segments with the annotation view's player and sound view, and the ruling
-buttons, each with its key. After a ruling the next dispute opens in its place, scrolled into view.
-Unanimous units are accepted automatically unless an admin turns that off. The list can keep only
-the disputes that need a ruling (no majority settles them). The gold set, with the
-provenance of every value, downloads as evaluation records or CSV. The URL holds the stage filter
-by its stable id (?stage=s3-all) and the response filter by the response id.
+a dispute (fact clusters, `annotation.agreement.clusters`). One screen at 1440×900: the counts (which
+add up), the filters and the list on the left (radio buttons: Tab reaches them, the arrow keys open
+another dispute), the open dispute beside them — its question and keys, every annotator's wording
+and value with their time (decisions under 2 s flagged), the ruling buttons each with its key, and
+the cited segments in the annotation view's player and sound view. A ruling reruns only that part
+(a fragment) and reads the project state, which re-derives gold for its response only; the next
+dispute opens in its place and the notice names whose version was ruled. Unanimous units are
+accepted automatically unless an admin turns that off. The gold set, with the provenance of every
+value, downloads as evaluation records or CSV. The URL holds the stage filter by its stable id
+(?stage=s3-all) and the response filter by the response id.
+Two wordings the matcher is unsure of are a "Same fact?" question, counted apart and asked first
+(Y/N; `pages.widgets.same_fact`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import io
 import tempfile
 from pathlib import Path
@@ -24,9 +26,10 @@ from annotation.agreement.same_fact import open_questions, wording_only
 from annotation.formats.readers import write_records_jsonl
 from annotation.state import ProjectSettings
 from pages.widgets import player, response_view, ruling
-from pages.widgets.context import current_state, literal, show_text
+from pages.widgets.context import current_state, friendly_errors, show_text
 from pages.widgets.frame import run_page
-from pages.widgets.model_filter import choose_models, model_label
+from pages.widgets.keys import DEFAULT_COOLDOWN_MS
+from pages.widgets.model_filter import choose_models
 from pages.widgets.opened_response import DISPUTES_FILTER
 from pages.widgets.ruling import ALL, STAGE_IDS, STAGE_NAMES, STAGE_REQUEST
 from pages.widgets.same_fact import same_fact_question
@@ -34,18 +37,13 @@ from pages.widgets.same_fact import same_fact_question
 STAGE_KEY = "stage"  # the stage filter; the URL holds it as ?stage=s3-all
 RESPONSE_KEY = "dispute_response"  # the response filter; the URL holds it as ?response=…
 OPEN_KEY = "dispute_open"  # the key (GoldValue.key) of the dispute on screen
+CHOICE_KEY = "dispute_choice"  # the list's radio buttons
 POSITION_KEY = "dispute_position"  # its place in the list: where the next one opens after a ruling
+LIST_WINDOW = 12  # radio buttons shown around the open dispute (the page needs no scroll)
 RULE_NAMES = {
     "majority": "Majority — more than half of the annotators",
     "unanimity": "Unanimity — every annotator; the rest waits for a ruling",
 }
-# Scrolls the open dispute's header to the top of the view (below the top bar); written only on the
-# run after a click on a row or a ruling, so the page stays put while one dispute is ruled or the
-# list is filtered.
-SCROLL_SCRIPT = (
-    '<div id="murgat-open-dispute" data-dispute="{digest}" style="scroll-margin-top: 4.5rem"></div><script>'
-    'document.getElementById("murgat-open-dispute").scrollIntoView({{block: "start"}});</script>'
-)
 
 
 # -- downloads: derived at click time, so they include the latest rulings ----------------------
@@ -121,66 +119,86 @@ def gold_settings_panel(store) -> None:
         )
 
 
-# -- the list -----------------------------------------------------------------------------------
-def overview_rows(shown, model_of: dict) -> list[dict]:
-    """One row per dispute (with the response's model when the project knows models)."""
-    with_models = any(model_of.values())
-    return [
-        {
-            "response": v.response_id,
-            **({"model": model_label(model_of.get(v.response_id))} if with_models else {}),
-            "sentence": v.sentence + 1,
-            "stage": STAGE_NAMES[v.stage],
-            "question": v.question,
-            "fact": v.fact or "",
-            "agreement": f"{v.agreement:.0%}",
-            "values": ", ".join(
-                f"{n}: {ruling.answer_words(v.question, a)}" for n, a in sorted(v.values.items())
-            ),
-            "under 2 s": ", ".join(v.fast_annotators),
-            "status": "ruled" if v.ruling else "open",
-        }
-        for v in shown
-    ]
+# -- the counts and the list ----------------------------------------------------------------
+def dispute_counts(every) -> dict[str, int]:
+    """Every dispute is in exactly one of three states, so the counts add up: it needs a ruling (no
+    majority or rule settles it), a majority settles it until someone rules, or it is ruled."""
+    ruled = sum(1 for v in every if v.ruling is not None)
+    need = sum(1 for v in every if v.needs_ruling)
+    return {
+        "disputes": len(every),
+        "need a ruling": need,
+        "settled by a majority": len(every) - ruled - need,
+        "ruled": ruled,
+    }
 
 
-def _table_key(open_key: str, ids: list[str]) -> str:
-    """The list's widget key: new whenever the list or the open dispute changes, so the row it shows
-    selected is always the open one."""
-    return "dispute_table:" + hashlib.sha1("|".join([open_key, *ids]).encode()).hexdigest()[:12]
+def counts_line(every) -> None:
+    counts = dispute_counts(every)
+    st.markdown(
+        f"**{counts['disputes']}** disputes = **{counts['need a ruling']}** need a ruling + "
+        f"**{counts['settled by a majority']}** settled by a majority, not yet ruled + "
+        f"**{counts['ruled']}** ruled",
+        help="A dispute a majority settles gives gold now; a ruling overrides it. The list shows "
+        "the ones not yet ruled unless asked for the ruled ones too.",
+    )
+
+
+def status_words(value) -> str:
+    return "ruled" if value.ruling is not None else "needs a ruling" if value.needs_ruling else "majority"
+
+
+def list_label(value) -> str:
+    """One line of the list: response, sentence, question, agreement, state."""
+    return (
+        f"{value.response_id} · sentence {value.sentence + 1} · {value.question} · "
+        f"{value.agreement:.0%} · {status_words(value)}"
+    )
+
+
+def _list_chosen() -> None:
+    """A choice in the list (a click, or the arrow keys) opens that dispute."""
+    st.session_state[OPEN_KEY] = st.session_state[CHOICE_KEY]
 
 
 def open_dispute(shown):
-    """The dispute to show: the one clicked in the list, else the one open before, else — after a
-    ruling took it off the list — the one now at its place. Returns (it, the one after it)."""
+    """The dispute to show: the one chosen in the list or open before, else — after a ruling took it
+    off the list — the one now at its place. Returns (it, the one after it)."""
     ids = [v.key for v in shown]
     if st.session_state.get(OPEN_KEY) not in ids:
         st.session_state[OPEN_KEY] = ids[min(st.session_state.get(POSITION_KEY, 0), len(ids) - 1)]
-    clicked = (st.session_state.get(_table_key(st.session_state[OPEN_KEY], ids)) or {}).get("selection", {})
-    rows = [*clicked.get("rows", []), *(row for row, _column in clicked.get("cells", []))]
-    # the open row stays selected beside a click on a cell: the other row is the one clicked
-    other = [ids[row] for row in rows if 0 <= row < len(ids) and ids[row] != st.session_state[OPEN_KEY]]
-    if other:
-        st.session_state[OPEN_KEY] = other[0]
-        st.session_state[ruling.SCROLL_KEY] = True
     position = ids.index(st.session_state[OPEN_KEY])
     st.session_state[POSITION_KEY] = position
     return shown[position], shown[position + 1] if position + 1 < len(shown) else None
 
 
-def dispute_list(shown, chosen, model_of: dict) -> None:
-    """The list, the open dispute's row selected; a click on a row opens that dispute."""
+def list_window(count: int, position: int) -> range:
+    """The places of the list shown around the open dispute: LIST_WINDOW of them, the open one
+    with a few before it, so the arrow keys walk on past either edge."""
+    start = max(0, min(position - LIST_WINDOW // 4, count - LIST_WINDOW))
+    return range(start, min(count, start + LIST_WINDOW))
+
+
+def dispute_list(shown, chosen) -> None:
+    """The disputes around the open one as radio buttons, the open one chosen: Tab reaches them,
+    the arrow keys (or a click) open another; the ruling keys keep working while they have the
+    focus. A window of the list, not all of it: a browser redraws a few radio buttons after each
+    ruling at once, and hundreds slowly."""
     ids = [v.key for v in shown]
-    st.caption(f"{len(shown)} disputes, lowest agreement first — click a row to open it")
-    st.dataframe(
-        overview_rows(shown, model_of),
-        hide_index=True,
-        width="stretch",
-        height=min(35 * (len(shown) + 1) + 3, 35 * 6 + 3),
-        key=_table_key(chosen.key, ids),
-        on_select="rerun",
-        selection_mode=["single-row", "single-cell"],  # a click on any cell of a row opens it
-        selection_default={"selection": {"rows": [ids.index(chosen.key)], "columns": []}},
+    window = list_window(len(shown), ids.index(chosen.key))
+    st.session_state[CHOICE_KEY] = chosen.key
+    labels = {shown[i].key: list_label(shown[i]) for i in window}
+    st.caption(
+        f"{len(shown)} dispute{'' if len(shown) == 1 else 's'}, lowest agreement first; ↑ ↓ open one"
+        + (f" (here {window.start + 1}–{window.stop})" if len(window) < len(shown) else "")
+    )
+    st.radio(
+        "Disputes",
+        list(labels),
+        key=CHOICE_KEY,
+        format_func=labels.get,
+        on_change=_list_chosen,
+        label_visibility="collapsed",
     )
 
 
@@ -188,28 +206,30 @@ def show_dispute(store, who: str, value, upcoming, pad_s: float, notice: str | N
     response = store.response(value.response_id)
     sentences = store.response_sentences(value.response_id)
     sentence = sentences[value.sentence]
-    if st.session_state.pop(ruling.SCROLL_KEY, False):
-        digest = hashlib.sha1(value.key.encode()).hexdigest()[:12]  # no user text in the script
-        st.html(SCROLL_SCRIPT.format(digest=digest), unsafe_allow_javascript=True)
-    st.subheader(
-        f"{STAGE_NAMES[value.stage]} · response {literal(value.response_id)} · sentence {value.sentence + 1}"
-    )
-    text_side, media_side = st.columns([3, 2], gap="large")
-    with text_side:
-        if notice:  # inline, not a toast: a toast would cover the media of the next dispute
-            st.success(notice, icon=":material/gavel:")
-        ruling.show_question(value, sentence)
+    cited = [c for i in value.segments if (c := sentence.citations[i]).valid]
+    decision_side, media_side = st.columns([3, 2], gap="medium")
+    with decision_side:
+        # inline, not a toast (it would cover the media of the next dispute), in a slot of its own:
+        # the elements below keep their places, so a ruling redraws them rather than rebuilds them
+        with st.container(key="ruling_notice"):
+            if notice:
+                st.success(notice, icon=":material/gavel:")
+        ruling.ruling_panel(value, sentence, players=len(cited), cooldown_ms=cooldown_ms(store))
         ruling.annotator_values(value, sentence)
         ruling.ruling_controls(store, who, value, sentence)
         with st.expander("The whole response"):
+            response_view.show_question(response)
             response_view.show_response_text(response, sentence)
     with media_side:
         ruling.play_segments(store, response, sentence, value, pad_s)
-        response_view.show_question(response)
     if upcoming is not None:  # the next dispute's clips, cut while this one is ruled
         nxt = store.response(upcoming.response_id)
         cited = store.response_sentences(upcoming.response_id)[upcoming.sentence].citations
         player.prefetch(store, nxt.video, [cited[i] for i in upcoming.segments], pad_s)
+
+
+def cooldown_ms(store) -> int:
+    return int(store.get_setting("key_cooldown_ms", DEFAULT_COOLDOWN_MS))
 
 
 def url_choice(where, label: str, options: tuple, key: str, param: str, format_func) -> str:
@@ -221,7 +241,8 @@ def url_choice(where, label: str, options: tuple, key: str, param: str, format_f
         st.session_state[key] = requested if requested in options else options[0]
     elif st.session_state[key] not in options:  # e.g. a response whose disputes are all gone
         st.session_state[key] = options[0]
-    chosen = where.selectbox(label, options, key=key, format_func=format_func)
+    # the label is read out (and named by tests), not shown: the list below keeps the room
+    chosen = where.selectbox(label, options, key=key, format_func=format_func, label_visibility="collapsed")
     if chosen == options[0]:
         st.query_params.pop(param, None)
     else:
@@ -230,14 +251,13 @@ def url_choice(where, label: str, options: tuple, key: str, param: str, format_f
 
 
 def filters(every, model_of: dict) -> list:
-    """The stage (stable ids, protocol order), model, response, ruled and needing-a-ruling filters; the
-    disputes they keep."""
+    """The stage (stable ids, protocol order), model, response, ruled and needing-a-ruling filters,
+    one under the other; the disputes they keep."""
     models = choose_models(list(dict.fromkeys(model_of.values())), key="dispute_models")
-    stage_column, response_column, ruled_column = st.columns([2, 2, 1])
     if STAGE_REQUEST in st.session_state:  # a link from the agreement page
         st.session_state[STAGE_KEY] = st.session_state.pop(STAGE_REQUEST)
     stage = url_choice(
-        stage_column,
+        st,
         "Stage",
         (ALL, *STAGE_IDS),
         STAGE_KEY,
@@ -249,16 +269,16 @@ def filters(every, model_of: dict) -> list:
     if requested in responses:
         st.session_state[RESPONSE_KEY] = requested
     response_id = url_choice(
-        response_column,
+        st,
         "Response",
         (ALL, *responses),
         RESPONSE_KEY,
         "response",
         lambda r: "All responses" if r == ALL else r,
     )
-    with_ruled = ruled_column.toggle("Show ruled ones too", key="show_ruled")
+    with_ruled = st.toggle("Show ruled ones too", key="show_ruled")
     # a majority settles most disputes; these are the ones only an adjudicator can decide
-    unsettled_only = ruled_column.toggle("Only those needing a ruling", key="needing_ruling")
+    unsettled_only = st.toggle("Only those needing a ruling", key="needing_ruling")
     return [
         v
         for v in every
@@ -272,9 +292,24 @@ def filters(every, model_of: dict) -> list:
 
 def disputes(me: dict, store) -> None:
     st.title("Disputes")
-    notice = st.session_state.pop(ruling.NOTICE_KEY, None)  # the ruling just made
+    dispute_screen(me, store)
+    st.divider()
+    downloads(store)
     if me["role"] == "admin":
         gold_settings_panel(store)
+
+
+@st.fragment
+def dispute_screen(me: dict, store) -> None:
+    """The counts, the list and the open dispute, as a fragment: a ruling reruns this, not the
+    page around it (so errors are caught here too: a fragment's rerun does not pass through the
+    frame)."""
+    with friendly_errors("the disputes page"):
+        dispute_body(me, store)
+
+
+def dispute_body(me: dict, store) -> None:
+    notice = st.session_state.pop(ruling.NOTICE_KEY, None)  # the ruling just made
     try:
         state = current_state(store)  # once per rerun: rulings are written before the rerun
     except ValueError as exc:  # an unknown gold_rule setting
@@ -286,46 +321,32 @@ def disputes(me: dict, store) -> None:
     gold = state.gold
     questions = open_questions(gold)  # wordings the matcher could not settle: asked before disputes
     every = [v for v in gold.disputes() if not wording_only(v)]  # a wording is never a dispute
-    open_count = sum(1 for v in every if v.ruling is None)
-    counts = gold.counts()
-    for column, (label, number) in zip(
-        st.columns(5),
-        (
-            ("Open disputes", open_count),
-            ("Need a ruling", sum(1 for v in every if v.needs_ruling)),  # the rest a majority settles
-            ("Ruled", len(every) - open_count),
-            ("Unanimous values", counts.get("unanimous", 0)),
-            ("Majority values", counts.get("majority", 0)),
-        ),
-        strict=True,
-    ):
-        column.metric(label, number)
+    counts_line(every)
     if questions:
-        same_fact_question(store, me["name"], questions, float(store.get_setting("pad_s", 1.0)))
-        st.divider()
-        downloads(store)
+        same_fact_question(store, me["name"], questions, state.settings.pad_s)
         return
     model_of = dict(store.response_models())
-    shown = filters(every, model_of)
+    list_side, dispute_side = st.columns([1.25, 3.4], gap="medium")
+    with list_side:
+        shown = filters(every, model_of)
     if not shown:
-        st.session_state.pop(ruling.SCROLL_KEY, None)  # nothing to bring into view
-        if notice:
-            st.success(notice, icon=":material/gavel:")
-        st.success(
-            "None of the disputes here needs a ruling: a majority settles each."
-            if every and st.session_state.get("needing_ruling")
-            else "No open disputes here."
-            if every
-            else "No disputes: the annotators agree everywhere (or nothing is labelled yet).",
-            icon=":material/check_circle:",
-        )
-        downloads(store)
+        with dispute_side:
+            if notice:
+                st.success(notice, icon=":material/gavel:")
+            st.success(
+                "None of the disputes here needs a ruling: a majority settles each."
+                if every and st.session_state.get("needing_ruling")
+                else "No open disputes here."
+                if every
+                else "No disputes: the annotators agree everywhere (or nothing is labelled yet).",
+                icon=":material/check_circle:",
+            )
         return
     value, upcoming = open_dispute(shown)
-    dispute_list(shown, value, model_of)
-    show_dispute(store, me["name"], value, upcoming, state.settings.pad_s, notice)
-    st.divider()
-    downloads(store)
+    with list_side:
+        dispute_list(shown, value)
+    with dispute_side:
+        show_dispute(store, me["name"], value, upcoming, state.settings.pad_s, notice)
 
 
 run_page(disputes, "adjudicator", "admin", title="the disputes page")

@@ -29,11 +29,13 @@ from pages.widgets.judges_file import (
     judge_rows,
     load_project_judges,
     missing_keys,
+    save_judges_text,
 )
 from pages.widgets.model_filter import choose_models, model_label, project_models
 from pages.widgets.problem_box import show_problems
 
 ALL_SOURCES = "all judge sources"
+SAVED_KEY = "judges_file_saved"  # the notice of a judges file just saved, shown after the rerun
 EXAMPLE = """[judges.qwen-omni]
 adapter = "openai"
 model = "Qwen/Qwen3-Omni-30B-A3B-Instruct"
@@ -58,15 +60,50 @@ def judges_file_section(store):
         if st.form_submit_button("Save path"):
             store.set_setting(JUDGES_SETTING, chosen.strip())
             st.rerun()
+    write_judges_file(store, path)
     if path is None:
-        st.info("No judges file yet: write one at the project's `judges.toml`, or give its path above.")
-        st.code(EXAMPLE, language="toml")
+        st.info("No judges file yet: write one below (an example is filled in), or give its path above.")
     elif problem is not None:
         show_problems(problem, f"The judges file {path.name} cannot be used:")
     else:
         st.caption(f"{len(judges)} judge(s) from `{path}`")
         st.dataframe(judge_rows(judges), hide_index=True, width="stretch")
     return judges
+
+
+def write_judges_file(store, path: Path | None) -> None:
+    """The judges file as text an admin edits here; saved only when the judges-file reader accepts
+    all of it, atomically. An API key is never written: only the name of its variable."""
+    saved_notice = st.session_state.pop(SAVED_KEY, None)
+    if saved_notice:
+        st.success(saved_notice, icon=":material/check_circle:")
+    with st.expander("Write the judges file", expanded=path is None, icon=":material/edit:"):
+        current = EXAMPLE + "\n"
+        if path is not None and path.exists():
+            current = path.read_text(encoding="utf-8", errors="replace")
+        with st.form("judges_file_text"):
+            text = st.text_area(
+                "Judges (TOML)",
+                value=current,
+                height=260,
+                key="judges_file_text_input",
+                help="api_key_env names the environment variable that holds a judge's key; the key "
+                "itself is never written here (the file refuses an api_key field).",
+            )
+            saved = st.form_submit_button("Check and save", icon=":material/save:")
+        if not saved:
+            return
+        try:
+            written, judges = save_judges_text(store, text)
+        except InputError as error:
+            show_problems(error, "Not saved: the judges file has problems (nothing was written).")
+            return
+        except (OSError, ValueError) as error:
+            st.error("Not saved: the file could not be written.")
+            show_text(str(error))
+            return
+        st.session_state[SAVED_KEY] = f"Saved {len(judges)} judge(s) to {literal(str(written))}."
+        st.rerun()  # the judges above and the run below read the new file
 
 
 def chosen_configurations(judges, verifiers, decomposers, entailers) -> tuple[list, list[str]]:

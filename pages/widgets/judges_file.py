@@ -4,10 +4,13 @@ the NAME of its key variable and whether that variable is set."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import tempfile
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from annotation.formats.atomic_file import write_text_atomically
 from annotation.protocol.errors import InputError
 from calibration.judges.judges_file import JudgeConfig, load_judges
 
@@ -24,6 +27,29 @@ def judges_file_path(store) -> Path | None:
         return path if path.is_absolute() else Path(store.directory) / path
     default = Path(store.directory) / DEFAULT_FILE_NAME
     return default if default.exists() else None
+
+
+def save_judges_text(store, text: str) -> tuple[Path, dict[str, JudgeConfig]]:
+    """Check `text` with the one judges-file reader, then write it atomically where the project
+    reads its judges file (the project's judges.toml when none is set); returns (path, judges).
+
+    Raises InputError with every located problem (nothing is written): the reader refuses any
+    key it does not know, so an `api_key` written into the file is refused, never stored — a
+    judge names only the environment variable that holds its key (`api_key_env`)."""
+    path = judges_file_path(store) or Path(store.directory) / DEFAULT_FILE_NAME
+    with tempfile.TemporaryDirectory() as folder:
+        checked = Path(folder) / path.name  # the problems then name the file as the admin knows it
+        checked.write_text(text, encoding="utf-8")
+        try:
+            judges = load_judges(checked)
+        except InputError as error:
+            named = [
+                dataclasses.replace(p, path=path.name) if p.path == str(checked) else p
+                for p in error.problems
+            ]
+            raise InputError(named) from None
+    write_text_atomically(path, text)
+    return path, judges
 
 
 def load_project_judges(store) -> tuple[Path | None, dict[str, JudgeConfig], InputError | None]:

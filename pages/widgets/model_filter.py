@@ -22,7 +22,9 @@ def choose_models(models: list[str | None], key: str, label: str = "Models") -> 
     labels = {model_label(m): m for m in sorted(models, key=lambda m: (m is None, m or ""))}
     if key in st.session_state:
         st.session_state[key] = [name for name in st.session_state[key] if name in labels]
-    chosen = st.multiselect(label, list(labels), default=list(labels), key=key)
+    # a default beside a value set through session state logs a warning with a stack on every run
+    default = None if key in st.session_state else list(labels)
+    chosen = st.multiselect(label, list(labels), default=default, key=key)
     return [labels[name] for name in chosen]
 
 

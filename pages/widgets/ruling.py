@@ -15,8 +15,8 @@ import streamlit as st
 from annotation.agreement.gold import FAST_MS, REASONS, GoldValue, adjudicate
 from annotation.protocol.ids import Task
 from annotation.protocol.records import Response, Sentence
-from pages.widgets import decisions, player, response_view
-from pages.widgets.context import literal, show_text
+from pages.widgets import decisions, keys, player, response_view
+from pages.widgets.context import escaped, literal, show_text
 from pages.widgets.facts_editor import facts_editor, start_draft
 
 # The stages in protocol order, by the stable id the URL holds (?stage=s3-all).
@@ -40,7 +40,6 @@ STAGE_REQUEST = "disputes_stage_request"  # set by a link to the disputes page: 
 REASON_KEY = "ruling_reason"
 NOTICE_KEY = "ruling_notice"
 ERROR_KEY = "ruling_error"
-SCROLL_KEY = "dispute_scroll"  # set when another dispute opens by a click or a ruling: bring it into view
 _RESET_REASON = "ruling_reset_reason"
 LIST_KEYS = "123456789"  # the keys of the fact-list rulings, one per annotator's list
 
@@ -83,19 +82,62 @@ def fact_lines(facts: list[dict], sentence: Sentence) -> str:
     )
 
 
-def show_question(value: GoldValue, sentence: Sentence) -> None:
-    """The sentence, the fact when the question is about one, and the question in words."""
-    show_text(sentence.text, "murgat-sentence")
+def question_words(value: GoldValue) -> str:
     kind = Task.from_value_name(value.question).question
+    return FACTS_WORDING if kind == "facts" else decisions.WORDING[kind]
+
+
+def ruling_keys(value: GoldValue, players: int) -> list[tuple[str, str]]:
+    """The keys of this dispute's rulings (and P to play), as the legend shows them."""
+    if value.question == "facts":
+        names = sorted(value.values)
+        pairs = [(LIST_KEYS[n], f"{name}'s facts") for n, name in enumerate(names) if n < len(LIST_KEYS)]
+        if isinstance(value.value, list):
+            pairs.append(("G", "current gold"))
+    else:
+        kind = "verifiable" if value.question == "verifiable" else "entailment"
+        pairs = [
+            (key, "rule " + label.lower().removesuffix(", supported"))
+            for label, key, _ in decisions.ANSWERS[kind]
+        ]
+    if players:
+        pairs.append(("P", "play all" if players > 1 else "play"))
+    return pairs
+
+
+def ruling_panel(value: GoldValue, sentence: Sentence, *, players: int, cooldown_ms: int) -> None:
+    """The dispute's words — stage and place, the question, the sentence or fact — and its keys, as
+    one element (the annotate page's: `pages.widgets.keys.legend`). A new dispute ignores keys for
+    `cooldown_ms`, as a new question does, so a double press never rules the next one unseen."""
+    kind = Task.from_value_name(value.question).question
+    note = ""
     if value.fact is not None:
-        st.markdown("**Fact**")
-        show_text(value.fact, "murgat-fact")
-    st.markdown(f"**{FACTS_WORDING if kind == 'facts' else decisions.WORDING[kind]}**")
+        note = f"Sentence: {sentence.text}"
     if kind in ("alone", "without"):
         about = chips(sentence, value.segments)
-        st.caption(
-            ("This segment: " if kind == "alone" else "The other segments: ") + literal(about or "none")
-        )
+        note += (" · " if note else "") + ("This segment: " if kind == "alone" else "The other segments: ")
+        note += about or "none"
+    header = {
+        "stage": STAGE_NAMES[value.stage],
+        "where": f"response {value.response_id} · sentence {value.sentence + 1} · "
+        f"{value.agreement:.0%} agree · {value.provenance}",
+        "wording": question_words(value),
+        "subject": value.fact if value.fact is not None else sentence.text,
+        "subject_class": "murgat-fact" if value.fact is not None else "murgat-sentence",
+        "note": note,
+    }
+    keys.legend(
+        ruling_keys(value, players), value.key, cooldown_ms=cooldown_ms, play_all=players > 1, header=header
+    )
+
+
+def whose(names) -> str:
+    """'bob's version', 'ann and cy's version', or — nobody's — 'a version no annotator gave'."""
+    names = sorted(names)
+    if not names:
+        return "a version no annotator gave"
+    joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return f"{literal(joined)}'s version"
 
 
 def _wording(value: GoldValue, name: str) -> str | None:
@@ -105,8 +147,8 @@ def _wording(value: GoldValue, name: str) -> str | None:
 
 
 def annotator_values(value: GoldValue, sentence: Sentence) -> None:
-    """Each annotator's value side by side — a fact in their own words — with their time on the item
-    (fast ones flagged); a fact list as a table of its facts across annotators."""
+    """Each annotator's value — a fact in their own words — with their time on the item (fast ones
+    flagged), one line each; a fact list as a table of its facts across annotators."""
     names = sorted(value.values)
     if not names:
         st.info(
@@ -117,21 +159,24 @@ def annotator_values(value: GoldValue, sentence: Sentence) -> None:
     if value.clusters is not None:
         cluster_table(value, sentence)
         st.caption(" · ".join(f"{literal(name)}: {time_words(value.spent_ms.get(name))}" for name in names))
+        lines = ""
     else:
-        for column, name in zip(st.columns(len(names)), names, strict=True):
-            with column.container(border=True):
-                st.markdown(f"**{literal(name)}**")
-                wording = _wording(value, name)
-                if wording is not None:
-                    show_text(f"in their words: {wording}", "murgat-wording")
-                st.markdown(answer_words(value.question, value.values[name]))
-                st.caption(time_words(value.spent_ms.get(name)))
+        lines = "".join(
+            f"<tr><th>{escaped(name)}</th><td>{escaped(answer_words(value.question, value.values[name]))}</td>"
+            f"<td>{escaped(time_words(value.spent_ms.get(name)))}</td>"
+            f"<td>{escaped(f'in their words: {wording}') if (wording := _wording(value, name)) else ''}</td></tr>"
+            for name in names
+        )
     shown = (
         fact_lines(value.value, sentence)
         if isinstance(value.value, list)
         else answer_words(value.question, value.value)
     )
-    show_text(f"Gold now: {shown} — {value.provenance}", "murgat-gold-now")
+    # one element for the whole table: a ruling redraws it at once
+    st.html(
+        (f'<table class="murgat-values">{lines}</table>' if lines else "")
+        + f'<div class="murgat-gold-now">{escaped(f"Gold now: {shown} — {value.provenance}")}</div>'
+    )
 
 
 def cluster_rows(value: GoldValue, sentence: Sentence) -> list[dict]:
@@ -163,8 +208,10 @@ def cluster_rows(value: GoldValue, sentence: Sentence) -> list[dict]:
 
 
 def cluster_table(value: GoldValue, sentence: Sentence) -> None:
+    rows = cluster_rows(value, sentence)
     st.caption("The facts as the annotators stated them, each row one fact however it was worded:")
-    st.dataframe(cluster_rows(value, sentence), hide_index=True, width="stretch")
+    # at most five rows tall (the table scrolls): the ruling buttons below stay in view
+    st.dataframe(rows, hide_index=True, width="stretch", height=35 * (min(len(rows), 5) + 1) + 3)
 
 
 def play_segments(store, response: Response, sentence: Sentence, value: GoldValue, pad_s: float) -> None:
@@ -176,8 +223,9 @@ def play_segments(store, response: Response, sentence: Sentence, value: GoldValu
     player.play_citations(store, response.video, cited, pad_s, with_sound=True, key=f"dispute:{value.key}")
 
 
-def _record_ruling(store, who: str, value: GoldValue, answer) -> bool:
-    """Write the ruling; a refusal goes to the error slot. True when it was written."""
+def _record_ruling(store, who: str, value: GoldValue, answer, version: str | None = None) -> bool:
+    """Write the ruling; a refusal goes to the error slot. True when it was written. `version`
+    names whose value the ruling took (default: the annotators who gave `answer`)."""
     reason = st.session_state.get(REASON_KEY)
     try:
         adjudicate(
@@ -194,18 +242,19 @@ def _record_ruling(store, who: str, value: GoldValue, answer) -> bool:
         st.session_state[ERROR_KEY] = str(exc)
         return False
     st.session_state[_RESET_REASON] = True  # the tag is per ruling, not sticky
-    st.session_state[SCROLL_KEY] = True  # the next dispute opens where this one was
+    if version is None:
+        version = whose(name for name, given in value.values.items() if given == answer)
     st.session_state[NOTICE_KEY] = (
-        f"Ruled “{answer_words(value.question, answer)}” on {literal(value.response_id)}, "
+        f"Ruled {version}: {answer_words(value.question, answer)} — {literal(value.response_id)}, "
         f"sentence {value.sentence + 1}, {value.question}" + (f" ({reason})" if reason else "") + "."
     )
     return True
 
 
 def ruling_controls(store, who: str, value: GoldValue, sentence: Sentence) -> None:
-    """The optional reason tag, then one button per answer (yes/no questions) or, for a fact
-    list, one button per annotator's list and an editor that starts from any of them; every
-    button carries its key (shown on it)."""
+    """One button per answer (yes/no questions) or, for a fact list, one button per annotator's
+    list; every button carries its key (shown on it); then the optional reason tag and, for a fact
+    list, an editor that starts from any of the lists."""
     if st.session_state.pop(_RESET_REASON, False):
         st.session_state[REASON_KEY] = None
     error = st.session_state.pop(ERROR_KEY, None)
@@ -213,13 +262,6 @@ def ruling_controls(store, who: str, value: GoldValue, sentence: Sentence) -> No
         st.error("The ruling was not recorded:")
         show_text(error)
     decisions.shown_at(f"dispute|{value.key}")
-    st.pills(
-        "Reason (optional)",
-        REASONS,
-        key=REASON_KEY,
-        selection_mode="single",
-        help="Why the annotators disagreed, for the guideline discussion.",
-    )
     if value.question != "facts":
         kind = "verifiable" if value.question == "verifiable" else "entailment"
         columns = st.columns(2)
@@ -234,31 +276,61 @@ def ruling_controls(store, who: str, value: GoldValue, sentence: Sentence) -> No
                 on_click=_record_ruling,
                 args=(store, who, value, answer),
             )
-        return
-    fact_list_controls(store, who, value, sentence)
+    else:
+        fact_list_controls(store, who, value, sentence)
+    st.pills(
+        "Reason (optional, before the ruling)",
+        REASONS,
+        key=REASON_KEY,
+        selection_mode="single",
+        help="Why the annotators disagreed, for the guideline discussion.",
+    )
+    if value.question == "facts":
+        fact_list_editor(store, who, value, sentence)
 
 
-def fact_list_controls(store, who: str, value: GoldValue, sentence: Sentence) -> None:
-    """One button per annotator's fact list (keys 1, 2, …) and the current gold list (key G), and
-    an editor that starts from any of them."""
+def _fact_lists(value: GoldValue) -> dict[str, list]:
+    """Each annotator's fact list, and the current gold list when there is one."""
     lists = {name: value.values[name] for name in sorted(value.values)}
     if isinstance(value.value, list):
         lists["the current gold"] = value.value
-    names = list(lists)
-    for start in range(0, len(names), 2):  # two per row: the labels stay readable
-        for column, name in zip(st.columns(2), names[start : start + 2], strict=False):
-            position = names.index(name)
-            gold = name not in value.values
-            column.button(
-                "Rule the current gold facts" if gold else f"Rule {literal(name)}'s facts",
-                key=f"rule_facts:{name}:{value.key}",
-                shortcut="G" if gold else LIST_KEYS[position] if position < len(LIST_KEYS) else None,
-                width="stretch",
-                on_click=_record_ruling,
-                args=(store, who, value, lists[name]),
-            )
+    return lists
+
+
+def fact_list_controls(store, who: str, value: GoldValue, sentence: Sentence) -> None:
+    """One button per annotator's fact list (keys 1, 2, …) and the current gold list (key G), in
+    one row."""
+    lists = _fact_lists(value)
+    row = st.container(horizontal=True, gap="small")
+    for position, name in enumerate(lists):
+        gold = name not in value.values
+        row.button(
+            "Keep the gold now" if gold else f"Rule {literal(name)}'s",
+            key=f"rule_facts:{name}:{value.key}",
+            shortcut="G" if gold else LIST_KEYS[position] if position < len(LIST_KEYS) else None,
+            on_click=_record_ruling,
+            args=(store, who, value, lists[name], _list_version(value, name)),
+        )
+
+
+def fact_list_editor(store, who: str, value: GoldValue, sentence: Sentence) -> None:
+    """An editor that starts from any of the fact lists; its list is ruled as edited."""
+    lists = _fact_lists(value)
     with st.expander("Or edit a fact list and rule it"):
         start = st.selectbox("Start from", list(lists) or ["an empty list"], key="ruling_start")
         draft_key = f"gold_draft:{value.key}:{start}"
         start_draft(draft_key, lists.get(start, []))
-        facts_editor(sentence, draft_key, lambda facts: _record_ruling(store, who, value, facts))
+        facts_editor(
+            sentence,
+            draft_key,
+            lambda facts: _record_ruling(
+                store, who, value, facts, f"a list edited from {_list_version(value, start)}"
+            ),
+        )
+
+
+def _list_version(value: GoldValue, name: str) -> str:
+    """Whose fact list `name` is: an annotator's, or the current gold's (with its provenance)."""
+    if name in value.values:
+        return whose([name])
+    return f"the current gold ({value.provenance})" if name == "the current gold" else name

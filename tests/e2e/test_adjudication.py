@@ -1,9 +1,9 @@
 """Adjudication in a real browser: `streamlit run app.py` on 127.0.0.1 (launched as in
-test_browser.py) and Debian's Chromium driven by playwright. The demo adjudicator ada lands on the
-disputes page, opens a dispute by clicking its row, rules it with a key, and the next dispute opens
-with its header and media in view and no toast over them; she rules a fact list with a reason,
-downloads the gold records and finds her ruling in them with its provenance; she keeps only the
-disputes that need a ruling. Screenshots go to
+test_browser.py) and Debian's Chromium driven by playwright, at 1440×900. The demo adjudicator ada
+lands on the disputes page and rules three disputes by key, each one's question, ruling buttons
+and first player inside the window, never scrolling; she walks the list with the arrow keys; she
+rules a fact list with a reason, downloads the gold records and finds her ruling in them with its
+provenance; she keeps only the disputes that need a ruling. Screenshots go to
 tests/e2e/screenshots/."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from pages.widgets.ruling import STAGE_NAMES
 
 WHO = "ada"
 REASON = "annotator error"
-ROW_HEIGHT_PX = 35  # st.dataframe's default row height (and its header's)
+QUESTION_JS = "() => window.__murgatKeys?.question ?? null"
 
 pytestmark = needs_chromium
 
@@ -48,7 +48,7 @@ def server(demo, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def page(server):
-    with chromium_page(viewport_height=1000, accept_downloads=True) as page:
+    with chromium_page(viewport_height=900, viewport_width=1440, accept_downloads=True) as page:
         yield page
 
 
@@ -63,50 +63,68 @@ def choose_stage(page, label: str) -> None:
     choose_option(page, "Stage", label)
 
 
-def click_row(page, row: int, response_id: str) -> None:
-    """A click in the list's row `row` (0 first), on its response cell, once the grid has drawn that
-    row (its accessible copy of the cell holds `response_id`)."""
-    cell = page.locator(f'[data-testid="glide-cell-1-{row}"]', has_text=response_id)
-    cell.wait_for(state="attached")
-    box = page.locator('[data-testid="data-grid-canvas"]').first.bounding_box()
-    page.mouse.click(box["x"] + 80, box["y"] + ROW_HEIGHT_PX * (row + 1.5))
+def where_of(value) -> str:
+    """The start of the open dispute's header line (the key legend's)."""
+    return f"{STAGE_NAMES[value.stage]} · response {value.response_id} · sentence {value.sentence + 1} · "
+
+
+def wait_for_dispute(page, value) -> None:
+    page.wait_for_function(
+        "(key) => window.__murgatKeys?.question === key && document.body.dataset.murgatReady === '1'",
+        arg=value.key,
+    )
     wait_until_idle(page)
-
-
-def header_of(value) -> str:
-    return f"{STAGE_NAMES[value.stage]} · response {value.response_id} · sentence {value.sentence + 1}"
 
 
 def in_view(page, locator) -> bool:
     """The element lies wholly inside the viewport."""
     box = locator.bounding_box()
     size = page.viewport_size
-    return box is not None and 0 <= box["y"] and box["y"] + box["height"] <= size["height"]
+    return (
+        box is not None
+        and 0 <= box["y"]
+        and box["y"] + box["height"] <= size["height"]
+        and 0 <= box["x"]
+        and box["x"] + box["width"] <= size["width"]
+    )
 
 
-def test_adjudicator_clicks_a_row_rules_it_with_a_key_and_the_next_dispute_opens_in_view(demo, server, page):
-    open_all = [v for v in project_state(demo).gold.disputes(open_only=True) if v.stage == "entailment_all"]
-    clicked, after = open_all[1], open_all[2]  # the list without the clicked one: the next is the third
-
+def test_adjudicator_rules_three_disputes_by_key_without_scrolling(demo, server, page):
+    listed = project_state(demo).gold.disputes(open_only=True)
     sign_in(page, server)
-    choose_stage(page, STAGE_NAMES["entailment_all"])
-    page.wait_for_url(re.compile(r"\?stage=s3-all$"))  # the URL holds the stage's stable id
-    page.get_by_role("heading", name=header_of(open_all[0])).wait_for()
-    click_row(page, 1, clicked.response_id)
-    page.get_by_role("heading", name=header_of(clicked)).wait_for()
-    page.screenshot(path=SHOTS / "11_dispute_opened_by_its_row.png")
-
-    page.keyboard.press("y")  # "Rule: Yes, supported"
-    heading = page.get_by_role("heading", name=header_of(after))
-    heading.wait_for()
+    for n, value in enumerate(listed[:3]):
+        wait_for_dispute(page, value)
+        page.screenshot(path=SHOTS / f"11_dispute_{n + 1}_by_key.png")
+        question = page.locator(".murgat-wording").first
+        buttons = page.locator('[data-testid="stBaseButton-secondary"]', has_text=re.compile(r"^Rule"))
+        player = page.locator(".murgat-player").first
+        assert page.locator(".murgat-where").first.inner_text().startswith(where_of(value))
+        assert in_view(page, question) and buttons.count() >= 2
+        assert all(in_view(page, buttons.nth(i)) for i in range(buttons.count()))
+        assert player.count() == 0 or in_view(page, player)
+        assert page.evaluate("() => window.scrollY") == 0
+        key = page.locator(".murgat-legend kbd").first.inner_text()  # V, Y or 1: rule as the first
+        page.keyboard.press(key.lower())
+        page.wait_for_function(f"(key) => ({QUESTION_JS})() !== key", arg=value.key)
     wait_until_idle(page)
-    page.screenshot(path=SHOTS / "12_next_dispute_in_view.png")
-    ruled = next(v for v in project_state(demo).gold.values if v.key == clicked.key)
-    assert (ruled.value, ruled.provenance) == (True, f"adjudicated:{WHO}")
-    media = page.locator(".murgat-player").first  # the citation players of the annotate page
-    assert in_view(page, heading) and in_view(page, media)
-    assert page.locator('[data-testid="stToast"]').count() == 0
-    assert page.get_by_text(re.compile(r"^Ruled “Yes, supported” on ")).is_visible()
+    ruled = {v.key: v for v in project_state(demo).gold.values}
+    assert all(ruled[v.key].provenance == f"adjudicated:{WHO}" for v in listed[:3])
+    notice = page.get_by_text(re.compile(r"^Ruled .+'s version: |^Ruled a version no annotator gave: "))
+    assert notice.is_visible() and page.locator('[data-testid="stToast"]').count() == 0
+
+
+def test_the_arrow_keys_walk_the_list_of_disputes(demo, server, page):
+    listed = project_state(demo).gold.disputes(open_only=True)
+    sign_in(page, server)
+    wait_for_dispute(page, listed[0])
+    page.get_by_role("radio", checked=True).focus()  # as Tab reaches the list
+    page.keyboard.press("ArrowDown")
+    wait_for_dispute(page, listed[1])
+    page.keyboard.press("ArrowDown")
+    wait_for_dispute(page, listed[2])
+    page.keyboard.press("ArrowUp")
+    wait_for_dispute(page, listed[1])
+    page.screenshot(path=SHOTS / "12_list_by_arrow_keys.png")
 
 
 def test_adjudicator_rules_a_fact_list_and_finds_it_in_the_gold_download(demo, server, page, tmp_path):
@@ -117,15 +135,15 @@ def test_adjudicator_rules_a_fact_list_and_finds_it_in_the_gold_download(demo, s
     choose_stage(page, STAGE_NAMES["decomposition"])
     # the first dispute of all stages may be this one too: the count shows the list is filtered
     page.get_by_text(f"{len(listed)} disputes, lowest agreement first").wait_for()
-    page.get_by_role("heading", name=header_of(first)).wait_for()
-    wait_until_idle(page)
+    wait_for_dispute(page, first)
     page.screenshot(path=SHOTS / "13_facts_dispute.png", full_page=True)
 
     page.get_by_role("radio", name=REASON).click()  # the reason pills
     page.get_by_role("radio", name=REASON, checked=True).wait_for()
     wait_until_idle(page)
-    page.get_by_role("button", name=f"Rule {chosen}'s facts").click()
-    page.get_by_text(f"on {first.response_id}, sentence {first.sentence + 1}, facts ({REASON})").wait_for()
+    page.get_by_role("button", name=f"Rule {chosen}'s").click()
+    page.get_by_text(f"Ruled {chosen}'s version: {len(first.values[chosen])} fact").wait_for()
+    page.get_by_text(f"— {first.response_id}, sentence {first.sentence + 1}, facts ({REASON}).").wait_for()
     wait_until_idle(page)
 
     with page.expect_download() as download:
@@ -166,7 +184,7 @@ def test_agreement_figure_links_to_the_disputes_of_its_stage(demo, server, page)
     page.get_by_role("heading", name="Disputes").wait_for()
     wait_until_idle(page)
     page.screenshot(path=SHOTS / "16_disputes_of_a_stage.png", full_page=True)
-    assert page.get_by_role("heading", name=re.compile(r"^Stage 3 · all · response demo-")).count() == 1
+    assert page.locator(".murgat-where").first.inner_text().startswith("Stage 3 · all · response demo-")
     open_all = sum(v.stage == "entailment_all" for v in project_state(demo).gold.disputes(open_only=True))
     assert page.get_by_text(f"{open_all} disputes, lowest agreement first").count() == 1
 
@@ -178,4 +196,4 @@ def test_adjudicator_keeps_only_the_disputes_that_need_a_ruling(demo, server, pa
     page.get_by_text("None of the disputes here needs a ruling: a majority settles each.").wait_for()
     wait_until_idle(page)
     page.screenshot(path=SHOTS / "17_only_those_needing_a_ruling.png")
-    assert page.locator('[data-testid="data-grid-canvas"]').count() == 0  # no list left
+    assert page.get_by_role("radio", name=re.compile(r"^demo-")).count() == 0  # no list left

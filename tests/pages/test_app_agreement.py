@@ -2,15 +2,18 @@
 complete labels) and on tiny projects whose labels are written in code."""
 
 import json
+import threading
 
 import pytest
 from app_support import shown_text, signed_in_app, tiny_project
 
 from annotation.agreement.reliability import measure_agreement
 from annotation.project import export_records
+from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
 from calibration.scoring.murgat_s import PRECISION_MODES
 from calibration.sweep.parity import annotator_rows, parity_tables
+from pages.widgets.agreement_measure import latest_agreement, wait_for_agreement
 
 PAGE = "pages/agreement.py"
 SHOWN = ("verifiable", "decomposition", "entailment_all", "entailment_alone", "entailment_without")
@@ -44,7 +47,10 @@ def tiny(tmp_path):
 
 
 def agreement_page(monkeypatch, project, name="ada"):
-    return signed_in_app(monkeypatch, project, name).switch_page(PAGE).run()
+    """The page once its agreement is measured (the bootstrap runs in the background)."""
+    app = signed_in_app(monkeypatch, project, name).switch_page(PAGE).run()
+    wait_for_agreement(ProjectStore.open(project), project_state(ProjectStore.open(project)).annotators)
+    return app.run()
 
 
 def table(app, first_column):
@@ -150,8 +156,7 @@ def test_stage_button_opens_the_disputes_of_that_stage(monkeypatch, demo):
     app = agreement_page(monkeypatch, demo.directory)
     app.button(key="to_disputes:entailment_all").click().run()
     assert [t.value for t in app.title] == ["Disputes"] and app.selectbox(key="stage").value == "s3-all"
-    table = next(d.value for d in app.dataframe if str(d.key).startswith("dispute_table:"))
-    assert set(table["stage"]) == {"Stage 3 · all"}
+    assert {line.split(" · ")[2] for line in app.radio(key="dispute_choice").options} == {"all"}
 
 
 def test_confusion_button_opens_the_disputes_of_the_chosen_stage(monkeypatch, tiny):
@@ -183,3 +188,24 @@ def test_atomic_facts_are_compared_per_pair_as_the_facts_both_stated(monkeypatch
             "F1": "0.667",
         }
     ]
+
+
+def test_after_a_new_label_the_last_measured_numbers_show_at_once_until_the_new_ones_are_ready(tiny):
+    store = ProjectStore.open(tiny)
+    before = export_records(store, "human")
+    latest_agreement(store, before)  # the page's first look starts the measurement
+    measured = wait_for_agreement(store, before)
+    release = threading.Event()
+
+    def slow_measure(records):  # the real measurement, held until the test has looked
+        release.wait(30)
+        return measure_agreement(records, n_resamples=20)
+
+    store.events.append("bob", "r1", "s0", "verifiable", True)  # a new label: bob now agrees on s0
+    after = export_records(store, "human")
+    shown, fresh, error = latest_agreement(store, after, slow_measure)
+    assert (shown, fresh, error) == (measured, False, None)  # at once: the last numbers, stale
+    release.set()
+    new = wait_for_agreement(store, after)
+    assert latest_agreement(store, after) == (new, True, None)
+    assert new["verifiable"].alpha != measured["verifiable"].alpha

@@ -48,24 +48,32 @@ def gold_value(project, response_id, sentence, question):
     )
 
 
-def dispute_table(app):
-    return next(d for d in app.dataframe if str(d.key).startswith("dispute_table:"))
+def dispute_list(app):
+    return app.radio(key="dispute_choice")
 
 
 def listed(app) -> list[tuple[str, str]]:
-    """(response, question) of every row of the dispute list."""
-    rows = dispute_table(app).value
-    return list(zip(rows["response"], rows["question"], strict=True))
+    """(response, question) of every line of the dispute list."""
+    return [(line.split(" · ")[0], line.split(" · ")[2]) for line in dispute_list(app).options]
 
 
 def opened(app) -> str:
     return app.session_state["dispute_open"]
 
 
-def click_row(app, row: int):
-    """A click on a row of the list (the selection a click makes, then the rerun it causes)."""
-    app.session_state[dispute_table(app).key] = {"selection": {"rows": [row], "columns": []}}
-    return app.run()
+def choose(app, key: str):
+    """A choice in the list (a click on a line, or the arrow keys), then the rerun it causes."""
+    return dispute_list(app).set_value(key).run()
+
+
+def header(app) -> dict:
+    """The open dispute's words as the key legend shows them."""
+    [legend] = [d for d in components(app, "murgat_keys") if d.get("header")]
+    return legend["header"]
+
+
+def place(app) -> str:
+    return f"{header(app)['stage']} · {header(app)['where'].split(' · ')[0]} · {header(app)['where'].split(' · ')[1]}"
 
 
 def test_annotator_cannot_open_the_disputes_page(monkeypatch, project):
@@ -90,14 +98,24 @@ def test_an_adjudicator_lands_on_the_disputes_page(monkeypatch, project):
 def test_adjudicator_opens_the_disputes_page_on_the_first_dispute(monkeypatch, project):
     app = disputes_page(monkeypatch, project)
     assert listed(app) == [("r1", "verifiable"), ("r2", "all")]
-    assert opened(app) == STAGE_ONE
-    assert [h.value for h in app.subheader] == ["Stage 1 · verifiable · response r1 · sentence 1"]
+    assert opened(app) == STAGE_ONE and dispute_list(app).value == STAGE_ONE
+    assert place(app) == "Stage 1 · verifiable · response r1 · sentence 1"
 
 
-def test_a_click_on_a_row_opens_that_dispute(monkeypatch, project):
-    app = click_row(disputes_page(monkeypatch, project), 1)
+def test_a_choice_in_the_list_opens_that_dispute(monkeypatch, project):
+    app = choose(disputes_page(monkeypatch, project), STAGE_THREE)
     assert opened(app) == STAGE_THREE
-    assert [h.value for h in app.subheader] == ["Stage 3 · all · response r2 · sentence 1"]
+    assert place(app) == "Stage 3 · all · response r2 · sentence 1"
+    assert header(app)["subject"] == "A red light blinks." and header(app)["wording"] == (
+        "Do the cited segments, taken together, support the fact?"
+    )
+
+
+def test_the_list_names_each_disputes_state(monkeypatch, project):
+    assert dispute_list(disputes_page(monkeypatch, project)).options == [
+        "r1 · sentence 1 · verifiable · 50% · needs a ruling",
+        "r2 · sentence 1 · all · 50% · needs a ruling",
+    ]
 
 
 def test_disputes_come_lowest_agreement_first(monkeypatch, project):
@@ -108,12 +126,22 @@ def test_disputes_come_lowest_agreement_first(monkeypatch, project):
     assert [response for response, _ in listed(app)] == ["r2", "r1"]
 
 
-def test_the_counts_tell_disputes_a_majority_settles_from_those_that_need_a_ruling(monkeypatch, project):
+def counts(app) -> str:
+    return next(m.value for m in app.markdown if " disputes = " in m.value)
+
+
+def test_the_counts_add_up_disputes_needing_a_ruling_settled_by_a_majority_and_ruled(monkeypatch, project):
     store = store_of(project)
     store.add_user("cy", "annotator", None)
     store.events.append("cy", "r1", "s0", "verifiable", True)  # r1: settled 2 of 3; r2: 1 of 2
-    metrics = {m.label: m.value for m in disputes_page(monkeypatch, project).metric}
-    assert (metrics["Open disputes"], metrics["Need a ruling"], metrics["Ruled"]) == ("2", "1", "0")
+    app = disputes_page(monkeypatch, project)
+    assert counts(app) == (
+        "**2** disputes = **1** need a ruling + **1** settled by a majority, not yet ruled + **0** ruled"
+    )
+    click(app, "rule:False")  # r1 (lowest agreement first: r2 at 50 % comes first) — r2 is ruled
+    assert counts(app) == (
+        "**2** disputes = **0** need a ruling + **1** settled by a majority, not yet ruled + **1** ruled"
+    )
 
 
 def test_the_list_can_keep_only_the_disputes_that_need_a_ruling(monkeypatch, project):
@@ -133,22 +161,19 @@ def test_the_list_can_keep_only_the_disputes_that_need_a_ruling(monkeypatch, pro
     ]
 
 
+def values_table(app) -> str:
+    return next(h.value for h in app.html if 'class="murgat-values"' in h.value)
+
+
 def test_each_annotators_value_is_shown_with_their_time_on_the_item(monkeypatch, project):
-    app = disputes_page(monkeypatch, project)
-    boxes = [m.value for m in app.markdown]
-    assert (
-        boxes.index("**ann**")
-        < boxes.index("Verifiable")
-        < boxes.index("**bob**")
-        < boxes.index("Not verifiable")
-    )
-    captions = [c.value for c in app.caption]
-    assert "1.5 s on this item · ⚡ under 2 s" in captions and "5.0 s on this item" in captions
+    table = values_table(disputes_page(monkeypatch, project))
+    assert "<tr><th>ann</th><td>Verifiable</td><td>1.5 s on this item · ⚡ under 2 s</td>" in table
+    assert "<tr><th>bob</th><td>Not verifiable</td><td>5.0 s on this item</td>" in table
+    assert table.index("<th>ann</th>") < table.index("<th>bob</th>")
 
 
 def test_only_decisions_under_two_seconds_are_flagged(monkeypatch, project):
-    captions = [c.value for c in disputes_page(monkeypatch, project).caption]
-    assert sum("under 2 s" in c for c in captions) == 1
+    assert values_table(disputes_page(monkeypatch, project)).count("under 2 s") == 1
 
 
 def test_dispute_plays_its_cited_frame_and_clip_with_the_annotation_player(monkeypatch, tmp_path):
@@ -180,7 +205,7 @@ def test_ruling_buttons_carry_their_keys(monkeypatch, project):
     app = disputes_page(monkeypatch, project)
     keys = {b.label: b.proto.shortcut.upper() for b in app.button if str(b.key).startswith("rule:")}
     assert keys == {"Rule: Verifiable": "V", "Rule: Not verifiable": "N"}
-    app = click_row(app, 1)
+    app = choose(app, STAGE_THREE)
     keys = {b.label: b.proto.shortcut.upper() for b in app.button if str(b.key).startswith("rule:")}
     assert keys == {"Rule: Yes, supported": "Y", "Rule: No": "N"}
 
@@ -228,33 +253,24 @@ def test_a_second_click_on_a_rulings_button_never_rules_the_dispute_shown_next(m
 def test_after_a_ruling_the_next_dispute_opens_with_the_notice_beside_it_not_in_a_toast(monkeypatch, project):
     app = click(disputes_page(monkeypatch, project), "rule:True")
     assert opened(app) == STAGE_THREE and listed(app) == [("r2", "all")]
-    assert "Ruled “Verifiable” on r1, sentence 1, verifiable." in [s.value for s in app.success]
+    assert "Ruled ann's version: Verifiable — r1, sentence 1, verifiable." in [s.value for s in app.success]
     assert not app.toast
 
 
-def scrolls(app) -> bool:
-    return any('id="murgat-open-dispute"' in h.value and "scrollIntoView" in h.value for h in app.html)
-
-
-def test_a_dispute_opened_by_a_click_or_after_a_ruling_is_scrolled_into_view(monkeypatch, project):
-    app = disputes_page(monkeypatch, project)
-    assert not scrolls(app)  # the page as it opens stays put
-    assert scrolls(click_row(app, 1))
-    app.button_group(key="ruling_reason").select("guideline gap").run()
-    assert not scrolls(app)  # the same dispute: no jump while it is ruled
-    assert scrolls(click(app, "rule:True"))
-
-
-def test_filtering_the_list_does_not_scroll_it_away(monkeypatch, project):
-    app = disputes_page(monkeypatch, project)
-    assert not scrolls(app.selectbox(key="stage").select("s3-all").run())
+def test_a_ruling_no_annotator_gave_says_so(monkeypatch, project):
+    store_of(project).events.append("bob", "r1", "s0", "verifiable", True)  # both say verifiable now
+    store_of(project).set_setting("auto_accept_unanimous", False)  # so r1 still waits for a ruling
+    app = click(disputes_page(monkeypatch, project), "rule:False")
+    assert "Ruled a version no annotator gave: Not verifiable — r1, sentence 1, verifiable." in [
+        s.value for s in app.success
+    ]
 
 
 def test_ruled_disputes_come_back_when_asked_for(monkeypatch, project):
     app = click(disputes_page(monkeypatch, project), "rule:True")
     app.toggle(key="show_ruled").set_value(True).run()
-    table = dispute_table(app).value
-    assert list(zip(table["response"], table["status"], strict=True)) == [("r1", "ruled"), ("r2", "open")]
+    assert [line.rsplit(" · ", 1)[1] for line in dispute_list(app).options] == ["ruled", "needs a ruling"]
+    assert listed(app) == [("r1", "verifiable"), ("r2", "all")]
 
 
 def test_stages_are_offered_in_protocol_order(monkeypatch, project):
@@ -360,7 +376,7 @@ def test_typed_facts_are_shown_as_text_never_as_markup(monkeypatch, project):
     app.selectbox(key="dispute_response").select("r1").run()
     app.selectbox(key="stage").select("s3-all").run()
     assert not any("<img" in m.value or "**points**" in m.value for m in [*app.markdown, *app.caption])
-    assert any("A man **points** &lt;img src=x onerror=alert(1)&gt;." in h.value for h in app.html)
+    assert header(app)["subject"] == typed  # set as text (textContent) by assets/keys.js
 
 
 def test_a_ruling_reaches_the_projects_gold_records_without_a_publish_step(monkeypatch, project):
@@ -398,8 +414,7 @@ def test_admin_turning_off_auto_acceptance_sends_unanimous_units_to_disputes(mon
     app = disputes_page(monkeypatch, project, "boss")
     app.toggle(key="auto_accept_input").set_value(False).run()
     assert store.get_setting("auto_accept_unanimous") is False
-    table = dispute_table(app).value
-    assert ("r1", 3, "100%") in zip(table["response"], table["sentence"], table["agreement"], strict=True)
+    assert "r1 · sentence 3 · verifiable · 100% · needs a ruling" in dispute_list(app).options
 
 
 def test_admin_sets_the_gold_rule(monkeypatch, project):
@@ -408,21 +423,20 @@ def test_admin_sets_the_gold_rule(monkeypatch, project):
     assert store_of(project).get_setting("gold_rule") == "unanimity"
 
 
-def test_page_lists_every_dispute_in_a_table(monkeypatch, project):
-    table = dispute_table(disputes_page(monkeypatch, project)).value
-    assert list(table["response"]) == ["r1", "r2"]
-    assert list(table["values"]) == ["ann: Verifiable, bob: Not verifiable", "ann: Yes, supported, bob: No"]
+def test_page_lists_every_dispute(monkeypatch, project):
+    assert [line.split(" · ")[0] for line in dispute_list(disputes_page(monkeypatch, project)).options] == [
+        "r1",
+        "r2",
+    ]
 
 
-def test_disputes_show_each_responses_model_and_filter_by_it(monkeypatch, tmp_path):
+def test_disputes_filter_by_model(monkeypatch, tmp_path):
     write_labels(tiny_project(tmp_path / "m", models=("omni-large", "omni-tiny")))
     app = disputes_page(monkeypatch, tmp_path / "m")
-    assert sorted(dispute_table(app).value["model"]) == ["omni-large", "omni-tiny"]
     app.multiselect(key="dispute_models").set_value(["omni-tiny"]).run()
     assert [response for response, _ in listed(app)] == ["r2"]
 
 
-def test_a_project_without_models_shows_no_model_filter_or_column(monkeypatch, project):
+def test_a_project_without_models_shows_no_model_filter(monkeypatch, project):
     app = disputes_page(monkeypatch, project)
     assert "dispute_models" not in [m.key for m in app.multiselect]
-    assert "model" not in dispute_table(app).value.columns

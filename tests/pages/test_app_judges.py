@@ -193,3 +193,32 @@ def test_judges_page_refuses_other_roles_that_reach_it(monkeypatch, project, nam
     app.switch_page("pages/judges.py").run()
     assert "not available to your role" in app.error[0].value
     assert not any(t.value == "Judges" for t in app.title)
+
+
+def write_in_page(app, text: str):
+    app.text_area(key="judges_file_text_input").input(text)
+    return next(b for b in app.button if b.label == "Check and save").click().run()
+
+
+def test_an_admin_writes_the_judges_file_from_the_page(page, project, server):
+    text = judges_toml(server.base_url).replace("[judges.j]", "[judges.k]")
+    app = write_in_page(page, text)
+    assert (project / "judges.toml").read_text() == text
+    assert [r["judge"] for r in app.dataframe[0].value.to_dict("records")] == ["k"]
+    assert "Saved 1 judge(s) to" in app.success[0].value
+
+
+def test_a_judges_file_with_an_api_key_or_an_error_is_refused_with_its_lines_and_not_written(
+    page, project, server
+):
+    before = (project / "judges.toml").read_text()
+    text = judges_toml(server.base_url, api_key='"sk-not-stored"', max_retries="-1")
+    app = write_in_page(page, text)
+    assert (project / "judges.toml").read_text() == before
+    problems = shown_text(app)
+    assert (
+        "judges.toml, line 11" in problems
+        and "judges.j.api_key" in problems
+        and "judges.j.max_retries" in problems
+    )
+    assert "sk-not-stored" not in problems.replace(text, "")

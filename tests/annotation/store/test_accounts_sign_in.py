@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -15,7 +17,6 @@ from annotation.store.accounts import (
     FREE_FAILURES,
     LONGEST_WAIT_S,
     SCRYPT_N,
-    _equal_cost,
     add_account,
     authenticate,
     hash_password,
@@ -158,7 +159,10 @@ def recorded_scrypt_calls(monkeypatch) -> list[tuple]:
     """The parameters of every scrypt the code runs (the real one still runs). The decoy hash a
     refusal is checked against is made once per process, on first need: made here first, so the
     count does not depend on which test ran before in this process (pytest -n 2)."""
-    _equal_cost("")
+    with tempfile.TemporaryDirectory() as scratch:
+        store = ProjectStore.open(Path(scratch) / "p", create=True)
+        authenticate(store, "nobody", "wrong", now=T0)
+        store.close()
     calls, real = [], hashlib.scrypt
 
     def recording(password, *, salt, n, r, p, dklen, maxmem=0):

@@ -137,7 +137,7 @@ def chromium_page(viewport_height: int = 1000, viewport_width: int = 1400, **pag
         viewport={"width": viewport_width, "height": viewport_height}, **page_options
     )
     page = context.new_page()
-    page.set_default_timeout(60_000)
+    page.set_default_timeout(180_000)  # generous, as tests/app_support.SCRIPT_RUN_TIMEOUT_S
     try:
         yield page
     finally:

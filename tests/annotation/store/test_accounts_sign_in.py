@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -154,7 +156,13 @@ def test_a_failed_sign_in_keeps_the_weaker_hash(store):
 
 
 def recorded_scrypt_calls(monkeypatch) -> list[tuple]:
-    """The parameters of every scrypt the code runs (the real one still runs)."""
+    """The parameters of every scrypt the code runs (the real one still runs). The decoy hash a
+    refusal is checked against is made once per process, on first need: made here first, so the
+    count does not depend on which test ran before in this process (pytest -n 2)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        store = ProjectStore.open(Path(scratch) / "p", create=True)
+        authenticate(store, "nobody", "wrong", now=T0)
+        store.close()
     calls, real = [], hashlib.scrypt
 
     def recording(password, *, salt, n, r, p, dklen, maxmem=0):

@@ -30,6 +30,10 @@ class Database:
     def __init__(self, path: Path):
         self.path = Path(path)
         self._local = threading.local()
+        # Called before every outermost write transaction: the app checks there that the person
+        # acting still has a live session, so a tab signed out elsewhere writes nothing. It may
+        # raise to refuse the write; writes it makes itself are not checked again.
+        self.before_write: Callable[[], None] | None = None
 
     @property
     def rows(self) -> sqlite_utils.Database:
@@ -73,6 +77,12 @@ class Database:
             finally:
                 self._local.depth -= 1
             return
+        if self.before_write is not None and not getattr(self._local, "checking", False):
+            self._local.checking = True
+            try:
+                self.before_write()
+            finally:
+                self._local.checking = False
         for attempt in range(_BUSY_RETRIES):
             try:
                 conn.execute("BEGIN IMMEDIATE")

@@ -11,6 +11,7 @@ the same files again changes nothing.
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass, field, replace
 from itertools import groupby
 from pathlib import Path
@@ -331,8 +332,26 @@ def import_into(
     store = ProjectStore.open(directory) if (directory / DB_NAME).exists() else None
     options = {"fmt": fmt, "skip_invalid": skip_invalid, "source": source}
     plan = _plan(_Target.of(store, directory, media_root), paths, options, model)
-    store = store or ProjectStore.open(directory, create=True)
-    return store, _write(store, plan, media_root)
+    if store is not None:
+        return store, _write(store, plan, media_root)
+    existed = directory.exists()
+    store = ProjectStore.open(directory, create=True)
+    try:
+        return store, _write(store, plan, media_root)
+    except BaseException:  # refused while writing (a full disk, media refused): no project left
+        store.close()
+        _remove_new_project(directory, existed)
+        raise
+
+
+def _remove_new_project(directory: Path, existed: bool) -> None:
+    """Undo `ProjectStore.open(directory, create=True)` of a new project: its directory when this
+    import made it, else only the database files it made there."""
+    if not existed:
+        shutil.rmtree(directory, ignore_errors=True)
+        return
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        (directory / f"{DB_NAME}{suffix}").unlink(missing_ok=True)
 
 
 @dataclass

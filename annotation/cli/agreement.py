@@ -104,8 +104,11 @@ def add_agreement_parser(subparsers) -> None:
 
 def cmd_gold(args) -> int:
     from annotation.agreement.gold import gold_from_store, write_gold_csv
+    from annotation.formats.atomic_file import check_output_path
     from annotation.formats.readers import write_records_jsonl
 
+    for output in filter(None, (args.out, args.csv)):  # both refused before either is written
+        check_output_path(output)
     try:
         store = _open_store(args.project)
         gold = gold_from_store(store)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import sys
 
+from annotation.formats.atomic_file import os_error_reason
 from annotation.protocol.errors import InputError, Problem
 from calibration.cli.sweep import (
     add_statistics_arguments,
@@ -174,7 +175,7 @@ def cmd_export(args) -> int:
         _print_problems([Problem("<arguments>", None, "--choose", str(exc))])
         return 2
     except OSError as exc:
-        _print_problems([Problem(args.out, None, "--out", exc.strerror or str(exc))])
+        _print_problems([Problem(args.out, None, "--out", os_error_reason(exc))])
         return 2
     _print_summary(cfg, args.out)
     return 0

@@ -13,6 +13,7 @@ import logging
 import os
 import re
 import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -20,6 +21,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from annotation.store.accounts import sign_in_client
+from annotation.store.database import DiskFullError, ProjectFileError
 from annotation.store.project_store import DB_NAME, ProjectStore
 from annotation.store.sessions import end_session, session_user, start_session
 from pages.widgets.session_cookie import token_from_browser
@@ -58,7 +60,36 @@ def open_store(directory: str) -> ProjectStore:
     warm_up_sound_library()
     store = ProjectStore.open(directory)
     store.database.before_write = functools.partial(refuse_writes_of_ended_sessions, store)
+    store.database.on_disk_full = tell_of_a_full_disk
     return store
+
+
+DISK_FULL = (
+    "The disk that holds this project is full: your last action was not saved (everything saved "
+    "before it is safe). Tell an admin; once there is room, do it again."
+)
+_RERUN_AFTER_FULL_DISK_S = 5.0  # a page whose own drawing writes must not rerun forever
+
+
+def tell_of_a_full_disk(error: DiskFullError) -> None:
+    """A write from this page found the disk full (and was rolled back): rerun the page, which
+    then says so at its top (`show_write_failure`), instead of Streamlit's generic error. A
+    second failure within seconds is left to `friendly_errors`, which says the same."""
+    if get_script_run_ctx() is None:
+        return
+    now = time.monotonic()
+    if now - st.session_state.get("disk_full_at", -1e9) < _RERUN_AFTER_FULL_DISK_S:
+        return
+    st.session_state["disk_full_at"] = now
+    st.session_state["write_failure"] = DISK_FULL
+    st.rerun()
+
+
+def show_write_failure() -> None:
+    """Say, once, that the last action was not saved (see `tell_of_a_full_disk`)."""
+    message = st.session_state.pop("write_failure", None)
+    if message:
+        st.error(message)
 
 
 def refuse_writes_of_ended_sessions(store: ProjectStore) -> None:
@@ -111,7 +142,9 @@ def current_user() -> dict | None:
     """{'name', 'role'} of the signed-in person, re-read from the store so a role change or a
     removed account takes effect at once; None when nobody is signed in. A page opened anew
     (reload, Back, a new tab) signs in from the browser's session cookie; a session revoked
-    meanwhile (signed out in another tab, expired) signs this one out too."""
+    meanwhile (signed out in another tab, expired) signs this one out too. A write that failed
+    in the action before this run is reported here, at the top of the page."""
+    show_write_failure()
     if st.session_state.get("user") is None and not resume_session():
         return None
     store, token = current_store(), st.session_state.get("session_token")
@@ -259,6 +292,11 @@ def friendly_errors(what: str = "this page"):
     """Show a friendly message instead of a traceback; the details go to the log."""
     try:
         yield
+    except DiskFullError:
+        log.exception("disk full while showing %s", what)
+        st.error(DISK_FULL)
+    except ProjectFileError as exc:
+        st.error(f"This project cannot be opened: {literal(exc)}")
     except Exception:  # Streamlit's rerun/stop are BaseException and pass through
         log.exception("error while showing %s", what)
         st.error(

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from annotation.cli.agreement import add_agreement_parser, add_gold_parser
+from annotation.cli.users import add_users_parser
 from annotation.formats.atomic_file import describe_os_error
 from annotation.protocol.errors import InputError
 from annotation.store.database import ProjectFileError
@@ -166,6 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_agreement_parser(sub)
     add_gold_parser(sub)
+    add_users_parser(sub)
     return parser
 
 

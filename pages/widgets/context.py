@@ -277,6 +277,13 @@ def literal(text) -> str:
     return _MARKDOWN_SPECIALS.sub(r"\\\g<0>", _AUTOLINK_RE.sub("\u2060", bidi_inert(str(text))))
 
 
+def component_key(text: str) -> str:
+    """A Streamlit component key made from ids and model names: Streamlit splits a component's
+    widget id at '__', so a key holding '__' is refused; every '_' becomes '_5f' (one-to-one,
+    never two underscores in a row)."""
+    return str(text).replace("_", "_5f")
+
+
 def show_text(text: str, css_class: str = "murgat-text") -> None:
     """Render untrusted text as text: escaped HTML, no Markdown interpretation."""
     st.html(f'<div class="{css_class}">{escaped(text)}</div>')

@@ -11,6 +11,7 @@ the same files again changes nothing.
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass, field, replace
 from itertools import groupby
 from pathlib import Path
@@ -55,12 +56,49 @@ def media_facts(root: Path, name: str, known: dict | None = None) -> MediaFacts:
     a name the file system refuses), FileNotFoundError, MediaError or OSError (unreadable)."""
     path = resolve_media(root, name)
     relative = path.relative_to(root).as_posix()
-    size = path.stat().st_size
-    if known and known["path"] == relative and known["info"].get("size") == size:
+    found = path.stat()
+    if known and known["path"] == relative and _same_file_state(known["info"], found):
         return MediaFacts(relative, known["sha256"], known["info"])
     info = probe_media(path).to_dict()
-    info["size"] = size
+    info["size"], info["mtime_ns"] = found.st_size, found.st_mtime_ns
     return MediaFacts(relative, file_sha256(path), info)
+
+
+def _same_file_state(info: dict, found) -> bool:
+    """Whether a file's size and modification time are those stored at its import (a row from
+    before mtimes were stored has none, so it counts as changed and is hashed again)."""
+    return info.get("size") == found.st_size and info.get("mtime_ns") == found.st_mtime_ns
+
+
+def media_root_problem(store: ProjectStore, media_root: Path | None) -> Problem | None:
+    """The problem (field --media-root) of giving a project that already has media another
+    media root: names resolve in one root per project, so another one would break every media
+    imported before. None when `media_root` is absent, the same, or the project has no media."""
+    if media_root is None or not store.media_names():
+        return None
+    current, wanted = store.media_root.resolve(), Path(media_root).resolve()
+    if current == wanted:
+        return None
+    return Problem(
+        "<arguments>",
+        None,
+        "--media-root",
+        f"this project's media root is {current}; another one ({wanted}) would break the "
+        f"{len(store.media_names())} media imported before: put the new files under {current} "
+        "and import without --media-root",
+    )
+
+
+def _plan_within_media_root(store: ProjectStore | None, directory: Path, media_root, paths, options, model):
+    """`_plan`, with the media-root problem (if any) reported together with the files' problems."""
+    problem = None if store is None else media_root_problem(store, media_root)
+    try:
+        plan = _plan(_Target.of(store, directory, media_root), paths, options, model)
+    except InputError as exc:
+        raise InputError([problem, *exc.problems] if problem else exc.problems) from None
+    if problem is not None:
+        raise InputError(problem)
+    return plan
 
 
 def register_media(store: ProjectStore, name: str) -> dict:
@@ -76,12 +114,25 @@ def register_media(store: ProjectStore, name: str) -> dict:
 def media_source(store: ProjectStore, media: dict) -> Path:
     """The file of a media row (`store.media(name)`), resolved again inside the media root on
     every read: ValueError when it now leads outside (a symlink swapped in) or is no regular
-    file, FileNotFoundError when it is gone. A row stored before paths were relative is found
-    by its name."""
+    file, FileNotFoundError when it is gone; ValueError naming the media when its size or
+    modification time changed and its content is no longer what was hashed at import (a file
+    swapped after import must not be used under the old content's hash). A row stored before
+    paths were relative is found by its name."""
     stored = media["path"]
     if Path(stored).is_absolute():
-        return resolve_media(store.media_root, media["name"])
-    return media_file(store.media_root, stored)
+        path = resolve_media(store.media_root, media["name"])
+    else:
+        path = media_file(store.media_root, stored)
+    found = path.stat()
+    if not _same_file_state(media["info"], found):
+        if file_sha256(path) != media["sha256"]:
+            raise ValueError(
+                f"media '{media['name']}' has changed since it was imported (its content differs "
+                "from what was hashed then); import it again"
+            )
+        info = {**media["info"], "size": found.st_size, "mtime_ns": found.st_mtime_ns}
+        store.register_media(media["name"], stored, media["sha256"], info)  # same content: remember
+    return path
 
 
 def proxy_path_for(store: ProjectStore, media: dict) -> Path:
@@ -310,7 +361,7 @@ def import_files(
     names the model that wrote the responses of generation and metric files whose rows name none.
     InputError (every problem located) when anything is wrong and `skip_invalid` is not set."""
     options = {"fmt": fmt, "skip_invalid": skip_invalid, "source": source}
-    plan = _plan(_Target.of(store, store.directory, media_root), paths, options, model)
+    plan = _plan_within_media_root(store, store.directory, media_root, paths, options, model)
     return _write(store, plan, media_root)
 
 
@@ -329,9 +380,27 @@ def import_into(
     directory = Path(directory)
     store = ProjectStore.open(directory) if (directory / DB_NAME).exists() else None
     options = {"fmt": fmt, "skip_invalid": skip_invalid, "source": source}
-    plan = _plan(_Target.of(store, directory, media_root), paths, options, model)
-    store = store or ProjectStore.open(directory, create=True)
-    return store, _write(store, plan, media_root)
+    plan = _plan_within_media_root(store, directory, media_root, paths, options, model)
+    if store is not None:
+        return store, _write(store, plan, media_root)
+    existed = directory.exists()
+    store = ProjectStore.open(directory, create=True)
+    try:
+        return store, _write(store, plan, media_root)
+    except BaseException:  # refused while writing (a full disk, media refused): no project left
+        store.close()
+        _remove_new_project(directory, existed)
+        raise
+
+
+def _remove_new_project(directory: Path, existed: bool) -> None:
+    """Undo `ProjectStore.open(directory, create=True)` of a new project: its directory when this
+    import made it, else only the database files it made there."""
+    if not existed:
+        shutil.rmtree(directory, ignore_errors=True)
+        return
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        (directory / f"{DB_NAME}{suffix}").unlink(missing_ok=True)
 
 
 def export_records(store: ProjectStore, which: str = "all") -> list[EvaluationRecord]:

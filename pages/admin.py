@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation.store.accounts import add_account, hash_password, set_email
+from annotation.store.accounts import add_account, remove_account, set_email, set_password, set_role
 from annotation.store.project_store import ROLES
+from annotation.store.sessions import live_sessions, revoke_sessions
 from annotation.work.queues import overlap, pool, team_progress
 from annotation.work.session import CAMPAIGN_MODES, normalise_campaign_mode
 from pages.widgets.context import literal
@@ -17,9 +18,14 @@ MODE_NAMES = {
 }
 
 
-def people_tab(store) -> None:
+def people_tab(store, me: dict) -> None:
     users = store.users()
-    st.dataframe(users, hide_index=True, width="stretch")
+    sessions = live_sessions(store)
+    st.dataframe(
+        [u | {"signed in (sessions)": sessions.get(u["name"], 0)} for u in users],
+        hide_index=True,
+        width="stretch",
+    )
     with st.form("add_person", clear_on_submit=True):
         st.subheader("Add a person")
         name = st.text_input("Name", key="new_name")
@@ -56,15 +62,32 @@ def people_tab(store) -> None:
             else:
                 try:
                     # The email first: a refused email leaves the role and password unchanged too.
-                    set_email(store, who, new_email)
-                    store.set_user(
-                        who,
-                        role=new_role,
-                        password_hash=hash_password(new_password) if new_password else None,
-                    )
+                    # Each change ends the person's sessions (annotation.store.accounts).
+                    with store.database.transaction():
+                        set_email(store, who, new_email)
+                        set_role(store, who, new_role)
+                        if new_password:
+                            set_password(store, who, new_password)
                     st.success(f"Saved {literal(who)}.")
                 except ValueError as exc:
                     st.error(literal(exc))
+    sessions_and_removal(store, me, who)
+
+
+def sessions_and_removal(store, me: dict, who: str) -> None:
+    """End a person's sessions (they must sign in again), or remove the account with them."""
+    st.subheader("Sessions and removal")
+    left, right = st.columns(2)
+    if left.button(f"End {literal(who)}'s sessions", key=f"end_sessions:{who}"):
+        ended = revoke_sessions(store, who)
+        st.success(f"Ended {ended} session{'s' if ended != 1 else ''} of {literal(who)}.")
+    confirm = right.checkbox(f"Yes, remove {literal(who)}", key=f"confirm_remove:{who}")
+    if right.button("Remove the account", key=f"remove:{who}", disabled=not confirm or who == me["name"]):
+        try:
+            remove_account(store, who)
+            st.success(f"Removed {literal(who)} and ended their sessions; their labels stay.")
+        except ValueError as exc:
+            st.error(literal(exc))
 
 
 def queue_tab(store) -> None:
@@ -124,7 +147,7 @@ def admin(me: dict, store) -> None:
     st.title("Admin")
     people, queue, progress = st.tabs(["People", "Queue and campaign", "Progress"])
     with people:
-        people_tab(store)
+        people_tab(store, me)
     with queue:
         queue_tab(store)
     with progress:

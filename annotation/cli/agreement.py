@@ -104,9 +104,12 @@ def add_agreement_parser(subparsers) -> None:
 
 def cmd_gold(args) -> int:
     from annotation.agreement.gold import write_gold_csv
+    from annotation.formats.atomic_file import check_output_path
     from annotation.formats.readers import write_records_jsonl
     from annotation.state import project_state
 
+    for output in filter(None, (args.out, args.csv)):  # both refused before either is written
+        check_output_path(output)
     try:
         store = _open_store(args.project)
         gold = project_state(store).gold

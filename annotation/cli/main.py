@@ -11,7 +11,10 @@ import sys
 from pathlib import Path
 
 from annotation.cli.agreement import add_agreement_parser, add_gold_parser
+from annotation.cli.users import add_users_parser
+from annotation.formats.atomic_file import describe_os_error
 from annotation.protocol.errors import InputError
+from annotation.store.database import ProjectFileError
 
 
 def _print_problems(exc: InputError, what: str = "nothing was imported") -> None:
@@ -164,6 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_agreement_parser(sub)
     add_gold_parser(sub)
+    add_users_parser(sub)
     return parser
 
 
@@ -176,8 +180,10 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:
         _print_problems(exc, "nothing was written")
         return 2
-    except OSError as exc:
-        return _fail(f"{exc.filename or 'a file'}: {exc.strerror or exc}")
+    except OSError as exc:  # the file named, and a full disk called so
+        return _fail(describe_os_error(exc))
+    except ProjectFileError as exc:  # empty, not SQLite, newer, damaged: one line says which
+        return _fail(str(exc))
     except sqlite3.DatabaseError as exc:  # e.g. a project.db that is not a SQLite file
         return _fail(
             f"{getattr(args, 'project', None) or 'the project'}: its database cannot be used ({exc})"

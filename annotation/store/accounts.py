@@ -1,11 +1,19 @@
 """Passwords, roles, emails and sign-in. scrypt from hashlib; the hash string carries its parameters.
 An account's email is how a single sign-on identity finds it (`account_for_identity`).
 
-Sign-in is throttled per account name and per client: after a few failures each further attempt
-must wait, twice as long after every failure (`sign_in_wait_s`); an unknown name costs the same
-scrypt as a wrong password, so names cannot be found by timing. Names are compared without
-regard to case or surrounding space. Failures are kept in the `sign_in_failures` table, which
-this module owns and migrates.
+Sign-in is throttled in three buckets: per name and client together (the owner elsewhere is
+never held by someone else's failures; waits grow to LONGEST_WAIT_S), per name across clients and
+per client across names (both capped at SHARED_WAIT_S, so failures made by others slow a person
+down but never lock them out for long). An attempt is counted *before* its password is hashed, in
+the same transaction that checks the wait, so parallel attempts cannot all slip past the check;
+at most MAX_HASHES_IN_FLIGHT scrypt hashes (≈128 MiB each) run at once in a process. An unknown
+name costs the same scrypt as a wrong password, so names cannot be found by timing. Names are
+compared without regard to case or surrounding space. The `sign_in_failures` table (owned and
+migrated here) keeps only SHA-256 digests of names and clients, and forgets rows older than
+FORGET_AFTER_S whenever an attempt is counted.
+
+Changing a person's password, email or role, or removing the account, ends their sessions
+(`annotation.store.sessions`): whoever held an old session must sign in again.
 """
 
 from __future__ import annotations
@@ -16,9 +24,12 @@ import hashlib
 import hmac
 import os
 import re
+import threading
 import time
+import unicodedata
 
 from annotation.store.project_store import ROLES, ProjectStore
+from annotation.store.sessions import forget_sessions, revoke_sessions
 
 # OWASP's scrypt guidance (2023): N = 2^17, r = 8, p = 1; it needs 128 MiB, above hashlib's
 # default 32 MiB limit, so the limit is raised for this (and any older, smaller) hash.
@@ -38,12 +49,32 @@ MIGRATIONS = [
         last_at REAL NOT NULL,
         PRIMARY KEY (kind, subject));
     """,
+    # Issue 23: three buckets, subjects stored as SHA-256 digests (a 20 MB name grew the file by
+    # 40 MB); the old rows are transient counts and are simply dropped.
+    """
+    DROP TABLE sign_in_failures;
+    CREATE TABLE sign_in_failures (
+        kind TEXT NOT NULL CHECK (kind IN ('account', 'name', 'client')),
+        subject TEXT NOT NULL CHECK (length(subject) = 64),
+        failures INTEGER NOT NULL,
+        last_at REAL NOT NULL,
+        PRIMARY KEY (kind, subject));
+    CREATE INDEX sign_in_failures_by_age ON sign_in_failures(last_at);
+    """,
 ]
-# Free failures before the first wait, per kind (a client may be many people behind one address).
-FREE_FAILURES = {"account": 3, "client": 10}
+# Free failures before the first wait, per bucket: 'account' is one name from one client, 'name'
+# that name from anywhere, 'client' one client under any name (many people may share an address).
+FREE_FAILURES = {"account": 3, "name": 10, "client": 20}
 FIRST_WAIT_S = 1.0  # then 2, 4, 8 … seconds
-LONGEST_WAIT_S = 15 * 60.0
-FORGET_AFTER_S = 24 * 3600.0  # failures this old no longer count
+LONGEST_WAIT_S = 15 * 60.0  # the ceiling for one name from one client
+SHARED_WAIT_S = 60.0  # the ceiling for the buckets other people's failures also fill
+CEILING_S = {"account": LONGEST_WAIT_S, "name": SHARED_WAIT_S, "client": SHARED_WAIT_S}
+FORGET_AFTER_S = 24 * 3600.0  # failures this old no longer count (and their rows are deleted)
+# Each scrypt at N = 2^17 holds 128 MiB; more attempts than this wait for a free slot.
+MAX_HASHES_IN_FLIGHT = 2
+_hash_slots = threading.BoundedSemaphore(MAX_HASHES_IN_FLIGHT)
+_in_flight_lock = threading.Lock()
+_in_flight = {"now": 0, "peak": 0}
 
 
 def hash_password(password: str, *, n: int = SCRYPT_N) -> str:
@@ -56,9 +87,32 @@ def hash_password(password: str, *, n: int = SCRYPT_N) -> str:
 
 
 def _scrypt(password: str, salt: bytes, n: int, r: int, p: int, length: int) -> bytes:
-    return hashlib.scrypt(
-        password.encode("utf-8", "surrogatepass"), salt=salt, n=n, r=r, p=p, dklen=length, maxmem=_MAX_MEMORY
-    )
+    with _hash_slots:
+        with _in_flight_lock:
+            _in_flight["now"] += 1
+            _in_flight["peak"] = max(_in_flight["peak"], _in_flight["now"])
+        try:
+            return hashlib.scrypt(
+                password.encode("utf-8", "surrogatepass"),
+                salt=salt,
+                n=n,
+                r=r,
+                p=p,
+                dklen=length,
+                maxmem=_MAX_MEMORY,
+            )
+        finally:
+            with _in_flight_lock:
+                _in_flight["now"] -= 1
+
+
+def peak_hashes_in_flight(reset: bool = False) -> int:
+    """The most scrypt hashes this process has run at once (since the last reset)."""
+    with _in_flight_lock:
+        peak = _in_flight["peak"]
+        if reset:
+            _in_flight["peak"] = _in_flight["now"]
+        return peak
 
 
 def verify_password(password: str, stored: str | None) -> bool:
@@ -99,15 +153,50 @@ def _equal_cost(password: str) -> None:
 
 
 def normalise_email(email: str) -> str:
-    """`email` stripped and lower-cased; ValueError naming it when it is not an address."""
-    normalised = (email or "").strip().lower()
+    """`email` stripped, NFKC-normalised and case-folded (how emails are stored and compared);
+    ValueError naming it when it is not an address."""
+    normalised = unicodedata.normalize("NFKC", (email or "").strip()).casefold()
     if not _EMAIL.fullmatch(normalised):
         raise ValueError(f"'{(email or '').strip()}' is not an email address (expected name@example.org)")
     return normalised
 
 
+def account_by_email(store: ProjectStore, email: str) -> dict | None:
+    """The account whose stored email normalises to the same address as `email` (stored
+    emails made before issue 23 were only lower-cased, so both sides are normalised here)."""
+    wanted = normalise_email(email)
+    for user in store.users():
+        if user["email"] and _normalised_or_none(user["email"]) == wanted:
+            return store.user(user["name"])
+    return None
+
+
+def _normalised_or_none(email: str) -> str | None:
+    try:
+        return normalise_email(email)
+    except ValueError:
+        return None
+
+
+def verified_identity_email(identity: dict | None) -> tuple[str | None, str]:
+    """The email a single sign-on identity may sign in with, and why not when None: the
+    provider must say `email_verified` is literally true (not "false", 0, null or absent), and
+    the address must already be in NFKC form: a compatibility look-alike (the Kelvin sign 'K'
+    for 'K') names another mailbox, which must not open the account of the one it resembles.
+    Reasons: 'no email', 'unverified', 'look-alike'."""
+    identity = identity or {}
+    email = str(identity.get("email") or "").strip()
+    if not email:
+        return None, "no email"
+    if identity.get("email_verified") is not True:
+        return None, "unverified"
+    if not unicodedata.is_normalized("NFKC", email):
+        return None, "look-alike"
+    return email, ""
+
+
 def _check_email_free(store: ProjectStore, email: str, name: str) -> None:
-    owner = store.user_by_email(email)
+    owner = account_by_email(store, email)
     if owner is not None and owner["name"] != name:
         raise ValueError(
             f"the email {email} already belongs to '{owner['name']}' (emails are unique per project)"
@@ -129,55 +218,118 @@ def add_account(store: ProjectStore, name: str, role: str, password: str, email:
     email = normalise_email(email) if email.strip() else None
     if email:
         _check_email_free(store, email, name)
-    store.add_user(name, role, hash_password(password), email)
+    password_hash = hash_password(password)
+    with store.database.transaction():
+        # Sessions left by an earlier account of this name (removed outside `remove_account`)
+        # must not sign the new one in.
+        forget_sessions(store, name)
+        store.add_user(name, role, password_hash, email)
 
 
 def set_email(store: ProjectStore, name: str, email: str) -> str | None:
     """Give account `name` this email (empty removes it); returns the stored, normalised email.
-    ValueError for an unknown account, an invalid address or one another account has."""
+    A changed email ends the person's sessions. ValueError for an unknown account, an invalid
+    address or one another account has."""
+    user = store.user(name)
+    if user is None:
+        raise ValueError(f"there is no user '{name}'")
+    email = normalise_email(email) if email.strip() else None
+    if email:
+        _check_email_free(store, email, name)
+    if email != user["email"]:
+        with store.database.transaction():
+            store.set_user(name, email=email or "")
+            revoke_sessions(store, name)
+    return email
+
+
+def set_password(store: ProjectStore, name: str, password: str) -> None:
+    """Give account `name` a new password and end its sessions (ValueError for an unknown one)."""
     if store.user(name) is None:
         raise ValueError(f"there is no user '{name}'")
-    if not email.strip():
-        store.set_user(name, email="")
-        return None
-    email = normalise_email(email)
-    _check_email_free(store, email, name)
-    store.set_user(name, email=email)
-    return email
+    password_hash = hash_password(password)
+    with store.database.transaction():
+        store.set_user(name, password_hash=password_hash)
+        revoke_sessions(store, name)
+
+
+def set_role(store: ProjectStore, name: str, role: str) -> None:
+    """Give account `name` this role; a change ends its sessions. ValueError for an unknown
+    account, an unknown role, or taking the role of the project's last admin."""
+    user = store.user(name)
+    if user is None:
+        raise ValueError(f"there is no user '{name}'")
+    if role not in ROLES:
+        raise ValueError(f"role '{role}' is not one of {', '.join(ROLES)}")
+    if role == user["role"]:
+        return
+    _keep_an_admin(store, name, role)
+    with store.database.transaction():
+        store.set_user(name, role=role)
+        revoke_sessions(store, name)
+
+
+def _keep_an_admin(store: ProjectStore, name: str, new_role: str | None) -> None:
+    admins = [u["name"] for u in store.users() if u["role"] == "admin"]
+    if admins == [name] and new_role != "admin":
+        raise ValueError("the project needs at least one admin")
+
+
+def remove_account(store: ProjectStore, name: str) -> None:
+    """Delete account `name` and its sessions (its labels stay: the event log is append-only).
+    ValueError for an unknown account or the project's last admin."""
+    if store.user(name) is None:
+        raise ValueError(f"there is no user '{name}'")
+    _keep_an_admin(store, name, None)
+    with store.database.transaction() as conn:
+        forget_sessions(store, name)
+        conn.execute("DELETE FROM users WHERE name = ?", [name])
 
 
 def account_for_identity(store: ProjectStore, email: str | None) -> dict | None:
     """{'name', 'role'} of the account whose email is `email` (case and surrounding spaces
     ignored), or None when there is none or `email` is empty or not an address."""
     try:
-        normalised = normalise_email(email or "")
+        user = account_by_email(store, email or "")
     except ValueError:
         return None
-    user = store.user_by_email(normalised)
     return None if user is None else {"name": user["name"], "role": user["role"]}
 
 
+def sign_in_client(peer: str | None, forwarded_for: str | None, proxy_configured: bool) -> str | None:
+    """Who a sign-in attempt comes from, for the throttle. `peer` is the address the server
+    reports; Streamlit's server (uvicorn) takes it from an `X-Forwarded-For` header whenever the
+    connection comes from 127.0.0.1, so unless the deployment configured which proxies to trust
+    (`proxy_configured`), a request carrying that header is put in one shared 'forwarded' bucket
+    instead of under the address it claims (anyone can write that header)."""
+    if forwarded_for and not proxy_configured:
+        return "forwarded"
+    return peer or None
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _name_key(name: str) -> str:
+    return unicodedata.normalize("NFKC", name.strip()).casefold()
+
+
 def _subjects(name: str, client: str | None) -> list[tuple[str, str]]:
-    subjects = [("account", name.strip().casefold())]
-    return subjects + ([("client", client)] if client else [])
+    key = _name_key(name)
+    subjects = [("account", _digest(f"{key}\0{client or ''}")), ("name", _digest(key))]
+    return subjects + ([("client", _digest(client))] if client else [])
 
 
 def _wait_s(failures: int, kind: str) -> float:
     over = failures - FREE_FAILURES[kind]
-    return 0.0 if over < 0 else min(LONGEST_WAIT_S, FIRST_WAIT_S * 2 ** min(over, 30))
+    return 0.0 if over < 0 else min(CEILING_S[kind], FIRST_WAIT_S * 2 ** min(over, 30))
 
 
-def sign_in_wait_s(
-    store: ProjectStore, name: str, *, client: str | None = None, now: float | None = None
-) -> float:
-    """Seconds before the next sign-in attempt for this name (known or not) or from this client
-    is heard; 0 when it may be made now. `client` identifies where attempts come from (an
-    address, a browser); `now` is a time.time() value (default: now)."""
-    store.database.migrate(OWNER, MIGRATIONS)
-    now = time.time() if now is None else now
+def _remaining_wait_s(conn, name: str, client: str | None, now: float) -> float:
     wait = 0.0
     for kind, subject in _subjects(name, client):
-        row = store.database.connection.execute(
+        row = conn.execute(
             "SELECT failures, last_at FROM sign_in_failures WHERE kind = ? AND subject = ?", [kind, subject]
         ).fetchone()
         delay = 0.0 if row is None or now - row[1] >= FORGET_AFTER_S else _wait_s(row[0], kind)
@@ -186,40 +338,71 @@ def sign_in_wait_s(
     return max(0.0, wait)
 
 
-def _record_failure(store: ProjectStore, name: str, client: str | None, now: float) -> None:
-    def count(conn) -> None:
+def sign_in_wait_s(
+    store: ProjectStore, name: str, *, client: str | None = None, now: float | None = None
+) -> float:
+    """Seconds before the next sign-in attempt for this name (known or not) from this client is
+    heard; 0 when it may be made now. `client` identifies where attempts come from (an address,
+    see `sign_in_client`); `now` is a time.time() value (default: now)."""
+    store.database.migrate(OWNER, MIGRATIONS)
+    now = time.time() if now is None else now
+    return _remaining_wait_s(store.database.connection, name, client, now)
+
+
+def _count_attempt(store: ProjectStore, name: str, client: str | None, now: float) -> bool:
+    """In one transaction: forget old failures, check the wait, and (when none) count this
+    attempt as a failure before any hashing; False when the attempt must wait."""
+    store.database.migrate(OWNER, MIGRATIONS)
+
+    def count(conn) -> bool:
+        conn.execute("DELETE FROM sign_in_failures WHERE last_at <= ?", [now - FORGET_AFTER_S])
+        if _remaining_wait_s(conn, name, client, now) > 0:
+            return False
         for kind, subject in _subjects(name, client):
             conn.execute(
                 "INSERT INTO sign_in_failures(kind, subject, failures, last_at) VALUES (?, ?, 1, ?) "
-                "ON CONFLICT(kind, subject) DO UPDATE SET last_at = excluded.last_at, failures = "
-                "CASE WHEN excluded.last_at - sign_in_failures.last_at < ? THEN failures + 1 ELSE 1 END",
-                [kind, subject, now, FORGET_AFTER_S],
+                "ON CONFLICT(kind, subject) DO UPDATE SET failures = failures + 1, last_at = excluded.last_at",
+                [kind, subject, now],
+            )
+        return True
+
+    return store.database.write(count)
+
+
+def _uncount_success(store: ProjectStore, name: str, client: str | None) -> None:
+    """A right password: the name's failures are forgotten, the client's count takes back this attempt."""
+    subjects = dict(_subjects(name, client))
+
+    def uncount(conn) -> None:
+        conn.execute(
+            "DELETE FROM sign_in_failures WHERE (kind = 'account' AND subject = ?) OR (kind = 'name' AND subject = ?)",
+            [subjects["account"], subjects["name"]],
+        )
+        if "client" in subjects:
+            conn.execute(
+                "UPDATE sign_in_failures SET failures = max(0, failures - 1) WHERE kind = 'client' AND subject = ?",
+                [subjects["client"]],
             )
 
-    store.database.write(count)
+    store.database.write(uncount)
 
 
 def authenticate(
     store: ProjectStore, name: str, password: str, *, client: str | None = None, now: float | None = None
 ) -> dict | None:
     """{'name', 'role'} when name (case and surrounding space ignored) and password match, else
-    None. None without checking while `sign_in_wait_s` says to wait (ask it why); a failure
-    counts against the name and the client; an unknown name costs what a wrong password
-    does. A success forgets the name's failures and re-hashes a password stored with weaker
-    scrypt parameters."""
+    None. None without hashing while `sign_in_wait_s` says to wait (ask it why); the attempt is
+    counted against the buckets before the password is hashed, so parallel attempts are
+    throttled like sequential ones; an unknown name costs what a wrong password does. A success
+    forgets the name's failures and re-hashes a password stored with weaker scrypt parameters."""
     now = time.time() if now is None else now
-    if sign_in_wait_s(store, name, client=client, now=now) > 0:
+    if not _count_attempt(store, name, client, now):
         return None
     user = store.user_ignoring_case(name.strip())
     stored = None if user is None else user["password_hash"]
     if not verify_password(password, stored):
-        _record_failure(store, name, client, now)
         return None
-    store.database.write(
-        lambda c: c.execute(
-            "DELETE FROM sign_in_failures WHERE kind = 'account' AND subject = ?", [name.strip().casefold()]
-        )
-    )
+    _uncount_success(store, name, client)
     if needs_rehash(stored):
         store.set_user(user["name"], password_hash=hash_password(password))
     return {"name": user["name"], "role": user["role"]}

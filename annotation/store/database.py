@@ -8,10 +8,18 @@ a write inside `transaction()` joins it, so a caller can make several writes all
 Each table has one owner module. The file's own schema (the project store's) is versioned by
 `PRAGMA user_version`; a module that keeps its own table in the file (the judge-call cache) calls
 `migrate(owner, migrations)`, versioned in `schema_versions`.
+
+A file that cannot be a project (empty, not SQLite, damaged, newer than this tool) raises
+`ProjectFileError` with one line saying what is wrong. A file or directory this process may not
+write is opened read-only (reads work; a write raises sqlite3.OperationalError 'readonly'). A write
+that finds the disk full raises `DiskFullError` (an OSError with errno ENOSPC naming the file),
+after the transaction is rolled back, so nothing half-written stays.
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import sqlite3
 import threading
 import time
@@ -22,6 +30,43 @@ from pathlib import Path
 import sqlite_utils
 
 _BUSY_RETRIES = 50
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+class ProjectFileError(sqlite3.DatabaseError):
+    """A project file that cannot be used; the message is one line naming the file and the problem."""
+
+
+class DiskFullError(OSError):
+    """A write refused because the disk (or the database's size limit) is full; nothing of it was kept."""
+
+    def __init__(self, path: Path):
+        super().__init__(errno.ENOSPC, "the disk is full (nothing was written)", str(path))
+
+
+def check_database_file(path: Path) -> None:
+    """ProjectFileError unless `path` is absent or starts like a SQLite database (an empty file
+    is not a project: opening it would silently make a new, empty one)."""
+    path = Path(path)
+    if not path.exists():
+        return
+    if not path.is_file():
+        raise ProjectFileError(f"{path}: is not a file")
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        raise ProjectFileError(f"{path}: cannot be read ({exc.strerror})") from None
+    if not header:
+        raise ProjectFileError(f"{path}: is empty (0 bytes), not a project; restore it from a backup")
+    if header != SQLITE_HEADER:
+        raise ProjectFileError(f"{path}: is not a SQLite database (damaged, or another kind of file)")
+
+
+def _is_disk_full(exc: BaseException) -> bool:
+    return isinstance(exc, sqlite3.OperationalError) and (
+        "full" in str(exc) or getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+    )
 
 
 class Database:
@@ -30,14 +75,30 @@ class Database:
     def __init__(self, path: Path):
         self.path = Path(path)
         self._local = threading.local()
+        # Read-only when the file (or, for a new file's journal, its directory) cannot be written.
+        self.read_only = self.path.exists() and not (
+            os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK)
+        )
+        # Called before every outermost write transaction: the app checks there that the person
+        # acting still has a live session, so a tab signed out elsewhere writes nothing. It may
+        # raise to refuse the write; writes it makes itself are not checked again.
+        self.before_write: Callable[[], None] | None = None
+        # Called with the DiskFullError of a write that found the disk full (after its rollback),
+        # before it is raised: the app uses it to tell the person at once. It may raise instead.
+        self.on_disk_full: Callable[[DiskFullError], None] | None = None
 
     @property
     def rows(self) -> sqlite_utils.Database:
         """This thread's connection wrapped by sqlite-utils (`.query` yields dict rows)."""
         rows = getattr(self._local, "rows", None)
         if rows is None:
-            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-            conn.execute("PRAGMA journal_mode=WAL")
+            if self.read_only:
+                # immutable: a read-only file or directory cannot hold the WAL's shared memory
+                uri = f"{self.path.resolve().as_uri()}?mode=ro&immutable=1"
+                conn = sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None)
+            else:
+                conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+                conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute("PRAGMA busy_timeout=30000")
             conn.execute("PRAGMA synchronous=NORMAL")
@@ -73,6 +134,12 @@ class Database:
             finally:
                 self._local.depth -= 1
             return
+        if self.before_write is not None and not getattr(self._local, "checking", False):
+            self._local.checking = True
+            try:
+                self.before_write()
+            finally:
+                self._local.checking = False
         for attempt in range(_BUSY_RETRIES):
             try:
                 conn.execute("BEGIN IMMEDIATE")
@@ -86,12 +153,18 @@ class Database:
         self._local.depth = 1
         try:
             yield conn
-        except BaseException:
             self._local.depth = 0
-            conn.execute("ROLLBACK")
+            conn.execute("COMMIT")
+        except BaseException as exc:
+            self._local.depth = 0
+            if conn.in_transaction:  # SQLite has already rolled back after some errors (a full disk)
+                conn.execute("ROLLBACK")
+            if _is_disk_full(exc):
+                full = DiskFullError(self.path)
+                if self.on_disk_full is not None:
+                    self.on_disk_full(full)
+                raise full from exc
             raise
-        self._local.depth = 0
-        conn.execute("COMMIT")
 
     def write(self, statements: Callable[[sqlite3.Connection], object]):
         """`statements(conn)` in one transaction (or the one already open); its result."""
@@ -107,8 +180,13 @@ class Database:
         newest = len(migrations)
         current = self.file_version()
         if current > newest:
-            raise RuntimeError(
+            raise ProjectFileError(
                 f"{self.path}: schema version {current} is newer than this tool ({newest}); upgrade the tool"
+            )
+        if current < newest and self.read_only:
+            raise ProjectFileError(
+                f"{self.path}: read-only, and its schema (version {current}) needs upgrading to "
+                f"{newest} first; open it once with write access"
             )
 
         def step(conn, version):
@@ -120,21 +198,31 @@ class Database:
             self.write(lambda conn, v=version: step(conn, v))
 
     def migrate(self, owner: str, migrations: list[str]) -> None:
-        """Bring `owner`'s tables to len(migrations) (its version kept in `schema_versions`)."""
+        """Bring `owner`'s tables to len(migrations) (its version kept in `schema_versions`).
+        On a read-only file: nothing when they are current, else ProjectFileError."""
+
+        def version_of(conn) -> int:
+            if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_versions'").fetchone() is None:
+                return 0
+            row = conn.execute("SELECT version FROM schema_versions WHERE owner = ?", [owner]).fetchone()
+            return 0 if row is None else row[0]
+
+        current = version_of(self.connection)
+        if self.read_only:
+            if current != len(migrations):
+                raise ProjectFileError(
+                    f"{self.path}: read-only, and its {owner} tables (version {current}) need "
+                    f"version {len(migrations)}; open it once with write access"
+                )
+            return
         self.write(
             lambda c: c.execute(
                 "CREATE TABLE IF NOT EXISTS schema_versions "
                 "(owner TEXT PRIMARY KEY, version INTEGER NOT NULL)"
             )
         )
-
-        def version_of(conn) -> int:
-            row = conn.execute("SELECT version FROM schema_versions WHERE owner = ?", [owner]).fetchone()
-            return 0 if row is None else row[0]
-
-        current = version_of(self.connection)
         if current > len(migrations):
-            raise RuntimeError(
+            raise ProjectFileError(
                 f"{self.path}: the {owner} tables are at version {current}, newer than "
                 f"this tool ({len(migrations)}); upgrade the tool"
             )

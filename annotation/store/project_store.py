@@ -14,12 +14,13 @@ connection per thread, because a sqlite3 connection must not cross Streamlit's t
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
 from annotation.protocol.ids import Source
 from annotation.protocol.records import EvaluationRecord, Response, Sentence
-from annotation.store.database import Database
+from annotation.store.database import Database, ProjectFileError, check_database_file
 from annotation.store.event_log import EventLog, utc_now
 
 DB_NAME = "project.db"
@@ -83,6 +84,15 @@ MIGRATIONS: list[str] = [
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
+# The columns that hold JSON text (checked on every open: a malformed cell is named, not a traceback).
+JSON_CELLS = (
+    ("meta", "key", "value"),
+    ("media", "name", "info"),
+    ("responses", "response_id", "options"),
+    ("responses", "response_id", "extra"),
+    ("responses", "response_id", "sentences"),
+    ("records", "id", "record"),
+)
 
 
 # What a record's sentence repeats of its response's sentence (the keys Sentence.to_dict writes).
@@ -139,7 +149,12 @@ class ProjectStore:
 
     @classmethod
     def open(cls, directory: str | Path, *, create: bool = False) -> ProjectStore:
+        """The project at `directory` (made there when `create`). FileNotFoundError when there is
+        none; ProjectFileError (one line: the file and what is wrong) for a database that is
+        empty, not SQLite, damaged, newer than this tool, or has a malformed JSON cell. A file
+        this process may not write opens read-only."""
         directory = Path(directory)
+        check_database_file(directory / DB_NAME)
         if not (directory / DB_NAME).exists():
             if not create:
                 raise FileNotFoundError(
@@ -149,9 +164,29 @@ class ProjectStore:
             directory.mkdir(parents=True, exist_ok=True)
         store = cls(directory)
         store.database.connection.create_function("compact_record", 2, compact_record, deterministic=True)
-        store.database.migrate_file(MIGRATIONS)
-        store.events.migrate()
+        try:
+            store.database.migrate_file(MIGRATIONS)
+            store.events.migrate()
+            store._check_json_cells()
+        except ProjectFileError:
+            store.close()
+            raise
+        except sqlite3.DatabaseError as exc:  # "file is not a database", "disk image is malformed"
+            store.close()
+            raise ProjectFileError(f"{store.db_path}: cannot be used ({exc})") from None
         return store
+
+    def _check_json_cells(self) -> None:
+        """ProjectFileError naming the first cell of a JSON column that is not valid JSON."""
+        for table, key, column in JSON_CELLS:
+            row = self.database.connection.execute(
+                f"SELECT {key} FROM {table} WHERE NOT json_valid({column}) LIMIT 1"
+            ).fetchone()
+            if row is not None:
+                raise ProjectFileError(
+                    f"{self.db_path}: table {table}, row {key} = {str(row[0])[:80]!r}: "
+                    f"column {column} is not valid JSON (the file was edited or damaged)"
+                )
 
     def close(self) -> None:
         """Close this thread's connection (others close when their thread ends)."""

@@ -6,7 +6,10 @@ HMAC-SHA256 of both under the project's own secret key (made on first use, kept 
 `session_keys`). The server keeps one row per session, under the SHA-256 of its id (the table
 alone cannot sign anyone in): who, when it expires, when it was revoked. A token counts only
 when its signature is right, it has not expired, its row exists and is not revoked, and its
-account still exists. Signing out revokes the row; `revoke_sessions` ends all of a person's.
+account still exists. Signing out revokes the row; `revoke_sessions` ends all of a person's
+(annotation.store.accounts calls it when a password, email or role changes, and an admin can);
+`forget_sessions` deletes them with their account; expired rows are deleted whenever a session
+starts.
 """
 
 from __future__ import annotations
@@ -79,14 +82,18 @@ def start_session(
     if store.user(name) is None:
         raise ValueError(f"there is no user '{name}'")
     session_id = secrets.token_urlsafe(24)
-    expires = int(time.time() if now is None else now) + int(lifetime_s)
+    started = int(time.time() if now is None else now)
+    expires = started + int(lifetime_s)
     _ready(store)
-    store.database.write(
-        lambda c: c.execute(
+
+    def insert(conn) -> None:
+        conn.execute("DELETE FROM sessions WHERE expires_at <= ?", [started])
+        conn.execute(
             "INSERT INTO sessions(id_sha256, name, created_at, expires_at) VALUES (?, ?, ?, ?)",
             [_id_sha256(session_id), name, utc_now(), expires],
         )
-    )
+
+    store.database.write(insert)
     return f"{session_id}.{expires}.{_signature(store, session_id, expires)}"
 
 
@@ -141,6 +148,22 @@ def revoke_sessions(store: ProjectStore, name: str) -> int:
         )
     )
     return cursor.rowcount
+
+
+def forget_sessions(store: ProjectStore, name: str) -> int:
+    """Delete every session row of account `name` (the account is being removed or made anew); how many."""
+    _ready(store)
+    return store.database.write(lambda c: c.execute("DELETE FROM sessions WHERE name = ?", [name])).rowcount
+
+
+def live_sessions(store: ProjectStore, now: float | None = None) -> dict[str, int]:
+    """How many live (not revoked, not expired) sessions each account has; accounts without any are left out."""
+    _ready(store)
+    rows = store.database.connection.execute(
+        "SELECT name, count(*) FROM sessions WHERE revoked_at IS NULL AND expires_at > ? GROUP BY name",
+        [int(time.time() if now is None else now)],
+    )
+    return dict(rows.fetchall())
 
 
 def forget_expired(store: ProjectStore, now: float | None = None) -> int:

@@ -8,6 +8,10 @@ together ("black and white stripes", "between 3 and 5", "the dogs and the cats a
 Each fact carries the citations that belong to it: the group written after it inside the
 sentence, else, when the clauses speak of different modalities ("on screen", "the audio"), the
 citations of its own modality, else all.
+
+Blindness: a proposal may start from a judge's decomposition, never from a record that saw gold
+(`may_seed_a_proposal`): an annotator's editor opened on gold facts would make their stage-2
+labels agree with gold by construction.
 """
 
 from __future__ import annotations
@@ -17,6 +21,35 @@ from dataclasses import dataclass
 
 from annotation.protocol import records
 from annotation.protocol.citations import Citation, find_citation_groups, strip_citations
+from annotation.protocol.ids import Source, configuration_parts, source_kind
+
+_GOLD_WORD = re.compile(r"(?i)(?<![a-z0-9])gold(?![a-z0-9])")
+
+
+def may_seed_a_proposal(record: records.EvaluationRecord) -> bool:
+    """Whether `record` may start an annotator's stage-2 fact list: only a judge's record that
+    used no gold. Refused: gold itself, people's records, a judge configuration with `gold` in
+    any stage (`V+gold+E` copies the gold facts), a judge name that mentions gold at all, and
+    any record whose provenance mentions gold (a note of what gold said or lacked)."""
+    if source_kind(record.source) != "judge":
+        return False
+    name = Source.parse(record.source).name
+    parts = configuration_parts(name) or (name,)
+    if any(_GOLD_WORD.search(part) for part in parts):
+        return False
+    return not any(
+        _mentions_gold(sentence.provenance) or any(_mentions_gold(fact.provenance) for fact in sentence.facts)
+        for sentence in record.sentences
+    )
+
+
+def _mentions_gold(value) -> bool:
+    if isinstance(value, dict):
+        return any(_mentions_gold(k) or _mentions_gold(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(_mentions_gold(v) for v in value)
+    return isinstance(value, str) and bool(_GOLD_WORD.search(value))
+
 
 _META_RE = re.compile(
     r"^(?:(?:in|from|according\s+to|based\s+on)\s+the\s+(?:video|audio|clip|footage|recording|frame|scene"

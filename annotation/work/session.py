@@ -24,6 +24,7 @@ from annotation.protocol.questions import entailment_questions, question_citatio
 from annotation.protocol.records import EvaluationRecord, Fact, Sentence
 from annotation.protocol.same_sentence import same_sentence, sentence_at
 from annotation.work.drafts import discard_draft
+from annotation.work.proposals import may_seed_a_proposal
 
 CAMPAIGN_MODES = ("end_to_end", "staged")
 DEFAULT_CAMPAIGN_MODE = "end_to_end"
@@ -167,7 +168,9 @@ def propose_facts(
     that decomposed this sentence (same index and text), each of its facts passed through
     `split` (a function (Fact, the sentence's citations) -> list[Fact], e.g. splitting merged
     observations) when given; else `rule_based(sentence)` (a function Sentence -> list[Fact]).
-    Citation indices outside the sentence are dropped."""
+    Citation indices outside the sentence are dropped; a record that used gold is never used
+    (`proposals.may_seed_a_proposal`: the annotator stays blind to gold)."""
+    judge_records = [record for record in judge_records if may_seed_a_proposal(record)]
     n = len(sentence.citations)
     judged = next(
         (

@@ -13,6 +13,7 @@ import json
 import math
 import sys
 
+from annotation.cli.options import finite_float
 from annotation.protocol.errors import Problem
 from calibration.estimates.inputs import METRIC_NAMES, METRICS
 from calibration.estimates.planning import ASSURANCE
@@ -59,11 +60,11 @@ def add_estimate_parser(subparsers) -> None:
         "--metric", choices=METRICS, default="murgat_s", help="what to estimate (default murgat_s)"
     )
     parser.add_argument(
-        "--alpha", type=float, default=0.05, help="error level: (1 − alpha) CIs (default 0.05)"
+        "--alpha", type=finite_float, default=0.05, help="error level: (1 − alpha) CIs (default 0.05)"
     )
     parser.add_argument(
         "--plan",
-        type=float,
+        type=finite_float,
         metavar="HALF_WIDTH",
         help="how many more gold responses each model needs to reach a PPI CI of this half-width "
         "with 80%% probability (the probability is printed)",

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import sys
 
+from annotation.formats.atomic_file import os_error_reason
 from annotation.protocol.errors import InputError, Problem
 from calibration.cli.sweep import (
     add_statistics_arguments,
@@ -221,7 +222,7 @@ def cmd_export(args) -> int:
         _print_problems([Problem("<arguments>", None, flag, str(exc))])
         return 2
     except OSError as exc:
-        _print_problems([Problem(args.out, None, "--out", exc.strerror or str(exc))])
+        _print_problems([Problem(args.out, None, "--out", os_error_reason(exc))])
         return 2
     _print_summary(cfg, args.out)
     return 0

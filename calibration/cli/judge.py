@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 import threading
 
+from annotation.cli.options import finite_float
 from annotation.protocol.errors import InputError
 
 
@@ -53,7 +54,9 @@ def add_judge_parser(subparsers) -> None:
         "--concurrency", type=int, default=8, metavar="N", help="calls in flight at most (default 8)"
     )
     run.add_argument("--max-calls", type=int, default=None, metavar="N", help="stop after N new calls")
-    run.add_argument("--max-cost", type=float, default=None, metavar="USD", help="stop before spending more")
+    run.add_argument(
+        "--max-cost", type=finite_float, default=None, metavar="USD", help="stop before spending more"
+    )
     run.add_argument(
         "--dry-run", action="store_true", help="count the calls needed and their cost; call nothing"
     )

@@ -11,10 +11,12 @@ import sqlite3
 import sys
 from pathlib import Path
 
+from annotation.formats.atomic_file import describe_os_error
 from annotation.formats.readers import read_any
 from annotation.formats.rows import ReadResult
 from annotation.protocol.errors import InputError, Problem
 from annotation.protocol.ids import Source
+from annotation.store.database import ProjectFileError
 from calibration.scoring.murgat_s import (
     PRECISION_MODES,
     ResponseScore,
@@ -247,7 +249,10 @@ def main(argv: list[str] | None = None) -> int:
         _print_problems(exc.problems)
         return 2
     except OSError as exc:
-        print(f"error: {exc.filename or 'a file'}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"error: {describe_os_error(exc)}", file=sys.stderr)  # a full disk called so
+        return 2
+    except ProjectFileError as exc:  # empty, not SQLite, newer, damaged: one line says which
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     except sqlite3.DatabaseError as exc:  # e.g. a project.db that is not a SQLite file
         print(

@@ -14,6 +14,7 @@ import json
 import math
 import sys
 
+from annotation.cli.options import finite_float
 from annotation.protocol.errors import InputError, Problem
 from calibration.scoring.murgat_s import PRECISION_MODES
 from calibration.stats.numbers import interval, number, share
@@ -78,7 +79,7 @@ def add_statistics_arguments(parser) -> None:
     )
     parser.add_argument(
         "--epsilon",
-        type=float,
+        type=finite_float,
         default=DEFAULT_EPSILON,
         metavar="E",
         help=f"human parity margin, in r: a judge wins against an annotator when its r against the "

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from annotation.formats import strict_json
+from annotation.formats.atomic_file import write_text_atomically
 from annotation.formats.json_values import json_safe
 from annotation.formats.rows import read_input_text
 from annotation.protocol.errors import InputError
@@ -346,9 +347,7 @@ def write_calibrated_config(cfg: CalibratedConfig, path: str | Path) -> None:
     problems = validate_calibrated_dict(data, str(path))
     if problems:
         raise ValueError("the configuration is not valid: " + "; ".join(str(p) for p in problems))
-    Path(path).write_text(
-        json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8"
-    )
+    write_text_atomically(path, json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
 
 
 def read_calibrated_config(path: str | Path) -> CalibratedConfig:

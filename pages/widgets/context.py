@@ -7,17 +7,22 @@ so sharing the object across sessions is safe); the person lives in session stat
 
 from __future__ import annotations
 
+import functools
 import html
 import logging
 import os
 import re
 import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from annotation.state import ProjectState, project_state
+from annotation.store.accounts import sign_in_client
+from annotation.store.database import DiskFullError, ProjectFileError
 from annotation.store.project_store import DB_NAME, ProjectStore
 from annotation.store.sessions import end_session, session_user, start_session
 from pages.widgets.session_cookie import token_from_browser
@@ -54,7 +59,54 @@ def build_demo_project(directory: str) -> str:
 @st.cache_resource(show_spinner=False)
 def open_store(directory: str) -> ProjectStore:
     warm_up_sound_library()
-    return ProjectStore.open(directory)
+    store = ProjectStore.open(directory)
+    store.database.before_write = functools.partial(refuse_writes_of_ended_sessions, store)
+    store.database.on_disk_full = tell_of_a_full_disk
+    return store
+
+
+DISK_FULL = (
+    "The disk that holds this project is full: your last action was not saved (everything saved "
+    "before it is safe). Tell an admin; once there is room, do it again."
+)
+_RERUN_AFTER_FULL_DISK_S = 5.0  # a page whose own drawing writes must not rerun forever
+
+
+def tell_of_a_full_disk(error: DiskFullError) -> None:
+    """A write from this page found the disk full (and was rolled back): rerun the page, which
+    then says so at its top (`show_write_failure`), instead of Streamlit's generic error. A
+    second failure within seconds is left to `friendly_errors`, which says the same."""
+    if get_script_run_ctx() is None:
+        return
+    now = time.monotonic()
+    if now - st.session_state.get("disk_full_at", -1e9) < _RERUN_AFTER_FULL_DISK_S:
+        return
+    st.session_state["disk_full_at"] = now
+    st.session_state["write_failure"] = DISK_FULL
+    st.rerun()
+
+
+def show_write_failure() -> None:
+    """Say, once, that the last action was not saved (see `tell_of_a_full_disk`)."""
+    message = st.session_state.pop("write_failure", None)
+    if message:
+        st.error(message)
+
+
+def refuse_writes_of_ended_sessions(store: ProjectStore) -> None:
+    """Before any write made from a page run (a callback or the script): when the person of
+    this browser tab holds a session that has ended meanwhile (signed out in another tab,
+    revoked by an admin or by a password change, expired), forget them here and rerun the app,
+    which then shows the sign-in form: the write is never made. A callback runs before the page
+    script, so this check at the write (on the server) is what holds, not the page's frame."""
+    if get_script_run_ctx() is None:  # a background thread (media preparation): nobody acting
+        return
+    token = st.session_state.get("session_token")
+    if token is None or session_user(store, token) is not None:
+        return
+    st.session_state.pop("user", None)
+    st.session_state.pop("session_token", None)
+    st.rerun()
 
 
 @st.cache_resource(show_spinner=False)
@@ -98,7 +150,9 @@ def current_user() -> dict | None:
     """{'name', 'role'} of the signed-in person, re-read from the store so a role change or a
     removed account takes effect at once; None when nobody is signed in. A page opened anew
     (reload, Back, a new tab) signs in from the browser's session cookie; a session revoked
-    meanwhile (signed out in another tab, expired) signs this one out too."""
+    meanwhile (signed out in another tab, expired) signs this one out too. A write that failed
+    in the action before this run is reported here, at the top of the page."""
+    show_write_failure()
     if st.session_state.get("user") is None and not resume_session():
         return None
     store, token = current_store(), st.session_state.get("session_token")
@@ -132,8 +186,26 @@ def resume_session() -> bool:
 
 def sign_in_as(store: ProjectStore, user: dict) -> None:
     """Sign `user` in for this page and start the session the browser will keep."""
+    st.session_state.pop("session_token", None)
     st.session_state["user"] = user
     st.session_state["session_token"] = start_session(store, user["name"])
+
+
+# Set to the proxies uvicorn may believe (e.g. "10.0.0.5"); unset, its default believes any
+# X-Forwarded-For sent from 127.0.0.1, which anyone on the host can write.
+PROXIES_ENV = "FORWARDED_ALLOW_IPS"
+
+
+def client_address() -> str | None:
+    """Where this page's requests come from, for the sign-in throttle (see `sign_in_client`)."""
+    address = st.context.ip_address  # None on localhost (and no str in AppTest)
+    headers = st.context.headers
+    forwarded = headers.get("X-Forwarded-For") if headers is not None else None
+    return sign_in_client(
+        address if isinstance(address, str) else None,
+        forwarded if isinstance(forwarded, str) else None,
+        proxy_configured=bool(os.environ.get(PROXIES_ENV, "").strip()),
+    )
 
 
 def sign_out() -> None:
@@ -181,9 +253,20 @@ def sso_identity() -> dict | None:
     return identity if identity.get("is_logged_in") else None
 
 
+# Bidirectional controls (embeddings, overrides, isolates, marks) reorder the text shown around
+# them ("(visual, 0:01)" read reversed); they are shown as their code points instead.
+_BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def bidi_inert(text: str) -> str:
+    """`text` with every bidirectional control character replaced by a visible '[U+202E]'."""
+    return _BIDI_CONTROLS.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
+
+
 def escaped(text: str) -> str:
-    """Untrusted text as inert HTML (markup and entities shown literally, newlines kept)."""
-    return html.escape(text or "").replace("\n", "<br>")
+    """Untrusted text as inert HTML (markup and entities shown literally, bidirectional
+    controls shown as code points, newlines kept)."""
+    return html.escape(bidi_inert(text or "")).replace("\n", "<br>")
 
 
 # The marks that make links, images, emphasis, code, LaTeX, HTML and Streamlit's directives; a '-'
@@ -198,8 +281,15 @@ def literal(text) -> str:
     """Untrusted text for a place that renders Markdown (headers, captions, labels, toasts):
     punctuation backslash-escaped and autolink patterns broken by an invisible word joiner, so
     no link, image, emphasis, LaTeX or directive is made from it (`![x](http://…)` shows as
-    written)."""
-    return _MARKDOWN_SPECIALS.sub(r"\\\g<0>", _AUTOLINK_RE.sub("\u2060", str(text)))
+    written); bidirectional controls are shown as code points."""
+    return _MARKDOWN_SPECIALS.sub(r"\\\g<0>", _AUTOLINK_RE.sub("\u2060", bidi_inert(str(text))))
+
+
+def component_key(text: str) -> str:
+    """A Streamlit component key made from ids and model names: Streamlit splits a component's
+    widget id at '__', so a key holding '__' is refused; every '_' becomes '_5f' (one-to-one,
+    never two underscores in a row)."""
+    return str(text).replace("_", "_5f")
 
 
 def show_text(text: str, css_class: str = "murgat-text") -> None:
@@ -217,6 +307,11 @@ def friendly_errors(what: str = "this page"):
     """Show a friendly message instead of a traceback; the details go to the log."""
     try:
         yield
+    except DiskFullError:
+        log.exception("disk full while showing %s", what)
+        st.error(DISK_FULL)
+    except ProjectFileError as exc:
+        st.error(f"This project cannot be opened: {literal(exc)}")
     except Exception:  # Streamlit's rerun/stop are BaseException and pass through
         log.exception("error while showing %s", what)
         st.error(

@@ -14,10 +14,16 @@ from pathlib import Path
 
 import streamlit as st
 
-from annotation.store.accounts import account_for_identity, authenticate, sign_in_wait_s
+from annotation.store.accounts import (
+    account_for_identity,
+    authenticate,
+    sign_in_wait_s,
+    verified_identity_email,
+)
 from pages.widgets.context import (
     APP_DIR,
     available_projects,
+    client_address,
     current_store,
     current_user,
     friendly_errors,
@@ -91,8 +97,7 @@ def password_form(store) -> None:
     if missing:
         st.error(f"Enter {' and '.join(missing)}.")
         return
-    address = st.context.ip_address  # None on localhost (and no str in AppTest): name only
-    client = address if isinstance(address, str) else None
+    client = client_address()
     user = authenticate(store, name, password, client=client)
     if user is None:
         wait = math.ceil(sign_in_wait_s(store, name, client=client))
@@ -107,9 +112,8 @@ def password_form(store) -> None:
 def project_for_identity(names: list[str]) -> str | None:
     """The first project with an account for the single sign-on identity's email. Coming back
     from the provider starts a new browser session, so the project chosen before is gone."""
-    identity = sso_identity()
-    email = (identity or {}).get("email")
-    if not email or identity.get("email_verified") is False:
+    email, _ = verified_identity_email(sso_identity())
+    if email is None:
         return None
     return next((name for name in names if account_for_identity(open_store(name), email)), None)
 
@@ -122,20 +126,27 @@ def single_sign_on(store, provider: str | None) -> None:
         if st.button("Sign in with single sign-on", key="sso_sign_in"):
             st.login(provider)
         return
+    verified, refusal = verified_identity_email(identity)
     email = str(identity.get("email") or "").strip()
     shown = "`" + email.replace("`", "'") + "`"  # a code span: the provider's text shown literally
-    if not email:
+    if refusal == "no email":
         st.warning(
             "Your single sign-on identity carries no email address, so it cannot be matched "
             "to an account; ask an admin, or sign in with your name and password."
         )
-    elif identity.get("email_verified") is False:
-        # An unverified address could be anyone's: never let it open that person's account.
+    elif refusal == "unverified":
+        # An unverified address could be anyone's: only a literal `email_verified: true` counts.
         st.warning(
             f"Your identity provider has not verified the email {shown}, so it cannot sign "
             "you in; verify it there, or sign in with your name and password."
         )
+    elif refusal == "look-alike":
+        st.warning(
+            f"The email {shown} holds look-alike (compatibility) characters, so it cannot sign "
+            "you in; sign in with your name and password, or ask an admin."
+        )
     else:
+        email = verified
         account = account_for_identity(store, email)
         if account is not None:
             sign_in_as(store, account)

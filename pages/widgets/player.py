@@ -22,7 +22,7 @@ from streamlit import runtime
 from annotation.media.clips import AUDIO_POINT_S, ClipPrefetcher, cut_clip
 from annotation.project import media_source, prepare_media
 from annotation.protocol.citations import Citation
-from pages.widgets.context import APP_DIR, show_text
+from pages.widgets.context import APP_DIR, component_key, show_text
 from pages.widgets.response_view import chip_label
 from pages.widgets.sound import sound_data, span_view
 
@@ -157,7 +157,7 @@ def play_citations(
                     "This segment could not be prepared for playback; the details are in the log."
                 )
     if shown:
-        _PLAYERS(data={"players": shown, "autoplay": autoplay}, key=f"players:{key}")
+        _PLAYERS(data={"players": shown, "autoplay": autoplay}, key=component_key(f"players:{key}"))
     for citation in invalid:
         show_text(chip_label(citation), "murgat-invalid")  # `raw` is the response's own text
     if invalid:

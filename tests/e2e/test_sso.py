@@ -85,3 +85,15 @@ def test_sso_identity_without_an_account_is_told_to_ask_an_admin(server, provide
             page.get_by_role("button", name="Sign out of single sign-on").click()
         expect(page.get_by_role("button", name="Sign in with single sign-on")).to_be_visible(timeout=WAIT_MS)
         expect(page.get_by_text("no account in this project has the email")).to_have_count(0)
+
+
+@pytest.mark.parametrize("claim", ["missing", "false"])
+def test_an_identity_whose_email_is_not_verified_as_true_signs_nobody_in(server, provider, claim):
+    # Issue 23: a missing claim (or the string "false") used to sign in as the address's owner.
+    unverified = {key: value for key, value in DANA.items() if key != "email_verified"}
+    if claim != "missing":
+        unverified["email_verified"] = claim
+    with chromium_page() as page:
+        sign_in_with_sso(page, server, provider, unverified)
+        expect(page.get_by_text("has not verified the email")).to_be_visible(timeout=WAIT_MS)
+        expect(page.locator(".st-key-murgat_account")).to_have_count(0)

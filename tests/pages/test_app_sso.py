@@ -71,7 +71,7 @@ def test_sso_sign_in_starts_a_session_the_browser_keeps(monkeypatch, project):
 
 
 def test_sso_identity_without_an_account_is_told_to_ask_an_admin(monkeypatch, project):
-    app = open_with_sso(monkeypatch, project, email="nobody@example.org")
+    app = open_with_sso(monkeypatch, project, email="nobody@example.org", email_verified=True)
     assert "user" not in app.session_state
     message = app.warning[-1].value
     assert "no account in this project has the email `nobody@example.org`" in message
@@ -80,7 +80,7 @@ def test_sso_identity_without_an_account_is_told_to_ask_an_admin(monkeypatch, pr
 
 
 def test_signing_out_of_single_sign_on_without_an_account_logs_out(monkeypatch, project):
-    app = open_with_sso(monkeypatch, project, email="nobody@example.org")
+    app = open_with_sso(monkeypatch, project, email="nobody@example.org", email_verified=True)
     app.button(key="sso_sign_out").click().run()
     assert app.user == {"is_logged_in": False}
 
@@ -96,7 +96,7 @@ def test_an_identity_without_an_email_is_told_so(monkeypatch, project):
 
 
 def test_signing_out_of_an_sso_session_also_logs_out_of_single_sign_on(monkeypatch, project):
-    app = open_with_sso(monkeypatch, project, email="ann@example.org")
+    app = open_with_sso(monkeypatch, project, email="ann@example.org", email_verified=True)
     app.button(key="sign_out").click().run()
     assert app.user == {"is_logged_in": False}
     assert "user" not in app.session_state and SSO_BUTTON in [b.label for b in app.button]
@@ -180,3 +180,15 @@ def test_back_from_the_provider_the_project_with_an_account_for_the_email_is_cho
     app = open_with_sso(monkeypatch, tmp_path, email="bob@example.org", email_verified=True)
     assert app.session_state["user"] == {"name": "bob", "role": "annotator"}
     assert app.session_state["project"] == str(tmp_path / "b")
+
+
+@pytest.mark.parametrize("claim", ["false", 0, None, "missing", "true"])
+def test_only_a_literal_true_email_verified_signs_in(monkeypatch, project, claim):
+    identity = {"email": "ann@example.org"} | ({} if claim == "missing" else {"email_verified": claim})
+    app = open_with_sso(monkeypatch, project, **identity)
+    assert "user" not in app.session_state and "has not verified" in app.warning[-1].value
+
+
+def test_a_look_alike_address_does_not_sign_in_the_account_it_resembles(monkeypatch, project):
+    app = open_with_sso(monkeypatch, project, email="\u212ann@example.org", email_verified=True)
+    assert "user" not in app.session_state and "look-alike" in app.warning[-1].value

@@ -47,18 +47,20 @@ def test_a_refused_import_keeps_the_media_root_setting_and_writes_no_media_row(
     shutil.copytree(import_media, other)
     before = project_snapshot(fresh_project)
     bad = write_jsonl(tmp_path / "g.jsonl", [generation_row("r1", video="silent"), {"id": "r2"}])
-    code, _, err = imported(capsys, fresh_project, other, bad)
+    code, _, err = imported(capsys, fresh_project, import_media, bad)
     assert (code, f"{bad}, line 2, field 'model_generation'" in err) == (2, True)
+    assert project_snapshot(fresh_project) == before
+    # another media root is refused before anything (issue 23: it broke the media imported before)
+    code, _, err = imported(capsys, fresh_project, other, bad)
+    assert (code, "this project's media root is" in err) == (2, True)
     assert project_snapshot(fresh_project) == before
 
 
-def test_an_accepted_import_sets_the_media_root_with_it(fresh_project, tmp_path, capsys, import_media):
-    other = tmp_path / "other-media"
-    shutil.copytree(import_media, other)
+def test_an_accepted_import_keeps_the_projects_one_media_root(fresh_project, tmp_path, capsys, import_media):
     code, _, _ = imported(
-        capsys, fresh_project, other, write_jsonl(tmp_path / "g.jsonl", [generation_row("r1")])
+        capsys, fresh_project, import_media, write_jsonl(tmp_path / "g.jsonl", [generation_row("r1")])
     )
-    assert (code, ProjectStore.open(fresh_project).media_root) == (0, other)
+    assert (code, ProjectStore.open(fresh_project).media_root) == (0, import_media)
 
 
 def test_importing_the_same_files_twice_changes_nothing(fresh_project, tmp_path, capsys, import_media):

@@ -6,6 +6,7 @@ import threading
 import pytest
 
 from annotation.protocol.records import EvaluationRecord, Response, Sentence
+from annotation.store.database import ProjectFileError
 from annotation.store.project_store import SCHEMA_VERSION, ProjectStore
 
 
@@ -128,7 +129,7 @@ def test_a_newer_schema_than_the_tool_is_refused(tmp_path):
     store = ProjectStore.open(tmp_path / "p", create=True)
     store.database.connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     store.close()
-    with pytest.raises(RuntimeError, match="newer than this tool"):
+    with pytest.raises(ProjectFileError, match="newer than this tool"):
         ProjectStore.open(tmp_path / "p")
 
 

@@ -1,0 +1,54 @@
+"""Issue 23, finding 11 in Chromium: a decision key pressed while the project's disk is full shows
+that the disk is full (not Streamlit's generic error) and writes nothing. The project lives on a
+2 MiB tmpfs (root mounts one; elsewhere the test is skipped)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+from app_support import tiny_project
+from browser_support import chromium_page, fill_sign_in, needs_chromium, streamlit_server
+
+pytestmark = needs_chromium
+QUESTION_JS = "() => window.__murgatKeys?.question ?? null"
+IDLE_JS = """() => document.querySelector('[data-test-script-state]')
+                      ?.getAttribute('data-test-script-state') === 'notRunning'"""
+READY_JS = "() => document.body.dataset.murgatReady === '1'"
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    mount_point = tmp_path / "disk"
+    mount_point.mkdir()
+    made = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount_point)], capture_output=True
+    )
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {made.stderr.decode().strip()}")
+    yield mount_point
+    subprocess.run(["umount", "-l", str(mount_point)], check=True)
+
+
+def fill(disk) -> None:
+    handle = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT)
+    try:
+        while os.write(handle, b"x" * 512):
+            pass
+    except OSError:
+        pass
+    finally:
+        os.close(handle)
+
+
+def test_a_key_pressed_on_a_full_disk_says_the_disk_is_full_and_writes_nothing(small_disk, tmp_path):
+    store = tiny_project(small_disk / "p")
+    with streamlit_server(store.directory, tmp_path / "streamlit.log") as url, chromium_page() as page:
+        fill_sign_in(page, url, "ann")
+        page.wait_for_function(f"() => ({QUESTION_JS})() !== null && ({IDLE_JS})() && ({READY_JS})()")
+        fill(small_disk)
+        page.keyboard.press("v")
+        page.get_by_text("The disk that holds this project is full").wait_for()
+        assert page.get_by_text("Something went wrong").count() == 0
+    assert store.events.log(who="ann") == []

@@ -1,0 +1,53 @@
+"""Issue 23, finding 2 in Chromium: two tabs of one browser share a session; signing out in one
+makes the other's next decision key show the sign-in form and write nothing."""
+
+from __future__ import annotations
+
+import pytest
+from browser_support import chromium_page, fill_sign_in, needs_chromium, streamlit_server
+
+from annotation.demo.project import build_demo
+from annotation.store.accounts import add_account
+
+WHO = "gus"
+QUESTION_JS = "() => window.__murgatKeys?.question ?? null"
+IDLE_JS = """() => document.querySelector('[data-test-script-state]')
+                      ?.getAttribute('data-test-script-state') === 'notRunning'"""
+READY_JS = "() => document.body.dataset.murgatReady === '1'"
+
+pytestmark = needs_chromium
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    store = build_demo(tmp_path_factory.mktemp("sessions") / "demo")
+    add_account(store, WHO, "annotator", WHO)
+    return store
+
+
+@pytest.fixture(scope="module")
+def server(demo, tmp_path_factory):
+    with streamlit_server(demo.directory, tmp_path_factory.mktemp("sessions-log") / "streamlit.log") as url:
+        yield url
+
+
+def settle(page) -> None:
+    page.wait_for_function(f"() => ({QUESTION_JS})() !== null && ({IDLE_JS})() && ({READY_JS})()")
+
+
+def test_after_signing_out_in_one_tab_the_other_tabs_next_key_writes_nothing_and_asks_to_sign_in(
+    demo, server
+):
+    with chromium_page() as page:
+        fill_sign_in(page, server, WHO)
+        settle(page)
+        tab = page.context.browser.new_context(viewport={"width": 1400, "height": 1000})
+        tab.add_cookies(page.context.cookies())  # a second tab of the same browser: the same cookie
+        other = tab.new_page()
+        other.goto(server)
+        settle(other)
+        page.get_by_role("button", name="Sign out").click()
+        page.get_by_role("button", name="Sign in").wait_for()
+        other.keyboard.press("v")
+        other.get_by_role("button", name="Sign in").wait_for()
+        assert demo.events.log(who=WHO) == []

@@ -14,7 +14,7 @@ import streamlit as st
 
 from annotation.work.drafts import load_draft, save_draft
 from annotation.work.proposals import atomic_split, rule_based_facts
-from annotation.work.session import Question, normalise_campaign_mode, plan, propose_facts
+from annotation.work.session import Question, normalise_campaign_mode, plan, propose_facts, undone_fact_list
 from pages.widgets import decisions, player, queue_view, response_view, timeline
 from pages.widgets.context import APP_DIR, friendly_errors
 from pages.widgets.facts_editor import GUIDANCE, facts_editor, start_draft
@@ -51,10 +51,13 @@ def empty_queue(store, who: str, queue, waiting: list[str]) -> None:
 
 
 def facts_decision(store, who: str, rid: str, sentence, question: Question) -> None:
-    """Stage 2: the fact list, restored from the person's saved draft when there is one."""
+    """Stage 2: the fact list, restored from the person's saved draft when there is one, else
+    the list they confirmed before an undo, else a proposal."""
     draft_key = f"draft:{rid}:{question.unit}"
     if draft_key not in st.session_state:
         saved = load_draft(store, who, rid, question.unit)
+        if saved is None:
+            saved = undone_fact_list(store, who, rid, question)
         if saved is None:
             judged = store.list_records("judge", response_id=rid)
             saved = propose_facts(question.sentence_index, sentence, judged, rule_based_facts, atomic_split)

@@ -208,7 +208,8 @@ def propose_facts(
     that decomposed this sentence (same index and text), each of its facts passed through
     `split` (a function (Fact, the sentence's citations) -> list[Fact], e.g. splitting merged
     observations) when given; else `rule_based(sentence)` (a function Sentence -> list[Fact]).
-    Citation indices outside the sentence are dropped."""
+    Citation indices outside the sentence, and invalid citations (they support nothing, so a
+    fact never starts with one ticked), are dropped."""
     n = len(sentence.citations)
     judged = next(
         (
@@ -226,7 +227,19 @@ def propose_facts(
         facts = [Fact(f.text, [c for c in f.citations if 0 <= c < n]) for f in judged]
         if split is not None:
             facts = [part for fact in facts for part in split(fact, sentence.citations)]
-    return [{"text": f.text, "citations": [c for c in f.citations if 0 <= c < n]} for f in facts]
+    valid = set(sentence.valid_citation_indices)
+    return [{"text": f.text, "citations": [c for c in f.citations if c in valid]} for f in facts]
+
+
+def undone_fact_list(store, who: str, response_id: str, question: Question) -> list[dict] | None:
+    """The fact list `who` last confirmed for the stage-2 `question`, when that label was undone
+    (None when they never confirmed one): after an undo they start from their own words."""
+    confirmed = [
+        e.value
+        for e in store.events.log(who=who, response_id=response_id, kind="label")
+        if (e.unit, e.task) == (question.unit, question.task)
+    ]
+    return confirmed[-1] if confirmed else None
 
 
 def check_fact_list(facts: list[dict], n_citations: int) -> list[str]:

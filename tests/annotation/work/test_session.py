@@ -23,6 +23,7 @@ from annotation.work.session import (
     response_progress,
     skip_response,
     undo_last_decision,
+    undone_fact_list,
 )
 
 VISUAL = Citation("visual", 12.0, 12.0)
@@ -244,6 +245,12 @@ def test_judge_decomposition_passes_through_the_split_when_one_is_given():
     ]
 
 
+def test_a_judges_invalid_citation_is_never_proposed_ticked():
+    sentence = Sentence("A man points (visual, 0:75; audio, 0:12-0:14).", citations=[BROKEN, AUDIO])
+    judge = EvaluationRecord("r1", "judge:x", [Sentence(sentence.text, True, facts=[Fact("A man.", [0, 1])])])
+    assert propose_facts(0, sentence, [judge], lambda s: []) == [{"text": "A man.", "citations": [1]}]
+
+
 def test_rule_based_split_is_used_without_a_judge_decomposition():
     proposal = propose_facts(0, two_sentences()[0], [], lambda s: [Fact("rule", [0])])
     assert proposal == [{"text": "rule", "citations": [0]}]
@@ -308,3 +315,15 @@ def test_undo_after_done_takes_back_the_last_choice_too(store):
 def test_skip_needs_a_reason(store):
     with pytest.raises(ValueError):
         skip_response(store, "ana", "r1", "  ")
+
+
+def test_after_an_undo_the_fact_list_confirmed_before_comes_back(store):
+    record_answer(store, "ana", "r1", next_question(two_sentences(), {}), True)
+    record_answer(store, "ana", "r1", next_question(two_sentences(), current(store)), False)
+    facts_question = next_question(two_sentences(), current(store))
+    assert undone_fact_list(store, "ana", "r1", facts_question) is None
+    record_answer(store, "ana", "r1", facts_question, [{"text": "My own words.", "citations": [1]}])
+    undo_last_decision(store, "ana")
+    assert undone_fact_list(store, "ana", "r1", facts_question) == [
+        {"text": "My own words.", "citations": [1]}
+    ]

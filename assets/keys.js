@@ -32,6 +32,14 @@ const STATE = (window.__murgatKeys = window.__murgatKeys || {
   legends: new Set(),
   legendKeys: [],
 });
+// The player's evidence tools (assets/player.js): lead-in, loop, half speed, a frame back / on.
+const PLAYER_TOOLS = {
+  l: (keys) => keys.lead(),
+  o: (keys) => keys.loop(),
+  s: (keys) => keys.slow(),
+  ",": (keys) => keys.step(-1),
+  ".": (keys) => keys.step(1),
+};
 const PENDING_LIMIT_MS = 4000; // a key that changed nothing must not lock the keys for good
 const NOT_TEXT = new Set(["checkbox", "radio", "range", "button", "submit", "reset", "color", "file", "image"]);
 
@@ -187,6 +195,13 @@ function onKeyDown(event) {
     }
     return;
   }
+  const tool = PLAYER_TOOLS[event.key.length === 1 ? event.key.toLowerCase() : ""];
+  if (tool && players().length && window.__murgatPlayerKeys && !popoverOpen()) {
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    tool(window.__murgatPlayerKeys);
+    return;
+  }
   const button = shortcutButton(event.key);
   if (!button) return;
   if (popoverOpen() || !ready()) {
@@ -281,7 +296,10 @@ export default function ({ data, parentElement }) {
   const guards = question !== null;
   if (guards) {
     STATE.guards += 1;
-    STATE.legendKeys = legend.map(([key]) => key).filter((key) => /^[A-OQ-Z0-9]$/i.test(key));
+    // the keys of the decision's buttons (P and the player's tools press no button)
+    STATE.legendKeys = legend
+      .map(([key]) => key)
+      .filter((key) => /^[A-Z0-9]$/i.test(key) && !PLAYER_TOOLS[key.toLowerCase()] && key.toUpperCase() !== "P");
     const now = performance.now();
     STATE.readyAt = question !== STATE.question ? now + cooldownMs : now;
     // A new stage-2 question: the first fact field takes the focus (not on a touch screen, where

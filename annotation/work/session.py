@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from annotation.protocol.ids import RESPONSE_UNIT, QuestionKey, entailment_task, fact_unit, sentence_unit
 from annotation.protocol.records import EvaluationRecord, Fact, Sentence
 from annotation.work.drafts import discard_draft
+from annotation.work.labels import CANT_TELL, cant_tell_reason
 
 CAMPAIGN_MODES = ("end_to_end", "staged")
 DEFAULT_CAMPAIGN_MODE = "end_to_end"
@@ -259,11 +260,25 @@ def check_fact_list(facts: list[dict], n_citations: int) -> list[str]:
     return problems
 
 
+# The reasons offered for "can't tell" (PROTOCOL §2); a person may write their own.
+CANT_TELL_REASONS = ("the audio is inaudible", "the text is unreadable", "the segment fails to play")
+
+
+def cant_tell_answer(reason: str) -> dict:
+    """The answer "can't tell" to a stage-3 question, with its reason (whitespace folded); recorded
+    as null for that value (labels → records). ValueError when the reason is empty."""
+    reason = " ".join(str(reason).split())
+    if not reason:
+        raise ValueError("say why you cannot tell")
+    return {CANT_TELL: reason}
+
+
 # -- writes: every decision goes to the event log at once --------------------------------------
 def record_answer(
     store, who: str, response_id: str, question: Question, value, spent_ms: int | None = None
 ) -> int | None:
-    """Append the person's answer to `question` (bool, or the fact list for stage 2); the new
+    """Append the person's answer to `question` (bool; a `cant_tell_answer` for stage 3; the fact
+    list for stage 2); the new
     event's id. None, and nothing written, when the person has already answered it (a label in
     force for its unit and task): a second click that reached a button still on screen from
     the question before — a double click, or a click while the page redraws — must neither
@@ -275,9 +290,11 @@ def record_answer(
     ):
         return None
     if question.kind != "facts":
-        return store.events.append(
-            who, response_id, question.unit, question.task, bool(value), spent_ms=spent_ms
-        )
+        reason = cant_tell_reason(value)
+        if reason is not None and question.stage != 3:
+            raise ValueError("only a stage-3 question can be answered “can't tell”")
+        stored = bool(value) if reason is None else cant_tell_answer(reason)
+        return store.events.append(who, response_id, question.unit, question.task, stored, spent_ms=spent_ms)
     facts = [
         {"text": str(f["text"]).strip(), "citations": sorted({int(c) for c in f["citations"]})} for f in value
     ]

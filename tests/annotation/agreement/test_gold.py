@@ -354,3 +354,35 @@ def test_without_auto_acceptance_a_fact_list_everyone_gave_in_other_words_waits_
     facts = value_of(gold, "facts")
     assert (facts.value, facts.provenance) == (None, "unresolved: unanimous 2/2, awaiting confirmation")
     assert facts in gold.disputes() and gold.records[0].sentences[0].facts == []
+
+
+# -- can't tell (PROTOCOL §2) ----------------------------------------------------------------------
+def cant_tell(text, cites=(0,)):
+    """A fact whose `all` the person could not tell (null, with the reason in its provenance)."""
+    return Fact(
+        text, list(cites), Entailment(None, [None], [None]), {"all": "can't tell: the audio is inaudible"}
+    )
+
+
+def test_gold_takes_the_majority_of_the_answers_that_decided():
+    records = [
+        record("alice", True, [fact("A man points.", [0], True)]),
+        record("bob", True, [cant_tell("A man points.")]),
+        record("carol", True, [cant_tell("A man points.")]),
+    ]
+    gold = derive_gold(records)
+    value = value_of(gold, "all")
+    assert (value.value, value.provenance, value.needs_ruling) == (True, "unanimous 1/1", False)
+
+
+def test_a_value_nobody_could_tell_stays_null_and_waits_for_a_ruling():
+    records = [record(n, True, [cant_tell("A man points.")]) for n in ("alice", "bob")]
+    gold = derive_gold(records)
+    value = value_of(gold, "all")
+    assert value.value is None and value.needs_ruling and value in gold.disputes()
+    assert gold.records[0].sentences[0].facts[0].entailment.all is None
+
+
+def test_a_value_not_yet_answered_is_not_listed_for_the_adjudicator():
+    records = [record(n, True, [Fact("A man points.", [0])]) for n in ("alice", "bob")]
+    assert [v for v in derive_gold(records).disputes() if v.question == "all"] == []

@@ -13,6 +13,7 @@ from annotation.work.labels import labels_by_unit, record_from_labels
 from annotation.work.session import (
     Question,
     Waiting,
+    cant_tell_answer,
     check_fact_list,
     entailment_questions,
     next_question,
@@ -327,3 +328,12 @@ def test_after_an_undo_the_fact_list_confirmed_before_comes_back(store):
     assert undone_fact_list(store, "ana", "r1", facts_question) == [
         {"text": "My own words.", "citations": [1]}
     ]
+
+
+def test_cant_tell_needs_a_reason_and_a_stage_three_question(store):
+    with pytest.raises(ValueError, match="say why"):
+        cant_tell_answer("  ")
+    stage_one = next_question(two_sentences(), {})
+    with pytest.raises(ValueError, match="stage-3"):
+        record_answer(store, "ana", "r1", stage_one, cant_tell_answer("the audio is inaudible"))
+    assert store.events.log("ana") == []

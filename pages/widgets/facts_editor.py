@@ -147,9 +147,10 @@ def _fact_row(sentence: Sentence, draft_key: str, position: int, row: int, n_row
     )
     for c, citation in enumerate(sentence.citations):
         line.checkbox(
-            literal(chip_label(citation)),  # an invalid citation shows the response's text
+            # an invalid citation shows the response's text; never ticked for the person (it
+            # supports nothing), but they may tick it for a fact that cites nothing else
+            literal(chip_label(citation)),
             key=_cite_key(draft_key, row, c),
-            disabled=not citation.valid and not st.session_state.get(_cite_key(draft_key, row, c), False),
             on_change="ignore",  # a tick stays in the browser until the next edit or click
         )
     moves = (("Up", "up", -1, position == 0), ("Down", "down", 1, position == n_rows - 1))

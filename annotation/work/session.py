@@ -210,7 +210,8 @@ def propose_facts(
     `split` (a function (Fact, the sentence's citations) -> list[Fact], e.g. splitting merged
     observations) when given; else `rule_based(sentence)` (a function Sentence -> list[Fact]).
     Citation indices outside the sentence, and invalid citations (they support nothing, so a
-    fact never starts with one ticked), are dropped."""
+    fact never starts with one ticked), are dropped; a fact left with none gets every valid
+    citation of the sentence, as the rule-based split gives (the person unticks what is not its)."""
     n = len(sentence.citations)
     judged = next(
         (
@@ -228,8 +229,10 @@ def propose_facts(
         facts = [Fact(f.text, [c for c in f.citations if 0 <= c < n]) for f in judged]
         if split is not None:
             facts = [part for fact in facts for part in split(fact, sentence.citations)]
-    valid = set(sentence.valid_citation_indices)
-    return [{"text": f.text, "citations": [c for c in f.citations if c in valid]} for f in facts]
+    valid = sentence.valid_citation_indices
+    return [
+        {"text": f.text, "citations": [c for c in f.citations if c in valid] or list(valid)} for f in facts
+    ]
 
 
 def undone_fact_list(store, who: str, response_id: str, question: Question) -> list[dict] | None:

@@ -252,6 +252,14 @@ def test_a_judges_invalid_citation_is_never_proposed_ticked():
     assert propose_facts(0, sentence, [judge], lambda s: []) == [{"text": "A man.", "citations": [1]}]
 
 
+def test_a_proposed_fact_left_without_a_valid_citation_gets_the_sentences_valid_ones():
+    sentence = Sentence("A red dot (visual, 0:75) and a tone (audio, 0:12-0:14).", citations=[BROKEN, AUDIO])
+    judge = EvaluationRecord(
+        "r1", "judge:x", [Sentence(sentence.text, True, facts=[Fact("A red dot.", [0])])]
+    )
+    assert propose_facts(0, sentence, [judge], lambda s: []) == [{"text": "A red dot.", "citations": [1]}]
+
+
 def test_rule_based_split_is_used_without_a_judge_decomposition():
     proposal = propose_facts(0, two_sentences()[0], [], lambda s: [Fact("rule", [0])])
     assert proposal == [{"text": "rule", "citations": [0]}]

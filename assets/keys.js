@@ -6,7 +6,20 @@
 // Fix: this script presses the button that shows a key's shortcut itself, whatever has the
 // focus (except a text field, which keeps its keys), and a media element that takes the focus
 // by a click gives it back at once. A new question ignores decision keys for `cooldown_ms` and shows when it is ready.
-// "P" plays (or pauses) every citation player of the page.
+// "P" plays (or pauses) every citation player of the page; the player keys (lead-in, loop, slow,
+// frame step) go to assets/player.js. A key pressed while a popover (the guidelines) is open
+// answers nothing.
+//
+// Stage 2 by keyboard: the first fact field takes the focus; Enter in a fact field goes to the
+// next one, or adds a fact and focuses it; Escape leaves the field (for U and P); Ctrl+Enter
+// confirms the facts with the text just typed.
+// A Streamlit text field hands its text to the widget manager only when it loses the focus (or
+// after a pause in typing); Streamlit's own Ctrl+Enter pressed Confirm first, so the confirm
+// carried the text before the last keystrokes, and the text's own message, a moment later,
+// reran the old question's fact list over the next question. Here Ctrl+Enter presses Confirm and
+// then takes the focus off the field, in one go: the widget manager sends every update of a
+// task as one message (under the first update's fragment, the decision's), so the confirm and
+// the latest text reach the server together, whatever the timing of the keys.
 
 const STATE = (window.__murgatKeys = window.__murgatKeys || {
   installed: false,
@@ -19,6 +32,14 @@ const STATE = (window.__murgatKeys = window.__murgatKeys || {
   legends: new Set(),
   legendKeys: [],
 });
+// The player's evidence tools (assets/player.js): lead-in, loop, half speed, a frame back / on.
+const PLAYER_TOOLS = {
+  l: (keys) => keys.lead(),
+  o: (keys) => keys.loop(),
+  s: (keys) => keys.slow(),
+  ",": (keys) => keys.step(-1),
+  ".": (keys) => keys.step(1),
+};
 const PENDING_LIMIT_MS = 4000; // a key that changed nothing must not lock the keys for good
 const NOT_TEXT = new Set(["checkbox", "radio", "range", "button", "submit", "reset", "color", "file", "image"]);
 
@@ -30,9 +51,11 @@ function isTextField(el) {
   return !NOT_TEXT.has(String(el.type || "text").toLowerCase());
 }
 
+const CONFIRM_HINT = "Ctrl + Enter"; // how Streamlit labels the `Ctrl+Enter` shortcut of a button
+
 function shortcutButton(key) {
-  if (!/^[a-z0-9]$/i.test(key)) return null;
-  const hints = document.querySelectorAll(`[aria-label="Shortcut ${key.toUpperCase()}"]`);
+  if (!/^[a-z0-9]$/i.test(key) && key !== CONFIRM_HINT) return null;
+  const hints = document.querySelectorAll(`[aria-label="Shortcut ${key.length === 1 ? key.toUpperCase() : key}"]`);
   for (const hint of hints) {
     const button = hint.closest("button");
     if (button && !button.disabled) return button;
@@ -77,8 +100,89 @@ function playOrPauseAll() {
   else all.forEach((p) => p.murgatPlay());
 }
 
+// The guidelines (or another popover) are open: keys belong to what is being read.
+function popoverOpen() {
+  return document.querySelector('[data-testid="stPopoverBody"]') !== null;
+}
+
+function factFields() {
+  return [...document.querySelectorAll('.st-key-murgat_decision input[placeholder^="Fact "]')];
+}
+
+function buttonNamed(text) {
+  return [...document.querySelectorAll(".st-key-murgat_decision button")].find(
+    (b) => b.innerText.trim() === text && !b.disabled,
+  );
+}
+
+// Focus what `find()` returns once it is there, and again if the page redraws it, until the page
+// is idle with it focused; never taking the focus from something else the person chose (nor
+// back from the body when they left the field themselves); gives up after PENDING_LIMIT_MS.
+function focusWhenThere(find) {
+  const until = performance.now() + PENDING_LIMIT_MS;
+  let focused = null;
+  const attempt = () => {
+    const el = find();
+    const active = document.activeElement;
+    if (focused && focused.isConnected && active !== focused) return; // the person moved on
+    if (el && active !== el && (!active || active === document.body)) {
+      el.focus();
+      focused = el;
+    }
+    const idle = document.querySelector('[data-test-script-state="notRunning"]') !== null;
+    if ((el && document.activeElement === el && idle) || performance.now() > until) return;
+    requestAnimationFrame(attempt);
+  };
+  attempt();
+}
+
+function touchScreen() {
+  return window.matchMedia("(hover: none) and (pointer: coarse)").matches;
+}
+
+function confirmFacts(event) {
+  const button = shortcutButton(CONFIRM_HINT);
+  if (!button) return; // not stage 2: whatever else binds Ctrl+Enter has it
+  event.preventDefault();
+  event.stopImmediatePropagation();
+  if (popoverOpen() || !ready()) return;
+  if (STATE.guards) {
+    STATE.pendingSince = performance.now();
+    showReadiness();
+  }
+  button.click();
+  const field = document.activeElement;
+  if (isTextField(field)) field.blur(); // its text joins the confirm's message (see the top)
+}
+
+// Enter in a fact field: the next field, or (in the last, once it holds text) a new fact.
+function nextFact(event, field) {
+  const fields = factFields();
+  const at = fields.indexOf(field);
+  if (at < 0) return;
+  event.preventDefault();
+  event.stopImmediatePropagation();
+  if (at < fields.length - 1) {
+    fields[at + 1].focus(); // the blur sends this field's text
+    return;
+  }
+  const add = buttonNamed("Add a fact");
+  if (!add || !field.value.trim()) return;
+  add.click();
+  field.blur(); // its text travels with the click
+  focusWhenThere(() => factFields()[at + 1]);
+}
+
 function onKeyDown(event) {
-  if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
+  if (event.repeat) return;
+  const plain = !event.ctrlKey && !event.metaKey && !event.altKey;
+  if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && !event.altKey) return confirmFacts(event);
+  if (event.key === "Enter" && plain && !event.shiftKey) return nextFact(event, event.target);
+  if (event.key === "Escape" && factFields().includes(event.target)) {
+    event.target.blur(); // out of the fact (its text is sent): the decision keys work again
+    return;
+  }
+  if (!plain) return;
   // The element as the page sees it: a native media control's inner parts count as its
   // <audio> or <video>.
   const target = event.target;
@@ -91,9 +195,16 @@ function onKeyDown(event) {
     }
     return;
   }
+  const tool = PLAYER_TOOLS[event.key.length === 1 ? event.key.toLowerCase() : ""];
+  if (tool && players().length && window.__murgatPlayerKeys && !popoverOpen()) {
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    tool(window.__murgatPlayerKeys);
+    return;
+  }
   const button = shortcutButton(event.key);
   if (!button) return;
-  if (!ready()) {
+  if (popoverOpen() || !ready()) {
     event.preventDefault(); // too soon after a new question: ignored, and the legend says so
     event.stopImmediatePropagation();
     return;
@@ -185,9 +296,17 @@ export default function ({ data, parentElement }) {
   const guards = question !== null;
   if (guards) {
     STATE.guards += 1;
-    STATE.legendKeys = legend.map(([key]) => key).filter((key) => /^[A-OQ-Z0-9]$/i.test(key));
+    // the keys of the decision's buttons (P and the player's tools press no button)
+    STATE.legendKeys = legend
+      .map(([key]) => key)
+      .filter((key) => /^[A-Z0-9]$/i.test(key) && !PLAYER_TOOLS[key.toLowerCase()] && key.toUpperCase() !== "P");
     const now = performance.now();
     STATE.readyAt = question !== STATE.question ? now + cooldownMs : now;
+    // A new stage-2 question: the first fact field takes the focus (not on a touch screen, where
+    // a focused field opens the on-screen keyboard over the page).
+    if (question !== STATE.question && question.endsWith("|facts") && !touchScreen()) {
+      focusWhenThere(() => factFields()[0]);
+    }
     STATE.question = question;
     STATE.pendingSince = 0;
   }

@@ -2,6 +2,37 @@
 // the cited start frame, a scrub bar marks the cited span inside the padded clip, the time
 // shown is the source's ("0:14.0 of 2:00"), and the sound view under an audio player carries a
 // playhead that moves with playback. All text comes in `data` and is set as text, never as HTML.
+//
+// Evidence tools, for every player of the page at once (keys in assets/keys.js call
+// `window.__murgatPlayerKeys`): playback starts a lead-in before the cited start (`lead_in_s`
+// from the project, L cycles 0 / 1 / 2 s, never more than the clip's padding), O loops the cited
+// span (with its lead-in), S plays at half speed, "," and "." step one frame back or on (paused).
+const PREFS = (window.__murgatPlayerPrefs = window.__murgatPlayerPrefs || { leadIn: null, loop: false, slow: false });
+const LEAD_INS = [0, 1, 2];
+const LIVE = (window.__murgatLivePlayers = window.__murgatLivePlayers || new Set());
+
+function applyAll() {
+  LIVE.forEach((p) => p.murgatApply());
+}
+
+window.__murgatPlayerKeys = {
+  lead() {
+    const now = PREFS.leadIn ?? [...LIVE][0]?.murgatLeadDefault ?? 1;
+    PREFS.leadIn = LEAD_INS[(LEAD_INS.indexOf(now) + 1) % LEAD_INS.length] ?? 0;
+    applyAll();
+  },
+  loop() {
+    PREFS.loop = !PREFS.loop;
+    applyAll();
+  },
+  slow() {
+    PREFS.slow = !PREFS.slow;
+    applyAll();
+  },
+  step(direction) {
+    LIVE.forEach((p) => p.murgatStep(direction));
+  },
+};
 
 function clock(seconds, tenths) {
   const s = Math.max(0, seconds);
@@ -133,7 +164,8 @@ function playerParts(d, span) {
   box.dataset.citation = d.label;
   const head = element("div", "murgat-player-head");
   const time = element("span", "murgat-player-time");
-  head.append(element("span", "murgat-player-label", d.label), time);
+  const modes = element("span", "murgat-player-modes");
+  head.append(element("span", "murgat-player-label", d.label), modes, time);
   const media = mediaElement(d);
   const play = element("button", "murgat-player-play", "▶");
   play.type = "button";
@@ -158,7 +190,7 @@ function playerParts(d, span) {
     canvas.setAttribute("aria-label", `Waveform and spectrogram of ${d.label}, the cited part shaded`);
     box.append(canvas);
   }
-  return { box, time, media, play, scrub, playhead, canvas };
+  return { box, time, modes, media, play, scrub, playhead, canvas };
 }
 
 function seekable(scrub, media, duration, show) {
@@ -188,7 +220,7 @@ function seekable(scrub, media, duration, show) {
 
 function player(d, parentElement, autoplay) {
   const span = spanOf(d);
-  const { box, time, media, play, scrub, playhead, canvas } = playerParts(d, span);
+  const { box, time, modes, media, play, scrub, playhead, canvas } = playerParts(d, span);
   parentElement.append(box);
   const duration = () => (isFinite(media.duration) && media.duration > 0 ? media.duration : span.length);
   const fraction = () => Math.min(1, media.currentTime / duration());
@@ -200,13 +232,21 @@ function player(d, parentElement, autoplay) {
     play.setAttribute("aria-label", `${media.paused ? "Play" : "Pause"} ${d.label}`);
     if (canvas) drawSound(canvas, d.sound, span.fraction, fraction());
   };
+  // Where playback starts: the lead-in before the cited start (within the clip's padding).
+  const leadIn = () => Math.min(span.offset, Math.max(0, PREFS.leadIn ?? d.lead_in_s ?? 0));
+  const startAt = () => span.offset - leadIn();
+  // The loop's end: the cited end (a point: half a second after it), within the clip.
+  const loopEnd = () => Math.min(duration(), Math.max(d.cited_end_s - d.clip_start_s, span.offset + 0.5));
+  let atRest = true; // on the cited start as opened (or after an end): play starts with the lead-in
   let frame = 0;
   const tick = () => {
+    if (PREFS.loop && !media.paused && media.currentTime >= loopEnd()) media.currentTime = startAt();
     show();
     frame = media.paused ? 0 : requestAnimationFrame(tick);
   };
   const toCited = () => {
     media.currentTime = Math.min(span.offset, duration());
+    atRest = true;
   };
   media.addEventListener("loadedmetadata", () => {
     toCited();
@@ -218,12 +258,33 @@ function player(d, parentElement, autoplay) {
   });
   for (const name of ["pause", "seeked", "ended"]) media.addEventListener(name, show);
   box.murgatPlay = () => {
-    if (media.ended || media.currentTime >= duration() - 0.05) toCited();
+    if (atRest || media.ended || media.currentTime >= duration() - 0.05) media.currentTime = startAt();
+    atRest = false;
+    media.playbackRate = PREFS.slow ? 0.5 : 1;
     return media.play().catch(() => undefined);
   };
+  box.murgatLeadDefault = d.lead_in_s ?? 0;
+  box.murgatApply = () => {
+    media.playbackRate = PREFS.slow ? 0.5 : 1;
+    const on = [`lead-in ${leadIn().toFixed(leadIn() % 1 ? 1 : 0)} s`];
+    if (PREFS.loop) on.push("loop");
+    if (PREFS.slow) on.push("0.5×");
+    modes.textContent = on.join(" · ");
+  };
+  box.murgatStep = (direction) => {
+    media.pause();
+    atRest = false;
+    media.currentTime = Math.min(duration(), Math.max(0, media.currentTime + direction / (d.fps || 25)));
+  };
+  box.murgatApply();
+  LIVE.add(box);
+  media.addEventListener("ended", () => {
+    if (PREFS.loop) box.murgatPlay();
+  });
   box.murgatPause = () => media.pause();
   box.murgatPlaying = () => !media.paused && !media.ended;
   play.addEventListener("click", () => (media.paused ? box.murgatPlay() : media.pause()));
+  scrub.addEventListener("pointerdown", () => (atRest = false));
   seekable(scrub, media, duration, show);
   const resize = canvas ? new ResizeObserver(show) : null;
   if (resize) resize.observe(canvas);
@@ -238,6 +299,7 @@ function player(d, parentElement, autoplay) {
     }
   }, 400);
   return () => {
+    LIVE.delete(box);
     clearTimeout(fetchLater);
     cancelAnimationFrame(frame);
     if (resize) resize.disconnect();

@@ -14,7 +14,7 @@ import streamlit as st
 
 from annotation.work.drafts import load_draft, save_draft
 from annotation.work.proposals import atomic_split, rule_based_facts
-from annotation.work.session import Question, normalise_campaign_mode, plan, propose_facts
+from annotation.work.session import Question, normalise_campaign_mode, plan, propose_facts, undone_fact_list
 from pages.widgets import decisions, player, queue_view, response_view, timeline
 from pages.widgets.context import APP_DIR, friendly_errors
 from pages.widgets.facts_editor import GUIDANCE, facts_editor, start_draft
@@ -51,10 +51,13 @@ def empty_queue(store, who: str, queue, waiting: list[str]) -> None:
 
 
 def facts_decision(store, who: str, rid: str, sentence, question: Question) -> None:
-    """Stage 2: the fact list, restored from the person's saved draft when there is one."""
+    """Stage 2: the fact list, restored from the person's saved draft when there is one, else
+    the list they confirmed before an undo, else a proposal."""
     draft_key = f"draft:{rid}:{question.unit}"
     if draft_key not in st.session_state:
         saved = load_draft(store, who, rid, question.unit)
+        if saved is None:
+            saved = undone_fact_list(store, who, rid, question)
         if saved is None:
             judged = store.list_records("judge", response_id=rid)
             saved = propose_facts(question.sentence_index, sentence, judged, rule_based_facts, atomic_split)
@@ -83,7 +86,10 @@ def decision_header(sentence, question: Question, where: str) -> dict:
         wording, subject, css = decisions.WORDING["verifiable"], sentence.text, "murgat-sentence"
     else:
         wording, subject, css = decisions.WORDING[question.kind], question.fact.text, "murgat-fact"
-        about = ", ".join(response_view.chip_label(sentence.citations[i]) for i in question.segments)
+        # identical segments ("visual, 0:05; video, 0:05") once: the record keeps both citations
+        about = ", ".join(
+            dict.fromkeys(response_view.chip_label(sentence.citations[i]) for i in question.segments)
+        )
         header["note"] = f"Segments: {about}"
         if question.kind == "without":
             removed = sentence.citations[question.fact.citations[question.j]]
@@ -105,6 +111,19 @@ def decision(store, who: str, rid: str, sentence, question: Question, where: str
         decisions.answer_buttons(store, who, rid, question)
 
 
+def decisions_done(questions: list[Question], labels: dict, answered: int, waiting) -> str:
+    """'8/12 decisions', or '8 of at least 12 decisions' while later questions are not known yet
+    (stage 1 or 2 of the response unfinished, or waiting for gold): the total never seems to grow."""
+    known = waiting is None and all(
+        (q.unit, q.task) in labels for q in questions if q.stage < 3
+    )  # every fact known, so every stage-3 question is planned
+    return (
+        f"{answered}/{len(questions)} decisions"
+        if known
+        else f"{answered} of at least {len(questions)} decisions"
+    )
+
+
 def segments_to_play(sentences, sentence, question: Question, chosen: int | None, timeline_key: str) -> list:
     """The citations the players show: one chosen on the timeline or among the chips, else
     every segment the question is about."""
@@ -113,7 +132,8 @@ def segments_to_play(sentences, sentence, question: Question, chosen: int | None
         return [sentences[jump[0]].citations[jump[1]]]
     if chosen is not None:
         return [sentence.citations[chosen]]
-    return [sentence.citations[i] for i in question.segments]
+    # one player per distinct segment (two citations of the same moment play the same thing)
+    return list(dict.fromkeys(sentence.citations[i] for i in question.segments))
 
 
 def annotate(me: dict, store) -> None:
@@ -149,11 +169,11 @@ def decision_body(who: str, store) -> None:
     response = store.response(rid)
     sentences = store.response_sentences(rid)
     sentence = sentences[question.sentence_index]
-    questions, _ = plan(sentences, labels, mode, queue.gold.get(rid))
-    open_questions = [q for q in questions if (q.unit, q.task) not in labels]
+    questions, waiting = plan(sentences, labels, mode, queue.gold.get(rid))
+    answered = sum((q.unit, q.task) in labels for q in questions)
     where = (
         f"{rid} · sentence {question.sentence_index + 1}/{len(sentences)}"
-        f" · {len(questions) - len(open_questions)}/{len(questions)} decisions · {done}"
+        f" · {decisions_done(questions, labels, answered, waiting)} · {done}"
     )
     pad_s = float(store.get_setting("pad_s", 1.0))
     timeline_key = f"timeline:{question.key(rid)}"  # a new question starts afresh

@@ -1,4 +1,5 @@
-"""Per annotator: how often their value equals the gold value, and how fast they decide.
+"""Per annotator: how often their value equals the gold value, how fast they decide, and how often
+they cannot tell.
 
 The agreement page's table and chart read `annotator_rows`. Values
 are compared on the questions a person is asked (a gold value with a task) whose gold is
@@ -11,7 +12,8 @@ from __future__ import annotations
 from statistics import median
 
 from annotation.agreement.gold import FAST_MS, GoldValue
-from annotation.protocol.ids import RESPONSE_UNIT, is_ruling
+from annotation.protocol.ids import RESPONSE_UNIT, Task, is_ruling
+from annotation.work.labels import cant_tell_reason
 
 
 def annotator_rows(values: list[GoldValue], events) -> list[dict]:
@@ -58,3 +60,20 @@ def annotator_rows(values: list[GoldValue], events) -> list[dict]:
             }
         )
     return rows
+
+
+def cant_tell_rates(events) -> dict[str, tuple[int, int]]:
+    """{annotator: (their "can't tell" answers, their stage-3 answers)} over `events` (the store's
+    current labels); rulings and tasks that are not a known decision are left out."""
+    rates: dict[str, list[int]] = {}
+    for event in events:
+        try:
+            task = Task.parse(event.task)
+        except ValueError:
+            continue
+        if task.ruling or task.stage != 3:
+            continue
+        tally = rates.setdefault(event.who, [0, 0])
+        tally[0] += cant_tell_reason(event.value) is not None
+        tally[1] += 1
+    return {name: (count, total) for name, (count, total) in sorted(rates.items())}

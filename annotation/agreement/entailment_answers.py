@@ -56,3 +56,18 @@ def answer_for(fact: Fact, sentence: Sentence, kind: str, segments: Segments) ->
         return None
     found_kind, j, value = matching[0]
     return value, str(Task(found_kind, j))
+
+
+def could_not_tell(fact: Fact, sentence: Sentence, segments: Segments) -> bool:
+    """Did the person answer "can't tell" (PROTOCOL §2; the fact's provenance says "can't tell: …")
+    to a question about E(fact, `segments`)?"""
+    for name, note in (fact.provenance or {}).items():
+        if not str(note).startswith("can't tell"):
+            continue
+        try:
+            task = Task.from_value_name(name)
+            if question_segments(fact.citations, sentence, task.question, task.j) == segments:
+                return True
+        except (ValueError, IndexError):  # a malformed note in an imported record: no vote
+            continue
+    return False

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from annotation.agreement.clusters import FactCluster, SentenceClusters, response_clusters
-from annotation.agreement.entailment_answers import answer_for, question_segments
+from annotation.agreement.entailment_answers import answer_for, could_not_tell, question_segments
 from annotation.agreement.reliability import agreement_stage, records_by_response
 from annotation.agreement.same_fact import answers_from_rulings
 from annotation.formats.atomic_file import write_text_atomically
@@ -394,7 +394,9 @@ class _Deriver:
             spent_units=spent_units,
             ruling_units=units,
             segments=question_citations(cites, kind, j),
-            orphan=cluster is None and not voters,
+            # nobody decided (every voter could not tell): only a ruling settles it
+            orphan=(cluster is None and not voters)
+            or (not values and any(could_not_tell(f, s, segments) for f, s in voters.values())),
             citations=tuple(cites),
             wordings=cluster.wordings if cluster is not None else (),
         )

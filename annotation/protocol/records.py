@@ -36,8 +36,9 @@ class Entailment:
 class Fact:
     """An atomic fact; `citations` are indices into its sentence's citations.
 
-    `entailment` None means stage 3 was not done. `provenance` (gold only) maps
-    a value name ("all", "alone[0]", "text", …) to where it came from.
+    `entailment` None means stage 3 was not done. `provenance` maps a value name ("all",
+    "alone[0]", "text", …) to where it came from (gold), or, in a person's record, to "can't
+    tell: reason" for a value they could not tell (null in `entailment`).
     """
 
     text: str

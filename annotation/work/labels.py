@@ -4,18 +4,27 @@ derivation of a person's evaluation record from their current labels.
 Units and tasks (one event per decision):
 - stage 1: unit `s{i}`, task `verifiable`, value bool
 - stage 2: unit `s{i}`, task `facts`, value [{"text": str, "citations": [int]}] (the whole list)
-- stage 3: unit `s{i}/{fact_key}`, task `all` | `alone.{j}` | `without.{j}`, value bool
-  (j indexes the fact's own citations; the fact key ties the answers to the fact's text and
-  citation subset, so editing a fact never carries stale answers over)
+- stage 3: unit `s{i}/{fact_key}`, task `all` | `alone.{j}` | `without.{j}`, value bool, or
+  {"cant_tell": reason} when the person could not tell (PROTOCOL §2: the record's value is null,
+  the fact's provenance keeps "can't tell: reason"); j indexes the fact's own citations; the fact
+  key ties the answers to the fact's text and citation subset, so editing a fact never carries
+  stale answers over
 - response-level: unit `response`, task `done` (value true), `skip` events
   (value {"reason": str}) and `flag` events (value {"text": str}).
 """
 
 from __future__ import annotations
 
-from annotation.protocol.ids import Source, Unit, entailment_task, fact_unit, is_ruling, sentence_unit
+from annotation.protocol.ids import Source, Task, Unit, entailment_task, fact_unit, is_ruling, sentence_unit
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
 from annotation.protocol.same_sentence import sentence_at
+
+CANT_TELL = "cant_tell"
+
+
+def cant_tell_reason(value) -> str | None:
+    """The reason of a "can't tell" answer ({"cant_tell": reason}); None for any other value."""
+    return str(value[CANT_TELL]) if isinstance(value, dict) and CANT_TELL in value else None
 
 
 def labels_by_unit(events) -> dict[tuple[str, str], object]:
@@ -67,7 +76,8 @@ def record_from_labels(
         for proposal in _judged_fact_list(i, labels, gold_sentence):
             cites = [int(c) for c in proposal.get("citations", [])]
             funit = fact_unit(i, proposal["text"], cites)
-            answers = {task: value for (u, task), value in labels.items() if u == funit}
+            given = {task: value for (u, task), value in labels.items() if u == funit}
+            answers = {task: None if cant_tell_reason(v) is not None else v for task, v in given.items()}
             entailment = None
             if answers:
                 entailment = Entailment(
@@ -75,7 +85,12 @@ def record_from_labels(
                     alone=[answers.get(entailment_task("alone", j)) for j in range(len(cites))],
                     without=[answers.get(entailment_task("without", j)) for j in range(len(cites))],
                 )
-            facts.append(Fact(proposal["text"], cites, entailment))
+            cant_tell = {
+                Task.parse(task).value_name: f"can't tell: {cant_tell_reason(v)}"
+                for task, v in given.items()
+                if cant_tell_reason(v) is not None
+            }
+            facts.append(Fact(proposal["text"], cites, entailment, cant_tell or None))
         out.append(
             Sentence(
                 sentence.text,

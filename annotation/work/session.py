@@ -24,6 +24,7 @@ from annotation.protocol.questions import entailment_questions, question_citatio
 from annotation.protocol.records import EvaluationRecord, Fact, Sentence
 from annotation.protocol.same_sentence import same_sentence, sentence_at
 from annotation.work.drafts import discard_draft
+from annotation.work.labels import CANT_TELL, cant_tell_reason
 from annotation.work.proposals import may_seed_a_proposal
 
 CAMPAIGN_MODES = ("end_to_end", "staged")
@@ -168,8 +169,11 @@ def propose_facts(
     that decomposed this sentence (same index and text), each of its facts passed through
     `split` (a function (Fact, the sentence's citations) -> list[Fact], e.g. splitting merged
     observations) when given; else `rule_based(sentence)` (a function Sentence -> list[Fact]).
-    Citation indices outside the sentence are dropped; a record that used gold is never used
-    (`proposals.may_seed_a_proposal`: the annotator stays blind to gold)."""
+    Citation indices outside the sentence, and invalid citations (they support nothing, so a
+    fact never starts with one ticked), are dropped; a fact left with none gets every valid
+    citation of the sentence, as the rule-based split gives (the person unticks what is not its).
+    A record that used gold is never used (`proposals.may_seed_a_proposal`: the annotator stays
+    blind to gold)."""
     judge_records = [record for record in judge_records if may_seed_a_proposal(record)]
     n = len(sentence.citations)
     judged = next(
@@ -188,14 +192,42 @@ def propose_facts(
         facts = [Fact(f.text, [c for c in f.citations if 0 <= c < n]) for f in judged]
         if split is not None:
             facts = [part for fact in facts for part in split(fact, sentence.citations)]
-    return [{"text": f.text, "citations": [c for c in f.citations if 0 <= c < n]} for f in facts]
+    valid = sentence.valid_citation_indices
+    return [
+        {"text": f.text, "citations": [c for c in f.citations if c in valid] or list(valid)} for f in facts
+    ]
+
+
+def undone_fact_list(store, who: str, response_id: str, question: Question) -> list[dict] | None:
+    """The fact list `who` last confirmed for the stage-2 `question`, when that label was undone
+    (None when they never confirmed one): after an undo they start from their own words."""
+    confirmed = [
+        e.value
+        for e in store.events.log(who=who, response_id=response_id, kind="label")
+        if (e.unit, e.task) == (question.unit, question.task)
+    ]
+    return confirmed[-1] if confirmed else None
+
+
+# The reasons offered for "can't tell" (PROTOCOL §2); a person may write their own.
+CANT_TELL_REASONS = ("the audio is inaudible", "the text is unreadable", "the segment fails to play")
+
+
+def cant_tell_answer(reason: str) -> dict:
+    """The answer "can't tell" to a stage-3 question, with its reason (whitespace folded); recorded
+    as null for that value (labels → records). ValueError when the reason is empty."""
+    reason = " ".join(str(reason).split())
+    if not reason:
+        raise ValueError("say why you cannot tell")
+    return {CANT_TELL: reason}
 
 
 # -- writes: every decision goes to the event log at once --------------------------------------
 def record_answer(
     store, who: str, response_id: str, question: Question, value, spent_ms: int | None = None
 ) -> int | None:
-    """Append the person's answer to `question` (bool, or the fact list for stage 2); the new
+    """Append the person's answer to `question` (bool; a `cant_tell_answer` for stage 3; the fact
+    list for stage 2); the new
     event's id. None, and nothing written, when the person has already answered it (a label in
     force for its unit and task): a second click that reached a button still on screen from
     the question before — a double click, or a click while the page redraws — must neither
@@ -207,9 +239,11 @@ def record_answer(
     ):
         return None
     if question.kind != "facts":
-        return store.events.append(
-            who, response_id, question.unit, question.task, bool(value), spent_ms=spent_ms
-        )
+        reason = cant_tell_reason(value)
+        if reason is not None and question.stage != 3:
+            raise ValueError("only a stage-3 question can be answered “can't tell”")
+        stored = bool(value) if reason is None else cant_tell_answer(reason)
+        return store.events.append(who, response_id, question.unit, question.task, stored, spent_ms=spent_ms)
     facts = [
         {"text": str(f["text"]).strip(), "citations": sorted({int(c) for c in f["citations"]})} for f in value
     ]

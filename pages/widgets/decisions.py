@@ -18,6 +18,10 @@ WORDING = {
     "alone": "Does this one segment, by itself, support the fact?",
     "without": "Is the fact still supported by the other segments, without this one?",
 }
+CANT_TELL_KEY = "T"  # C and R are Streamlit's own (clear cache, rerun)
+REASONS_KEY = "cant_tell_open"  # the question whose "can't tell" reasons are on screen
+# The player's keys (assets/player.js), shown with the decision's own.
+PLAYER_KEYS = [("L", "lead-in"), ("O", "loop"), ("S", "slow"), (",/.", "frame")]
 ANSWERS = {
     "verifiable": (("Verifiable", "V", True), ("Not verifiable", "N", False)),
     "entailment": (("Yes, supported", "Y", True), ("No", "N", False)),
@@ -36,12 +40,17 @@ def panel(
     its keys, as one element (see pages.widgets.keys.legend)."""
     if question.kind == "facts":
         pairs = [("Ctrl+Enter", "confirm facts")]
+    elif reasons_open(question.key(response_id)):
+        pairs = [(str(n), reason) for n, reason in enumerate(session.CANT_TELL_REASONS, start=1)]
     else:
         answers = ANSWERS["verifiable" if question.kind == "verifiable" else "entailment"]
         pairs = [(key, label.lower().removesuffix(", supported")) for label, key, _ in answers]
+        if question.stage == 3:
+            pairs.append((CANT_TELL_KEY, "can't tell"))
     pairs.append(("U", "undo"))
     if players:
         pairs.append(("P", "play all" if players > 1 else "play"))
+        pairs += PLAYER_KEYS
     keys.legend(
         pairs, question.key(response_id), cooldown_ms=cooldown_ms, play_all=players > 1, header=header
     )
@@ -69,11 +78,28 @@ def _answer(store, who, response_id, question, value) -> None:
 
 
 def answer_buttons(store, who: str, response_id: str, question: session.Question) -> None:
-    """Yes/no buttons for a stage-1 or stage-3 question (keys V/N or Y/N)."""
+    """Yes/no buttons for a stage-1 or stage-3 question (keys V/N or Y/N); on stage 3 a "Can't
+    tell" button (T) that asks for the reason (keys 1-3 or a reason typed)."""
     shown_at(question.key(response_id))
+    if reasons_open(question.key(response_id)):
+        cant_tell_reasons(store, who, response_id, question)
+        return
     answers = ANSWERS["verifiable" if question.kind == "verifiable" else "entailment"]
     row = st.container(horizontal=True, gap="small")  # side by side on a phone too
+    if question.stage == 3:
+        answers = (*answers, ("Can't tell", CANT_TELL_KEY, None))
     for label, key, value in answers:
+        if value is None:
+            row.button(
+                label,
+                key=f"cant_tell:{question.key(response_id)}",
+                shortcut=key,
+                width="stretch",
+                help="The segments cannot show it either way (inaudible, unreadable, does not play)",
+                on_click=_open_reasons,
+                args=(question.key(response_id),),
+            )
+            continue
         # The question is in the key: a click on the button of the question before (still on
         # screen while the page redraws) then runs that question's callback, which refuses it,
         # instead of answering the new question unseen.
@@ -85,6 +111,49 @@ def answer_buttons(store, who: str, response_id: str, question: session.Question
             on_click=_answer,
             args=(store, who, response_id, question, value),
         )
+
+
+def reasons_open(item_key: str) -> bool:
+    return st.session_state.get(REASONS_KEY) == item_key
+
+
+def _open_reasons(item_key: str) -> None:
+    st.session_state[REASONS_KEY] = item_key
+
+
+def _close_reasons() -> None:
+    st.session_state.pop(REASONS_KEY, None)
+
+
+def _cant_tell(store, who, response_id, question, reason: str | None = None) -> None:
+    typed = st.session_state.get(f"cant_tell_reason:{question.key(response_id)}", "")
+    try:
+        value = session.cant_tell_answer(typed if reason is None else reason)
+    except ValueError as exc:
+        st.session_state["notice"] = f"Not recorded: {exc}."
+        return
+    _close_reasons()
+    _answer(store, who, response_id, question, value)
+
+
+def cant_tell_reasons(store, who: str, response_id: str, question: session.Question) -> None:
+    """Why the person cannot tell: a preset reason (keys 1-3), or their own words; or back."""
+    item = question.key(response_id)
+    st.caption("Why can't you tell?")
+    row = st.container(horizontal=True, gap="small")
+    for n, reason in enumerate(session.CANT_TELL_REASONS, start=1):
+        row.button(
+            reason.capitalize(),
+            key=f"cant_tell_reason:{n}:{item}",
+            shortcut=str(n),
+            on_click=_cant_tell,
+            args=(store, who, response_id, question, reason),
+        )
+    with st.form(f"cant_tell_form:{item}", border=False, clear_on_submit=True):
+        line = st.container(horizontal=True, gap="small", vertical_alignment="bottom")
+        line.text_input("Another reason", key=f"cant_tell_reason:{item}", placeholder="Another reason")
+        line.form_submit_button("Can't tell", on_click=_cant_tell, args=(store, who, response_id, question))
+    st.button("Back to the question", key=f"cant_tell_back:{item}", type="tertiary", on_click=_close_reasons)
 
 
 def confirm_facts(store, who: str, response_id: str, question: session.Question, facts: list[dict]) -> None:

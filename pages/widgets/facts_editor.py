@@ -115,6 +115,8 @@ def facts_editor(
 
 @st.fragment
 def _fact_list(sentence: Sentence, draft_key: str, on_edit) -> None:
+    if draft_key not in st.session_state:
+        return  # confirmed a moment ago (a field's own message asked for this rerun): nothing to save
     n = len(sentence.citations)
     rows = st.session_state[draft_key]["rows"]
     for position, row in enumerate(rows):
@@ -145,9 +147,10 @@ def _fact_row(sentence: Sentence, draft_key: str, position: int, row: int, n_row
     )
     for c, citation in enumerate(sentence.citations):
         line.checkbox(
-            literal(chip_label(citation)),  # an invalid citation shows the response's text
+            # an invalid citation shows the response's text; never ticked for the person (it
+            # supports nothing), but they may tick it for a fact that cites nothing else
+            literal(chip_label(citation)),
             key=_cite_key(draft_key, row, c),
-            disabled=not citation.valid and not st.session_state.get(_cite_key(draft_key, row, c), False),
             on_change="ignore",  # a tick stays in the browser until the next edit or click
         )
     moves = (("Up", "up", -1, position == 0), ("Down", "down", 1, position == n_rows - 1))
@@ -190,3 +193,15 @@ def _confirm(draft_key: str, n_citations: int, on_confirm) -> None:
         st.session_state[_problems_key(draft_key)] = "; ".join(problems).capitalize() + "."
     else:
         on_confirm(facts)
+        forget_draft(draft_key)
+
+
+def forget_draft(draft_key: str) -> None:
+    """Drop the draft from session state (it was confirmed): an undo starts it again from what
+    the caller gives `start_draft`, not from widget values Streamlit may have dropped meanwhile."""
+    st.session_state.pop(draft_key, None)
+    rows = (f"{draft_key}:text:", f"{draft_key}:cite:")
+    for key in [k for k in st.session_state if str(k).startswith(rows)]:
+        del st.session_state[key]
+    for key in (_saved_key(draft_key), _saved_at_key(draft_key)):
+        st.session_state.pop(key, None)

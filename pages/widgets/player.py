@@ -1,7 +1,9 @@
 """Citation-bound playback: one player per citation, playing exactly its modality and span.
 
 visual → a muted, video-only clip of [start − pad, end + pad], its poster the cited start frame
-(a point gets a short clip around its frame); audio → an audio-only clip. The player
+(a point gets a short clip around its frame); audio → an audio-only clip. Play starts a lead-in
+(`lead_in_s`) before the cited start; the player also loops the span, plays at half speed and
+steps frames (assets/player.js). The player
 (`assets/player.js`, a components-v2 module running in the page) opens on the cited start,
 marks the cited span on its scrub bar, shows the source's time ("0:14.0 of 2:00"), and draws an
 audio citation's sound under its controls with a moving playhead. Clips come from
@@ -27,6 +29,9 @@ from pages.widgets.response_view import chip_label
 from pages.widgets.sound import sound_data, span_view
 
 log = logging.getLogger("murgat.app")
+# Playback starts this long before the cited start (project setting; the person cycles it with L),
+# within the clip's padding (`pad_s`, project setting, 1 s by default).
+LEAD_IN_SETTING, DEFAULT_LEAD_IN_S = "lead_in_s", 1.0
 POINT_CONTEXT_S = 0.5  # with no padding set, a visual point still gets a short clip around it
 
 _PLAYERS = st.components.v2.component(
@@ -87,7 +92,16 @@ def media_url(path: Path, mimetype: str, slot: str) -> str:
     return f"/{base}{url}" if base and url.startswith("/") else url
 
 
-def player_data(store, media: dict, citation: Citation, pad_s: float, slot: str, *, with_sound: bool) -> dict:
+def player_data(
+    store,
+    media: dict,
+    citation: Citation,
+    pad_s: float,
+    slot: str,
+    *,
+    with_sound: bool,
+    lead_in_s: float = 0.0,
+) -> dict:
     """What the player shows for one valid citation: the padded clip, where the cited span sits
     in it (source seconds), the media's duration, the cited start frame as the poster of a
     video, and the sound of the clip's span when `with_sound` and the citation is audio."""
@@ -104,6 +118,8 @@ def player_data(store, media: dict, citation: Citation, pad_s: float, slot: str,
         "media_duration_s": float(media.get("info", {}).get("duration_s") or clip.source_end_s),
         "poster": None,
         "sound": None,
+        "lead_in_s": lead_in_s,
+        "fps": float(media.get("info", {}).get("fps") or 25.0),
     }
     if clip.kind == "video":
         frame = cut(store, media, Citation("visual", citation.start, citation.start), 0.0)
@@ -143,6 +159,7 @@ def play_citations(
     citation, missing media or a clip that cannot be cut shows a friendly note instead."""
     invalid, problems, shown = [], [], []
     media = store.media(video_name) if video_name else None
+    lead_in_s = float(store.get_setting(LEAD_IN_SETTING, DEFAULT_LEAD_IN_S))
     for i, citation in enumerate(citations):
         if not citation.valid:
             invalid.append(citation)
@@ -150,7 +167,17 @@ def play_citations(
             problems.append("The media of this response is not available.")
         else:
             try:
-                shown.append(player_data(store, media, citation, pad_s, f"{key}:{i}", with_sound=with_sound))
+                shown.append(
+                    player_data(
+                        store,
+                        media,
+                        citation,
+                        pad_s,
+                        f"{key}:{i}",
+                        with_sound=with_sound,
+                        lead_in_s=lead_in_s,
+                    )
+                )
             except Exception:  # a clip that cannot be cut must not take the page down
                 log.exception("could not cut %s of %s", citation, video_name)
                 problems.append(

@@ -97,7 +97,8 @@ def citation_chips(sentence: Sentence, key: str, playable: tuple[int, ...] = ())
     if not sentence.citations:
         st.caption("This sentence cites nothing.")
         return None
-    valid = [i for i, c in enumerate(sentence.citations) if c.valid]
+    # one chip per distinct segment ("visual, 0:05; video, 0:05" is one moment, the record keeps both)
+    valid = list({c: i for i, c in reversed(list(enumerate(sentence.citations))) if c.valid}.values())[::-1]
     for citation in sentence.citations:
         if not citation.valid:
             show_text(chip_label(citation), "murgat-invalid")

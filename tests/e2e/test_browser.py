@@ -183,17 +183,22 @@ ADJACENT_PX = 120  # the decision panel's bottom to its first player's top: spac
 
 
 def test_on_a_phone_each_decision_has_its_media_right_below_it(server):
-    """At 390×844 the decision comes first and its cited media follow at once, in every stage."""
+    """At 390×844 the decision comes first and its cited media follow at once, in every stage; the
+    question, its buttons and the first player's controls (stage 2: the first fact and Confirm) fit
+    the first screen."""
     width, height = PHONE
     with chromium_page(viewport_height=height, viewport_width=width) as page:
         fill_sign_in(page, server, PHONE_USER)
-        seen, gaps = [], {}
+        seen, gaps, off_screen = [], {}, {}
         for _ in range(80):
             settle(page)
             stage = stage_of(page)
             if stage not in seen:
                 seen.append(stage)
                 page.screenshot(path=SHOTS / f"0{len(seen)}_stage{stage}_{width}x{height}.png")
+                off_screen[stage] = [
+                    str(part) for part in phone_parts(page, stage) if not on_screen(part, height)
+                ]
             players = page.locator(".murgat-player")
             if players.count() and stage not in gaps:
                 panel = page.locator(".st-key-murgat_decision").bounding_box()
@@ -204,6 +209,24 @@ def test_on_a_phone_each_decision_has_its_media_right_below_it(server):
             press(page, {1: "v", 2: "Control+Enter", 3: "y"}[stage])
     assert sorted(gaps) == [1, 2, 3], gaps
     assert all(0 <= gap <= ADJACENT_PX for gap in gaps.values()), gaps
+    assert off_screen == {1: [], 2: [], 3: []}, off_screen
+
+
+def phone_parts(page, stage: int) -> list:
+    """What one phone screen must hold: stage 1 and 3, the words, the buttons and the first
+    player's controls; stage 2, the first fact and the confirm button."""
+    if stage == 2:
+        return [
+            page.get_by_placeholder("Fact 1"),
+            page.get_by_role("button", name=re.compile(r"^Confirm facts")),
+        ]
+    bars = page.locator(".murgat-player-bar")
+    return decision_parts(page, stage)[:3] + ([bars.first] if bars.count() else [])
+
+
+def on_screen(locator, height: int) -> bool:
+    box = locator.bounding_box()
+    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height
 
 
 ICON_NAMES = ("edit_note", "gavel", "groups", "smart_toy", "tune", "admin_panel_settings", "menu_book")

@@ -35,6 +35,8 @@ st.toggle("A switch", key="switch")
 st.checkbox("A box", key="box")
 st.text_input("Notes", key="notes")
 st.button("Yes", key="yes", shortcut="Y", on_click=yes)
+with st.popover("Guidelines"):
+    st.markdown("Judge only what the segments show.")
 st.markdown(f"presses: {{st.session_state.presses}}")
 """
 
@@ -113,3 +115,14 @@ def test_a_key_typed_into_a_text_field_stays_text(page):
     page.keyboard.press("Tab")
     page.wait_for_function(IDLE_JS)
     assert field.input_value() == "yy" and presses(page) == 0
+
+
+def test_a_key_pressed_while_the_guidelines_are_open_answers_nothing(page):
+    page.get_by_role("button", name="Guidelines").click()
+    page.get_by_text("Judge only what the segments show.").wait_for()
+    page.keyboard.press("y")  # reading the guidelines: no answer, and they stay open
+    assert page.get_by_text("Judge only what the segments show.").is_visible()
+    page.keyboard.press("Escape")
+    page.get_by_text("Judge only what the segments show.").wait_for(state="hidden")
+    press_y(page)  # one press counted: the one made with the guidelines open was not
+    assert presses(page) == 1

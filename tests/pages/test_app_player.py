@@ -111,7 +111,16 @@ def test_invalid_citation_is_listed_and_plays_nothing(app):  # sentence 3: (visu
 
 def test_the_legend_lists_the_keys_of_the_decision(app):
     data = legend(app)
-    assert data["legend"] == [["V", "verifiable"], ["N", "not verifiable"], ["U", "undo"], ["P", "play"]]
+    assert data["legend"] == [
+        ["V", "verifiable"],
+        ["N", "not verifiable"],
+        ["U", "undo"],
+        ["P", "play"],
+        ["L", "lead-in"],
+        ["O", "loop"],
+        ["S", "slow"],
+        [",/.", "frame"],
+    ]
     assert data["question"] == "r1|s0|verifiable"
 
 

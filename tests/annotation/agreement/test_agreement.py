@@ -262,3 +262,20 @@ def test_pair_confusion_counts_the_units_both_labelled():
         ("r1", 2): {"alice": 0.0, "carol": 0.0},
     }
     assert pair_confusion(units, "alice", "bob") == {(1.0, 1.0): 1, (1.0, 0.0): 1}
+
+
+def test_cant_tell_rates_count_each_annotators_cant_tell_among_their_stage_three_answers(tmp_path):
+    from annotation.agreement.annotator_stats import cant_tell_rates
+    from annotation.protocol.records import Response, Sentence
+    from annotation.store.project_store import ProjectStore
+
+    store = ProjectStore.open(tmp_path / "p", create=True)
+    store.add_responses([(Response("r1", "…"), [Sentence("A tone plays (audio, 0:01).")])])
+    for who, task, value in [
+        ("ana", "all", {"cant_tell": "the audio is inaudible"}),
+        ("ana", "alone.0", True),
+        ("ana", "verifiable", True),  # stage 1: not counted
+        ("ben", "all", False),
+    ]:
+        store.events.append(who, "r1", "s0" if task == "verifiable" else "s0/f1", task, value)
+    assert cant_tell_rates(store.events.current_labels()) == {"ana": (1, 2), "ben": (0, 1)}

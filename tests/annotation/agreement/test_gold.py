@@ -361,3 +361,35 @@ def test_each_kind_of_provenance_is_counted_from_its_kind_not_its_words():
     gold = derive_gold([record("alice", True), record("bob", True), record("carol", False)])
     assert gold.counts() == {"majority": 1, "unresolved": 1, "unanimous": 1}
     assert [v.provenance_kind for v in gold.values] == ["majority", "unresolved", "unanimous"]
+
+
+# -- can't tell (PROTOCOL §2) ----------------------------------------------------------------------
+def cant_tell(text, cites=(0,)):
+    """A fact whose `all` the person could not tell (null, with the reason in its provenance)."""
+    return Fact(
+        text, list(cites), Entailment(None, [None], [None]), {"all": "can't tell: the audio is inaudible"}
+    )
+
+
+def test_gold_takes_the_majority_of_the_answers_that_decided():
+    records = [
+        record("alice", True, [fact("A man points.", [0], True)]),
+        record("bob", True, [cant_tell("A man points.")]),
+        record("carol", True, [cant_tell("A man points.")]),
+    ]
+    gold = derive_gold(records)
+    value = value_of(gold, "all")
+    assert (value.value, value.provenance, value.needs_ruling) == (True, "unanimous 1/1", False)
+
+
+def test_a_value_nobody_could_tell_stays_null_and_waits_for_a_ruling():
+    records = [record(n, True, [cant_tell("A man points.")]) for n in ("alice", "bob")]
+    gold = derive_gold(records)
+    value = value_of(gold, "all")
+    assert value.value is None and value.needs_ruling and value in gold.disputes()
+    assert gold.records[0].sentences[0].facts[0].entailment.all is None
+
+
+def test_a_value_not_yet_answered_is_not_listed_for_the_adjudicator():
+    records = [record(n, True, [Fact("A man points.", [0])]) for n in ("alice", "bob")]
+    assert [v for v in derive_gold(records).disputes() if v.question == "all"] == []

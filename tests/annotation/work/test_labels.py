@@ -106,3 +106,15 @@ def test_staged_answers_about_gold_facts_keep_the_gold_facts(store):
     [record] = human_records(store, gold_by_response={"r1": gold})
     [fact] = record.sentences[0].facts
     assert fact.text == "A man points." and fact.entailment.all is False
+
+
+def test_a_cant_tell_answer_is_null_in_the_record_with_its_reason():
+    sentence = Sentence("A tone plays (audio, 0:01).", citations=[Citation("audio", 1.0, 1.0)])
+    unit = fact_unit(0, "A tone plays.", [0])
+    labels = {
+        ("s0", "verifiable"): True,
+        ("s0", "facts"): [{"text": "A tone plays.", "citations": [0]}],
+        (unit, "all"): {"cant_tell": "the audio is inaudible"},
+    }
+    (fact,) = record_from_labels("r1", "human:ana", [sentence], labels).sentences[0].facts
+    assert fact.entailment.all is None and fact.provenance == {"all": "can't tell: the audio is inaudible"}

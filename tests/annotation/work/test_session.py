@@ -15,6 +15,7 @@ from annotation.work.labels import labels_by_unit, record_from_labels
 from annotation.work.session import (
     Question,
     Waiting,
+    cant_tell_answer,
     next_question,
     normalise_campaign_mode,
     plan,
@@ -23,6 +24,7 @@ from annotation.work.session import (
     response_progress,
     skip_response,
     undo_last_decision,
+    undone_fact_list,
 )
 
 VISUAL = Citation("visual", 12.0, 12.0)
@@ -244,6 +246,20 @@ def test_judge_decomposition_passes_through_the_split_when_one_is_given():
     ]
 
 
+def test_a_judges_invalid_citation_is_never_proposed_ticked():
+    sentence = Sentence("A man points (visual, 0:75; audio, 0:12-0:14).", citations=[BROKEN, AUDIO])
+    judge = EvaluationRecord("r1", "judge:x", [Sentence(sentence.text, True, facts=[Fact("A man.", [0, 1])])])
+    assert propose_facts(0, sentence, [judge], lambda s: []) == [{"text": "A man.", "citations": [1]}]
+
+
+def test_a_proposed_fact_left_without_a_valid_citation_gets_the_sentences_valid_ones():
+    sentence = Sentence("A red dot (visual, 0:75) and a tone (audio, 0:12-0:14).", citations=[BROKEN, AUDIO])
+    judge = EvaluationRecord(
+        "r1", "judge:x", [Sentence(sentence.text, True, facts=[Fact("A red dot.", [0])])]
+    )
+    assert propose_facts(0, sentence, [judge], lambda s: []) == [{"text": "A red dot.", "citations": [1]}]
+
+
 def test_rule_based_split_is_used_without_a_judge_decomposition():
     proposal = propose_facts(0, two_sentences()[0], [], lambda s: [Fact("rule", [0])])
     assert proposal == [{"text": "rule", "citations": [0]}]
@@ -308,3 +324,24 @@ def test_undo_after_done_takes_back_the_last_choice_too(store):
 def test_skip_needs_a_reason(store):
     with pytest.raises(ValueError):
         skip_response(store, "ana", "r1", "  ")
+
+
+def test_after_an_undo_the_fact_list_confirmed_before_comes_back(store):
+    record_answer(store, "ana", "r1", next_question(two_sentences(), {}), True)
+    record_answer(store, "ana", "r1", next_question(two_sentences(), current(store)), False)
+    facts_question = next_question(two_sentences(), current(store))
+    assert undone_fact_list(store, "ana", "r1", facts_question) is None
+    record_answer(store, "ana", "r1", facts_question, [{"text": "My own words.", "citations": [1]}])
+    undo_last_decision(store, "ana")
+    assert undone_fact_list(store, "ana", "r1", facts_question) == [
+        {"text": "My own words.", "citations": [1]}
+    ]
+
+
+def test_cant_tell_needs_a_reason_and_a_stage_three_question(store):
+    with pytest.raises(ValueError, match="say why"):
+        cant_tell_answer("  ")
+    stage_one = next_question(two_sentences(), {})
+    with pytest.raises(ValueError, match="stage-3"):
+        record_answer(store, "ana", "r1", stage_one, cant_tell_answer("the audio is inaudible"))
+    assert store.events.log("ana") == []

@@ -12,7 +12,7 @@ from itertools import combinations
 
 import streamlit as st
 
-from annotation.agreement.annotator_stats import annotator_rows
+from annotation.agreement.annotator_stats import annotator_rows, cant_tell_rates
 from annotation.agreement.reliability import (
     LEVELS,
     pair_confusion,
@@ -146,9 +146,17 @@ def fact_set_pairs(units) -> None:
     st.dataframe(rows, hide_index=True, width="stretch")
 
 
+def _cant_tell(rate: tuple[int, int] | None) -> str:
+    """An annotator's "can't tell" answers among their stage-3 answers (PROTOCOL §2)."""
+    if not rate or not rate[1]:
+        return "–"
+    return f"{rate[0]} of {rate[1]} ({rate[0] / rate[1]:.0%})"
+
+
 def annotators_section(gold, labels) -> None:
     st.subheader("Annotators: agreement with gold and speed")
     rows = annotator_rows(gold.values, labels)
+    cant_tell = cant_tell_rates(labels)
     if not rows:
         st.info("No annotator values yet.")
         return
@@ -162,6 +170,7 @@ def annotators_section(gold, labels) -> None:
                 "agrees on adjudicated": f"{r['adjudicated_agree']} of {r['adjudicated']}",
                 "median time per decision": _number(r["median_s"], "{:.1f} s"),
                 "decisions under 2 s": _number(r["fast_share"], "{:.0%}"),
+                "can't tell": _cant_tell(cant_tell.get(r["annotator"])),
             }
             for r in rows
         ],

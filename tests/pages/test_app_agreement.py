@@ -9,8 +9,10 @@ from app_support import shown_text, signed_in_app, tiny_project
 
 from annotation.agreement.reliability import measure_agreement
 from annotation.project import export_records
+from annotation.protocol.ids import fact_unit
 from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
+from annotation.work.labels import CANT_TELL
 from calibration.scoring.murgat_s import PRECISION_MODES
 from calibration.sweep.parity import annotator_rows, parity_tables
 from pages.widgets.agreement_measure import latest_agreement, wait_for_agreement
@@ -150,6 +152,21 @@ def test_annotator_table_gives_agreement_with_gold_and_median_time(monkeypatch, 
         )
         for r in rows
     ] == [("ann", "100.0%", "1 of 1", "2.0 s", "33%"), ("bob", "66.7%", "0 of 1", "5.0 s", "0%")]
+
+
+def test_annotator_table_gives_each_annotators_cant_tell_rate_among_their_stage_three_answers(
+    monkeypatch, tiny
+):
+    store = ProjectStore.open(tiny)
+    first, second = fact_unit(1, "A man points.", [0]), fact_unit(1, "A man speaks.", [0])
+    store.events.append("ann", "r1", first, "all", {CANT_TELL: "the audio is inaudible"})
+    store.events.append("ann", "r1", second, "all", True)
+    store.events.append("bob", "r1", first, "all", True)
+    rows = table(agreement_page(monkeypatch, tiny), "annotator").to_dict("records")
+    assert [(r["annotator"], r["can't tell"]) for r in rows] == [
+        ("ann", "1 of 2 (50%)"),
+        ("bob", "0 of 1 (0%)"),
+    ]
 
 
 def test_stage_button_opens_the_disputes_of_that_stage(monkeypatch, demo):

@@ -4,12 +4,10 @@ that the disk is full (not Streamlit's generic error) and writes nothing. The pr
 
 from __future__ import annotations
 
-import os
-import subprocess
-
 import pytest
 from app_support import tiny_project
 from browser_support import chromium_page, fill_sign_in, needs_chromium, streamlit_server
+from disk_support import fill, mounted_tmpfs
 
 pytestmark = needs_chromium
 QUESTION_JS = "() => window.__murgatKeys?.question ?? null"
@@ -20,26 +18,7 @@ READY_JS = "() => document.body.dataset.murgatReady === '1'"
 
 @pytest.fixture
 def small_disk(tmp_path):
-    mount_point = tmp_path / "disk"
-    mount_point.mkdir()
-    made = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount_point)], capture_output=True
-    )
-    if made.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here: {made.stderr.decode().strip()}")
-    yield mount_point
-    subprocess.run(["umount", "-l", str(mount_point)], check=True)
-
-
-def fill(disk) -> None:
-    handle = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT)
-    try:
-        while os.write(handle, b"x" * 512):
-            pass
-    except OSError:
-        pass
-    finally:
-        os.close(handle)
+    yield from mounted_tmpfs(tmp_path / "disk", "2m")
 
 
 def test_a_key_pressed_on_a_full_disk_says_the_disk_is_full_and_writes_nothing(small_disk, tmp_path):

@@ -1,11 +1,9 @@
 """Issue 23, finding 11 in the app: a decision made while the project's disk is full says so at
 the top of the page, writes nothing, and shows no generic error (browser: tests/e2e/test_disk_full.py)."""
 
-import os
-import subprocess
-
 import pytest
 from app_support import click, open_app, sign_in, tiny_project
+from disk_support import fill, mounted_tmpfs
 
 from annotation.store.project_store import ProjectStore
 from pages.widgets.context import DISK_FULL
@@ -13,26 +11,7 @@ from pages.widgets.context import DISK_FULL
 
 @pytest.fixture
 def small_disk(tmp_path):
-    mount_point = tmp_path / "disk"
-    mount_point.mkdir()
-    made = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount_point)], capture_output=True
-    )
-    if made.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here: {made.stderr.decode().strip()}")
-    yield mount_point
-    subprocess.run(["umount", "-l", str(mount_point)], check=True)
-
-
-def fill(disk) -> None:
-    handle = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT)
-    try:
-        while os.write(handle, b"x" * 512):
-            pass
-    except OSError:
-        pass
-    finally:
-        os.close(handle)
+    yield from mounted_tmpfs(tmp_path / "disk", "2m")
 
 
 def test_a_decision_on_a_full_disk_is_reported_as_such_and_nothing_is_written(monkeypatch, small_disk):

@@ -8,9 +8,9 @@ from __future__ import annotations
 import argparse
 import os
 import stat
-import subprocess
 
 import pytest
+from disk_support import fill, mounted_tmpfs
 
 from annotation.cli.main import build_parser as annotation_parser
 from annotation.cli.main import main as annotation_main
@@ -59,34 +59,13 @@ def test_a_gold_csv_that_cannot_be_written_leaves_the_jsonl_unwritten_too(fresh_
 
 @pytest.fixture
 def tiny_disk(tmp_path):
-    """A 64 KiB tmpfs (root can mount one; elsewhere the test is skipped)."""
-    mount_point = tmp_path / "tiny"
-    mount_point.mkdir()
-    made = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount_point)], capture_output=True
-    )
-    if made.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here: {made.stderr.decode().strip()}")
-    yield mount_point
-    subprocess.run(["umount", str(mount_point)], check=True)
+    yield from mounted_tmpfs(tmp_path / "tiny", "64k")
 
 
 def test_a_full_disk_is_reported_as_such_and_nothing_is_left_behind(tiny_disk):
     with pytest.raises(OSError) as raised:
         write_text_atomically(tiny_disk / "big.jsonl", "x" * 200_000)
     assert raised.value.filename == str(tiny_disk / "big.jsonl") and list(tiny_disk.iterdir()) == []
-
-
-def fill(disk) -> None:
-    """Fill `disk` to the last byte with one file."""
-    handle = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT)
-    try:
-        while os.write(handle, b"x" * 512):
-            pass
-    except OSError:
-        pass
-    finally:
-        os.close(handle)
 
 
 def test_the_cli_says_the_disk_is_full_and_never_that_it_wrote(fresh_project, tiny_disk, capsys):

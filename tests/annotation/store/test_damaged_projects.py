@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 
 import pytest
+from disk_support import mounted_tmpfs
 from import_support import generation_row, write_jsonl
 from media_fixtures import make_indexed_video
 
@@ -91,15 +92,7 @@ def test_the_cli_says_what_is_wrong_in_one_line_exit_2_and_keeps_the_old_export(
 
 @pytest.fixture
 def small_disk(tmp_path):
-    mount_point = tmp_path / "disk"
-    mount_point.mkdir()
-    made = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount_point)], capture_output=True
-    )
-    if made.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here: {made.stderr.decode().strip()}")
-    yield mount_point
-    subprocess.run(["umount", "-l", str(mount_point)], check=True)
+    yield from mounted_tmpfs(tmp_path / "disk", "256k")
 
 
 def test_a_read_only_project_opens_for_reading(small_disk, tmp_path, capsys):

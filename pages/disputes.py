@@ -26,7 +26,7 @@ from annotation.agreement.same_fact import open_questions, wording_only
 from annotation.formats.readers import write_records_jsonl
 from annotation.state import ProjectSettings
 from pages.widgets import player, response_view, ruling
-from pages.widgets.context import current_state, friendly_errors, show_text
+from pages.widgets.context import current_state, friendly_errors, literal, show_text
 from pages.widgets.frame import run_page
 from pages.widgets.keys import DEFAULT_COOLDOWN_MS
 from pages.widgets.model_filter import choose_models
@@ -149,9 +149,10 @@ def status_words(value) -> str:
 
 
 def list_label(value) -> str:
-    """One line of the list: response, sentence, question, agreement, state."""
+    """One line of the list: response, sentence, question, agreement, state. Streamlit reads a
+    radio option as Markdown: the response id came in a file, so it is shown literally."""
     return (
-        f"{value.response_id} · sentence {value.sentence + 1} · {value.question} · "
+        f"{literal(value.response_id)} · sentence {value.sentence + 1} · {value.question} · "
         f"{value.agreement:.0%} · {status_words(value)}"
     )
 

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -145,3 +146,10 @@ def test_ci_runs_the_readmes_test_command_and_lints_before_testing():
     assert ci == test_command
     order = [test_command.index(step) for step in ("ruff check", "ruff format --check", "-m pytest")]
     assert order == sorted(order)
+
+
+def test_test_modules_have_unique_names():
+    # tests/ has no packages: pytest imports each test module by its file name, so two files of one
+    # name make the second fail to collect ("import file mismatch") in a clean run.
+    names = Counter(path.name for path in (ROOT / "tests").rglob("test_*.py"))
+    assert [name for name, count in names.items() if count > 1] == []

@@ -12,9 +12,9 @@ import time
 import pytest
 from browser_support import SHOTS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
 
-from annotation.agreement.gold import gold_from_store
 from annotation.demo.project import build_demo
 from annotation.protocol.ids import QuestionKey
+from annotation.state import project_state
 from annotation.store.accounts import add_account
 from annotation.work.labels import annotator_records, labels_by_unit
 
@@ -155,5 +155,5 @@ def test_cant_tell_by_key_is_null_in_the_export_and_gold_counts_only_decided_ans
         question.task.replace(".", "[")
         + ("]" if "." in question.task else ""): "can't tell: the audio is inaudible"
     }
-    gold = gold_from_store(demo, [question.response_id])
+    gold = project_state(demo).gold
     assert all(v.values.get(DOUBTER) is not None for v in gold.values if DOUBTER in v.values)

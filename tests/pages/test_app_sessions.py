@@ -1,6 +1,6 @@
 """Issue 23, finding 2 in the app: a session that ends elsewhere (another tab's sign-out, an admin,
 a password change) stops this tab at its next action, which writes nothing; an admin ends a
-person's sessions or removes the account (the two-tab browser test is tests/e2e/test_sessions.py)."""
+person's sessions or removes the account (the two-tab browser test is tests/e2e/test_sessions_across_tabs.py)."""
 
 import pytest
 from app_support import click, open_app, open_page_as, press, sign_in, tiny_project

@@ -136,7 +136,7 @@ def dispute_counts(every) -> dict[str, int]:
 def counts_line(every) -> None:
     counts = dispute_counts(every)
     st.markdown(
-        f"**{counts['disputes']}** disputes = **{counts['need a ruling']}** need a ruling + "
+        f"**{counts['disputes']}** dispute{'' if counts['disputes'] == 1 else 's'} = **{counts['need a ruling']}** need a ruling + "
         f"**{counts['settled by a majority']}** settled by a majority, not yet ruled + "
         f"**{counts['ruled']}** ruled",
         help="A dispute a majority settles gives gold now; a ruling overrides it. The list shows "

@@ -71,7 +71,7 @@ def test_adjudicator_answers_same_fact_by_key_and_the_next_question_appears(proj
         assert answers(project) == {"r1": True}
 
         page.keyboard.press("n")
-        page.get_by_text("disputes, lowest agreement first").wait_for()  # no question left: the disputes
+        page.get_by_text("lowest agreement first").wait_for()  # no question left: the dispute list
         wait_until_idle(page)
         page.screenshot(path=SHOTS / "32_same_fact_answered.png")
     assert answers(project) == {"r1": True, "r2": False}

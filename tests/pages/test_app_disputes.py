@@ -127,7 +127,7 @@ def test_disputes_come_lowest_agreement_first(monkeypatch, project):
 
 
 def counts(app) -> str:
-    return next(m.value for m in app.markdown if " disputes = " in m.value)
+    return next(m.value for m in app.markdown if " need a ruling + " in m.value)
 
 
 def test_the_counts_add_up_disputes_needing_a_ruling_settled_by_a_majority_and_ruled(monkeypatch, project):

@@ -33,7 +33,7 @@ def metric(app, label: str) -> str:
 
 def disputes_count(app) -> str:
     """The number of disputes on the page's counts line ("**N** disputes = …")."""
-    line = next(m.value for m in app.markdown if " disputes = " in m.value)
+    line = next(m.value for m in app.markdown if " need a ruling + " in m.value)
     return line.split("**")[1]
 
 

@@ -220,17 +220,20 @@ def agreement(me: dict, store) -> None:
         )
     results, fresh, error = latest_agreement(store, records)
     # while the bootstrap runs, the last numbers show and this part looks again every 2 s
-    st.fragment(alpha_part, run_every=None if fresh or error else 2.0)(store, records, open_by_stage)
+    if fresh:  # this whole run draws the new numbers: the fragment must not rerun the page again
+        st.session_state.pop("agreement_was_stale", None)  # (that rerun dropped a click made meanwhile)
+    st.fragment(alpha_part, run_every=None if fresh or error else 2.0)(store, records)
+    stage_buttons(open_by_stage)  # outside the fragment: a click never waits on its timed reruns
     confusion_section(records, open_by_stage)
     annotators_section(gold, state.labels)
     others_section(records)
 
 
-def alpha_part(store, records, open_by_stage: Counter) -> None:
+def alpha_part(store, records) -> None:
     """α per stage: the measurement of these labels, or the last one while it runs ('updating…')."""
     results, fresh, error = latest_agreement(store, records)
     if fresh and st.session_state.pop("agreement_was_stale", False):
-        st.rerun()  # the new numbers are in: one whole run, so the page stops looking again
+        st.rerun()  # a timed rerun found the new numbers: one whole run, so the page stops looking
     st.subheader("Krippendorff's α per stage")
     if error is not None:
         st.error(f"Agreement could not be measured ({type(error).__name__}); the details are in the log.")
@@ -242,7 +245,6 @@ def alpha_part(store, records, open_by_stage: Counter) -> None:
         )
     if results is not None:
         alpha_section(results)
-    stage_buttons(open_by_stage)
 
 
 run_page(agreement, "adjudicator", "admin", title="the agreement page")

@@ -93,7 +93,9 @@ def sessions_and_removal(store, me: dict, who: str) -> None:
 
 def queue_tab(store) -> None:
     names = [u["name"] for u in store.users()]
-    settings = ProjectSettings.of(store)
+    settings, problems = ProjectSettings.for_correction(store)
+    for problem in problems.values():  # a file edited by hand: name it, let the admin set it again
+        st.error(literal(f"{problem}. Until it is set again its default is used."))
     with st.form("queue_settings"):
         chosen_overlap = st.number_input(
             "Annotators per response (overlap)",

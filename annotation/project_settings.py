@@ -42,10 +42,10 @@ class SettingError(ValueError):
 @dataclass(frozen=True)
 class Setting:
     """One project setting: `check` returns the value as it is stored (a number as float, a
-    list of names sorted) or raises ValueError; `allows` says in words what it accepts."""
+    list of names sorted) or raises ValueError; `allows` says in words what it accepts. Its
+    default is its field's in `ProjectSettings`."""
 
     name: str
-    default: object
     allows: str
     check: Callable[[object], object]
     meaning: str
@@ -107,68 +107,58 @@ def _listed(choices: tuple[str, ...]) -> str:
 KNOWN: dict[str, Setting] = {
     s.name: s
     for s in (
-        Setting(
-            "gold_rule", DEFAULT_RULE, _listed(RULES), _one_of(RULES), "how annotators' values become gold"
-        ),
+        Setting("gold_rule", _listed(RULES), _one_of(RULES), "how annotators' values become gold"),
         Setting(
             "auto_accept_unanimous",
-            True,
             "true or false",
             _boolean,
             "a unit all annotators agree on is gold without a ruling",
         ),
         Setting(
             "pad_s",
-            DEFAULT_PAD_S,
             f"a number of seconds from 0 to {MAX_PAD_S:g}",
             _number(0.0, MAX_PAD_S),
             "media played before and after a cited span",
         ),
         Setting(
             "lead_in_s",
-            DEFAULT_LEAD_IN_S,
             f"a number of seconds from 0 to {MAX_PAD_S:g}",
             _number(0.0, MAX_PAD_S),
             "sound played before a clip's cited moment",
         ),
         Setting(
             "overlap",
-            DEFAULT_OVERLAP,
             f"a whole number from 1 to {MAX_OVERLAP}",
             _whole(1, MAX_OVERLAP),
             "annotators per response",
         ),
         Setting(
             "pool",
-            None,
             "a list of account names, or null for every annotator",
             _names_or_none,
             "who receives responses",
         ),
         Setting(
             "campaign_mode",
-            DEFAULT_CAMPAIGN_MODE,
             _listed(CAMPAIGN_MODES),
             _one_of(CAMPAIGN_MODES),
             "end to end, or staged on the gold units",
         ),
         Setting(
             SCOPE_SETTING,
-            SCOPES[0],
             _listed(SCOPES),
             _one_of(SCOPES),
             "which responses annotators are asked: all (queued first) or only queued ones",
         ),
         Setting(
             "key_cooldown_ms",
-            DEFAULT_COOLDOWN_MS,
             f"a whole number of milliseconds from 0 to {MAX_COOLDOWN_MS}",
             _whole(0, MAX_COOLDOWN_MS),
             "a key press repeated within this time counts once",
         ),
-        Setting("judges_toml", "", "text (a file path, or empty)", _text, "the judges file"),
-        Setting("project_name", "", "text", _text, "the project's name"),
-        Setting("synthetic", False, "true or false", _boolean, "the project holds synthetic data"),
+        Setting("judges_toml", "text (a file path, or empty)", _text, "the judges file"),
+        Setting("project_name", "text", _text, "the project's name"),
+        Setting("synthetic", "true or false", _boolean, "the project holds synthetic data"),
     )
 }
 

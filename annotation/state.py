@@ -24,43 +24,14 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from annotation.agreement.gold import DEFAULT_RULE, RULES, GoldSet, derive_gold, rulings_from_events
+from annotation.agreement.gold import DEFAULT_RULE, GoldSet, derive_gold, rulings_from_events
+from annotation.project_settings import ProjectSettings
 from annotation.protocol.records import EvaluationRecord, Sentence
 from annotation.store.event_log import Event
 from annotation.work.labels import response_annotator_records
 
-DEFAULT_PAD_S = 1.0  # seconds of media played before and after a cited moment
 KEPT_PROJECTS = 8  # states kept in memory, one per project file, the least recently read dropped
 MANY_CHANGED = 64  # beyond this many changed responses, one read of every label beats one per response
-
-
-@dataclass(frozen=True)
-class ProjectSettings:
-    """The settings derived state depends on, checked once per revision. ValueError (naming the
-    setting) for a gold rule the derivation does not know."""
-
-    gold_rule: str = DEFAULT_RULE
-    auto_accept_unanimous: bool = True
-    pad_s: float = DEFAULT_PAD_S
-
-    def __post_init__(self):
-        if self.gold_rule not in RULES:
-            raise ValueError(
-                f"project setting gold_rule = {self.gold_rule!r} is not one of {', '.join(RULES)}"
-            )
-
-    @classmethod
-    def of(cls, store) -> ProjectSettings:
-        return cls(
-            store.get_setting("gold_rule", DEFAULT_RULE),
-            bool(store.get_setting("auto_accept_unanimous", True)),
-            float(store.get_setting("pad_s", DEFAULT_PAD_S)),
-        )
-
-    @property
-    def gold(self) -> tuple[str, bool]:
-        """(rule, auto_accept_unanimous): what gold derivation depends on."""
-        return self.gold_rule, self.auto_accept_unanimous
 
 
 @dataclass(frozen=True)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 
+from annotation.project_settings import MAX_OVERLAP, MAX_PAD_S, ProjectSettings, SettingError, write_settings
 from annotation.store.accounts import add_account, remove_account, set_email, set_password, set_role
 from annotation.store.project_store import ROLES
 from annotation.store.sessions import live_sessions, revoke_sessions
-from annotation.work.queues import overlap, pool, team_progress
-from annotation.work.session import CAMPAIGN_MODES, normalise_campaign_mode
+from annotation.work.queues import pool, team_progress
+from annotation.work.session import CAMPAIGN_MODES
 from pages.widgets.context import literal
 from pages.widgets.frame import run_page
 
@@ -92,13 +93,15 @@ def sessions_and_removal(store, me: dict, who: str) -> None:
 
 def queue_tab(store) -> None:
     names = [u["name"] for u in store.users()]
-    mode = normalise_campaign_mode(store.get_setting("campaign_mode"))
+    settings, problems = ProjectSettings.for_correction(store)
+    for problem in problems.values():  # a file edited by hand: name it, let the admin set it again
+        st.error(literal(f"{problem}. Until it is set again its default is used."))
     with st.form("queue_settings"):
         chosen_overlap = st.number_input(
             "Annotators per response (overlap)",
             min_value=1,
-            max_value=20,
-            value=overlap(store),
+            max_value=MAX_OVERLAP,
+            value=settings.overlap,
             key="overlap_input",
         )
         chosen_pool = st.multiselect(
@@ -107,26 +110,34 @@ def queue_tab(store) -> None:
         chosen_mode = st.radio(
             "Campaign mode",
             CAMPAIGN_MODES,
-            index=CAMPAIGN_MODES.index(mode),
+            index=CAMPAIGN_MODES.index(settings.campaign_mode),
             key="mode_input",
             format_func=MODE_NAMES.get,
         )
         pad_s = st.number_input(
             "Playback padding around a cited span (seconds)",
             min_value=0.0,
-            max_value=10.0,
+            max_value=MAX_PAD_S,
             step=0.5,
-            value=float(store.get_setting("pad_s", 1.0)),
+            value=settings.pad_s,
             key="pad_input",
         )
         if st.form_submit_button("Save queue settings", type="primary"):
-            store.set_setting("overlap", int(chosen_overlap))
-            store.set_setting("pool", sorted(chosen_pool))
-            store.set_setting("campaign_mode", chosen_mode)
-            store.set_setting("pad_s", float(pad_s))
-            st.success(
-                "Saved. Queues follow the new settings; work already started stays with its annotator."
-            )
+            try:
+                write_settings(
+                    store,
+                    {
+                        "overlap": chosen_overlap,
+                        "pool": sorted(chosen_pool),
+                        "campaign_mode": chosen_mode,
+                        "pad_s": pad_s,
+                    },
+                )
+                st.success(
+                    "Saved. Queues follow the new settings; work already started stays with its annotator."
+                )
+            except SettingError as exc:
+                st.error(literal(f"Nothing was saved: {exc}"))
     st.caption(
         "Staged: stage 2 starts from the adjudicated verifiability and stage 3 from the "
         "adjudicated facts, so agreement can be measured on the same units. End to end: each "

@@ -24,11 +24,10 @@ import streamlit as st
 from annotation.agreement.gold import RULES, write_gold_csv
 from annotation.agreement.same_fact import open_questions, wording_only
 from annotation.formats.readers import write_records_jsonl
-from annotation.state import ProjectSettings
+from annotation.project_settings import ProjectSettings, SettingError, write_settings
 from pages.widgets import player, response_view, ruling
 from pages.widgets.context import current_state, friendly_errors, literal, show_text
 from pages.widgets.frame import run_page
-from pages.widgets.keys import DEFAULT_COOLDOWN_MS
 from pages.widgets.model_filter import choose_models
 from pages.widgets.opened_response import DISPUTES_FILTER
 from pages.widgets.ruling import ALL, STAGE_IDS, STAGE_NAMES, STAGE_REQUEST
@@ -90,15 +89,16 @@ def downloads(store) -> None:
 
 # -- admin settings -----------------------------------------------------------------------------
 def _save_setting(store, name: str, widget_key: str) -> None:
-    store.set_setting(name, st.session_state[widget_key])
+    try:
+        write_settings(store, {name: st.session_state[widget_key]})
+    except SettingError as exc:
+        st.error(literal(f"Nothing was saved: {exc}"))
 
 
 def gold_settings_panel(store) -> None:
-    """The gold rule and auto-acceptance of unanimous units (admins only)."""
-    try:
-        rule, auto_accept = ProjectSettings.of(store).gold
-    except ValueError:  # a bad stored rule (the page says so below): let the admin pick a good one
-        rule, auto_accept = RULES[0], bool(store.get_setting("auto_accept_unanimous", True))
+    """The gold rule and auto-acceptance of unanimous units (admins only). A bad stored value
+    (the page says so above) starts at its default, so the admin can pick a good one."""
+    rule, auto_accept = ProjectSettings.for_correction(store)[0].gold
     with st.expander("Gold settings", icon=":material/settings:"):
         st.radio(
             "How the annotators' values become gold",
@@ -203,7 +203,8 @@ def dispute_list(shown, chosen) -> None:
     )
 
 
-def show_dispute(store, who: str, value, upcoming, pad_s: float, notice: str | None) -> None:
+def show_dispute(store, who: str, value, upcoming, settings: ProjectSettings, notice: str | None) -> None:
+    pad_s = settings.pad_s
     response = store.response(value.response_id)
     sentences = store.response_sentences(value.response_id)
     sentence = sentences[value.sentence]
@@ -215,7 +216,7 @@ def show_dispute(store, who: str, value, upcoming, pad_s: float, notice: str | N
         with st.container(key="ruling_notice"):
             if notice:
                 st.success(notice, icon=":material/gavel:")
-        ruling.ruling_panel(value, sentence, players=len(cited), cooldown_ms=cooldown_ms(store))
+        ruling.ruling_panel(value, sentence, players=len(cited), cooldown_ms=settings.key_cooldown_ms)
         ruling.annotator_values(value, sentence)
         ruling.ruling_controls(store, who, value, sentence)
         with st.expander("The whole response"):
@@ -227,10 +228,6 @@ def show_dispute(store, who: str, value, upcoming, pad_s: float, notice: str | N
         nxt = store.response(upcoming.response_id)
         cited = store.response_sentences(upcoming.response_id)[upcoming.sentence].citations
         player.prefetch(store, nxt.video, [cited[i] for i in upcoming.segments], pad_s)
-
-
-def cooldown_ms(store) -> int:
-    return int(store.get_setting("key_cooldown_ms", DEFAULT_COOLDOWN_MS))
 
 
 def url_choice(where, label: str, options: tuple, key: str, param: str, format_func) -> str:
@@ -347,7 +344,7 @@ def dispute_body(me: dict, store) -> None:
     with list_side:
         dispute_list(shown, value)
     with dispute_side:
-        show_dispute(store, me["name"], value, upcoming, state.settings.pad_s, notice)
+        show_dispute(store, me["name"], value, upcoming, state.settings, notice)
 
 
 run_page(disputes, "adjudicator", "admin", title="the disputes page")

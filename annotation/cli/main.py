@@ -1,4 +1,4 @@
-"""`python -m annotation …` — import, export, demo, agreement and gold.
+"""`python -m annotation …` — import, export, demo, agreement, gold, users and settings.
 
 Exit codes: 0 success, 2 invalid input (every problem on stderr, nothing on stdout).
 """
@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from annotation.cli.agreement import add_agreement_parser, add_gold_parser
+from annotation.cli.settings import add_settings_parser
 from annotation.cli.users import add_users_parser
 from annotation.formats.atomic_file import describe_os_error
 from annotation.protocol.errors import InputError
@@ -168,6 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_agreement_parser(sub)
     add_gold_parser(sub)
     add_users_parser(sub)
+    add_settings_parser(sub)
     return parser
 
 

@@ -38,6 +38,7 @@ from annotation.demo.models import MODELS, RESPONSES_PER_MODEL, labelled_model, 
 from annotation.demo.texts import Plan, make_response
 from annotation.demo.videos import VideoTruth, make_video_truth, render_video, write_truth
 from annotation.project import register_media
+from annotation.project_settings import DEFAULT_PAD_S, write_settings
 from annotation.protocol.derivation import derive_entailment
 from annotation.protocol.ids import Task, model_response_id
 from annotation.protocol.records import EvaluationRecord, Response, Sentence
@@ -64,7 +65,7 @@ SETTINGS = {
     "synthetic": True,
     "campaign_mode": "end_to_end",
     "overlap": 3,
-    "pad_s": 1.0,
+    "pad_s": DEFAULT_PAD_S,
 }
 
 
@@ -177,8 +178,7 @@ def build_demo(directory: Path, *, seed: int = 0) -> ProjectStore:
         return ProjectStore.open(directory)
     store = ProjectStore.open(directory, create=True)
     store.set_setting("demo", {"seed": seed, "complete": False, "ground_truth": TRUTH_FILE})
-    for key, value in SETTINGS.items():
-        store.set_setting(key, value)
+    write_settings(store, SETTINGS)
 
     videos = [make_video_truth(name, random.Random(f"{seed}:video:{name}")) for name in VIDEO_NAMES]
     judged = render_videos(store, videos, seed)

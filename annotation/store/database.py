@@ -5,9 +5,13 @@ Streamlit runs each session in its own thread and a sqlite3 connection must not 
 use. Writes run in one IMMEDIATE transaction each, retried while another process holds the lock;
 a write inside `transaction()` joins it, so a caller can make several writes all or nothing.
 
-Each table has one owner module. The file's own schema (the project store's) is versioned by
-`PRAGMA user_version`; a module that keeps its own table in the file (the judge-call cache) calls
-`migrate(owner, migrations)`, versioned in `schema_versions`.
+Each table has one owner module, which declares `OWNER` and `MIGRATIONS` (an append-only list of
+SQL scripts) and calls `database.migrate(OWNER, MIGRATIONS)` where its tables are first needed (the
+project store and the event log on open; accounts, sessions, drafts, sample queues, the judge-call
+cache on first use). That is the one way tables are made and changed: each owner is brought
+current once per `Database` (a project file opened in this process), never per call. The file's
+own owner (`FILE_OWNER`) keeps its version in `PRAGMA user_version`, every other in
+`schema_versions`.
 
 A file that cannot be a project (empty, not SQLite, damaged, newer than this tool) raises
 `ProjectFileError` with one line saying what is wrong. A file or directory this process may not
@@ -30,6 +34,10 @@ from pathlib import Path
 import sqlite_utils
 
 _BUSY_RETRIES = 50
+# The owner of the file's own tables (the project store's): its version is the file's
+# `PRAGMA user_version`, as in files made before `schema_versions` existed; every other owner's
+# version is a row of `schema_versions`.
+FILE_OWNER = "project"
 SQLITE_HEADER = b"SQLite format 3\x00"
 
 
@@ -86,6 +94,8 @@ class Database:
         # Called with the DiskFullError of a write that found the disk full (after its rollback),
         # before it is raised: the app uses it to tell the person at once. It may raise instead.
         self.on_disk_full: Callable[[DiskFullError], None] | None = None
+        # {owner: version} of the table owners brought current through this object (`migrate`).
+        self._current: dict[str, int] = {}
 
     @property
     def rows(self) -> sqlite_utils.Database:
@@ -175,68 +185,65 @@ class Database:
         return self.connection.execute("PRAGMA user_version").fetchone()[0]
 
     def migrate_file(self, migrations: list[str]) -> None:
-        """Bring the file's own schema to len(migrations), one migration per transaction.
-        RuntimeError when the file is newer than these migrations."""
+        """The file's own tables (the project store's): `migrate(FILE_OWNER, migrations)`."""
+        self.migrate(FILE_OWNER, migrations)
+
+    def migrate(self, owner: str, migrations: list[str]) -> None:
+        """Bring `owner`'s tables to len(migrations), one migration per transaction, once per
+        Database (per file opened in this process): a later call for an owner already brought
+        current reads and writes nothing, so an owner may call it wherever its tables are used.
+        ProjectFileError when the file holds a newer version than `migrations`, or is read-only
+        and not current. Called inside an open transaction, the migration joins it and is not
+        remembered (the transaction may roll back): the next call checks again."""
+        # No lock: two threads may both migrate, and each step re-checks the version inside its
+        # transaction; a lock here would deadlock with a write transaction that migrates inside.
+        if self._current.get(owner) == len(migrations):
+            return
+        self._migrate(owner, migrations)
+        if not getattr(self._local, "depth", 0):  # inside a caller's transaction it may yet roll back
+            self._current[owner] = len(migrations)
+
+    def _version_of(self, conn: sqlite3.Connection, owner: str) -> int:
+        if owner == FILE_OWNER:
+            return conn.execute("PRAGMA user_version").fetchone()[0]
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_versions'").fetchone() is None:
+            return 0
+        row = conn.execute("SELECT version FROM schema_versions WHERE owner = ?", [owner]).fetchone()
+        return 0 if row is None else row[0]
+
+    def _set_version(self, conn: sqlite3.Connection, owner: str, version: int) -> None:
+        if owner == FILE_OWNER:
+            conn.execute(f"PRAGMA user_version = {int(version)}")
+            return
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_versions (owner TEXT PRIMARY KEY, version INTEGER NOT NULL)"
+        )
+        conn.execute(
+            "INSERT INTO schema_versions(owner, version) VALUES (?, ?) ON CONFLICT(owner) "
+            "DO UPDATE SET version = excluded.version",
+            [owner, version],
+        )
+
+    def _migrate(self, owner: str, migrations: list[str]) -> None:
         newest = len(migrations)
-        current = self.file_version()
+        current = self._version_of(self.connection, owner)
+        tables = "schema" if owner == FILE_OWNER else f"{owner} tables' schema"
         if current > newest:
             raise ProjectFileError(
-                f"{self.path}: schema version {current} is newer than this tool ({newest}); upgrade the tool"
+                f"{self.path}: {tables} version {current} is newer than this tool ({newest}); upgrade the tool"
             )
         if current < newest and self.read_only:
             raise ProjectFileError(
-                f"{self.path}: read-only, and its schema (version {current}) needs upgrading to "
+                f"{self.path}: read-only, and its {tables} (version {current}) needs upgrading to "
                 f"{newest} first; open it once with write access"
             )
 
         def step(conn, version):
-            if conn.execute("PRAGMA user_version").fetchone()[0] == version:  # another process may have
-                _run_script(conn, migrations[version])  # migrated meanwhile
-                conn.execute(f"PRAGMA user_version = {version + 1}")
+            if self._version_of(conn, owner) == version:  # another process may have migrated meanwhile
+                _run_script(conn, migrations[version])
+                self._set_version(conn, owner, version + 1)
 
         for version in range(current, newest):
-            self.write(lambda conn, v=version: step(conn, v))
-
-    def migrate(self, owner: str, migrations: list[str]) -> None:
-        """Bring `owner`'s tables to len(migrations) (its version kept in `schema_versions`).
-        On a read-only file: nothing when they are current, else ProjectFileError."""
-
-        def version_of(conn) -> int:
-            if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_versions'").fetchone() is None:
-                return 0
-            row = conn.execute("SELECT version FROM schema_versions WHERE owner = ?", [owner]).fetchone()
-            return 0 if row is None else row[0]
-
-        current = version_of(self.connection)
-        if self.read_only:
-            if current != len(migrations):
-                raise ProjectFileError(
-                    f"{self.path}: read-only, and its {owner} tables (version {current}) need "
-                    f"version {len(migrations)}; open it once with write access"
-                )
-            return
-        self.write(
-            lambda c: c.execute(
-                "CREATE TABLE IF NOT EXISTS schema_versions "
-                "(owner TEXT PRIMARY KEY, version INTEGER NOT NULL)"
-            )
-        )
-        if current > len(migrations):
-            raise ProjectFileError(
-                f"{self.path}: the {owner} tables are at version {current}, newer than "
-                f"this tool ({len(migrations)}); upgrade the tool"
-            )
-
-        def step(conn, version):
-            if version_of(conn) == version:
-                _run_script(conn, migrations[version])
-                conn.execute(
-                    "INSERT INTO schema_versions(owner, version) VALUES (?, ?) ON CONFLICT(owner) "
-                    "DO UPDATE SET version = excluded.version",
-                    [owner, version + 1],
-                )
-
-        for version in range(current, len(migrations)):
             self.write(lambda conn, v=version: step(conn, v))
 
 

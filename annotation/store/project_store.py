@@ -212,11 +212,24 @@ class ProjectStore:
         row = self.database.connection.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
         return default if row is None else json.loads(row[0])
 
+    def stored_settings(self) -> dict:
+        """Every stored setting, {key: decoded value}, in one query."""
+        return {
+            key: json.loads(value)
+            for key, value in self.database.connection.execute("SELECT key, value FROM meta")
+        }
+
     def set_setting(self, key: str, value) -> None:
+        """Store one value as it is. The project settings a person sets are checked first by
+        `annotation.project_settings.write_settings`; this is the raw write under it."""
+        self.set_settings({key: value})
+
+    def set_settings(self, values: dict) -> None:
+        """Store every value of `values` in one transaction (all or nothing), as they are."""
         self.database.write(
-            lambda c: c.execute(
+            lambda c: c.executemany(
                 "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                [key, json.dumps(value)],
+                [(key, json.dumps(value)) for key, value in values.items()],
             )
         )
 

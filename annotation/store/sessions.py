@@ -18,7 +18,6 @@ import base64
 import hashlib
 import hmac
 import secrets
-import threading
 import time
 
 from annotation.store.event_log import utc_now
@@ -38,17 +37,10 @@ MIGRATIONS: list[str] = [
 ]
 DEFAULT_LIFETIME_S = 14 * 24 * 3600
 
-_migrated: set[str] = set()
-_migrated_lock = threading.Lock()
-
 
 def _ready(store: ProjectStore) -> None:
-    """Migrate this module's tables once per database file and process."""
-    key = str(store.db_path.resolve())
-    with _migrated_lock:
-        if key not in _migrated:
-            store.database.migrate(OWNER, MIGRATIONS)
-            _migrated.add(key)
+    """This module's tables, brought current once per database (`Database.migrate`)."""
+    store.database.migrate(OWNER, MIGRATIONS)
 
 
 def _secret(store: ProjectStore) -> bytes:

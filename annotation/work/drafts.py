@@ -9,7 +9,6 @@ one row per (person, response, unit), the latest draft only.
 from __future__ import annotations
 
 import json
-import threading
 
 from annotation.store.event_log import utc_now
 
@@ -24,17 +23,10 @@ MIGRATIONS: list[str] = [
     """,
 ]
 
-_migrated: set[str] = set()
-_migrated_lock = threading.Lock()
-
 
 def _ready(store) -> None:
-    """Migrate this module's table once per database file and process."""
-    key = str(store.db_path.resolve())
-    with _migrated_lock:
-        if key not in _migrated:
-            store.database.migrate(OWNER, MIGRATIONS)
-            _migrated.add(key)
+    """This module's tables, brought current once per database (`Database.migrate`)."""
+    store.database.migrate(OWNER, MIGRATIONS)
 
 
 def _clean(facts: list[dict]) -> list[dict]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from pages.widgets import player, response_view
-from pages.widgets.context import APP_DIR, literal
+from pages.widgets.context import APP_DIR, current_state, literal
 
 OPEN_KEY = "calibrate_response"
 LAST_PICK_KEY = "calibrate_last_pick"
@@ -93,6 +93,5 @@ def open_response(
                 f"sentence {ij[0] + 1} · " + response_view.chip_label(sentences[ij[0]].citations[ij[1]])
             ),
         )
-        player.play_citation(
-            store, response.video, sentences[i].citations[j], float(store.get_setting("pad_s", 1.0))
-        )
+        pad_s = current_state(store).settings.pad_s  # the revision's, read once for every page
+        player.play_citation(store, response.video, sentences[i].citations[j], pad_s)

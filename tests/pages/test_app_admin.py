@@ -81,3 +81,13 @@ def test_progress_shows_done_of_assigned(monkeypatch, project):
     ProjectStore.open(project).events.append("ann", "r1", "response", "done", True)
     app = open_page_as(monkeypatch, project, "boss", "pages/admin.py")
     assert app.metric[0].value == "1 / 4"  # ann and bob each have r1 and r2
+
+
+def test_a_bad_stored_setting_is_named_and_the_form_starts_at_its_default(monkeypatch, project):
+    store = ProjectStore.open(project)
+    store.set_setting("pad_s", -3)  # a file edited by hand: the admin page is where it is put right
+    app = open_page_as(monkeypatch, project, "boss", "pages/admin.py")
+    assert r"pad\_s = -3 is refused" in app.error[0].value  # shown literally (Markdown escaped)
+    assert app.number_input(key="pad_input").value == 1.0
+    press(app, "Save queue settings")
+    assert store.get_setting("pad_s") == 1.0

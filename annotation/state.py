@@ -20,14 +20,16 @@ Gold is one set everywhere: derived for every response someone labelled (events 
 
 from __future__ import annotations
 
+import gc
 import threading
 from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from annotation.agreement.gold import DEFAULT_RULE, RULES, GoldSet, derive_gold, rulings_from_events
 from annotation.protocol.records import EvaluationRecord, Sentence
 from annotation.store.event_log import Event
-from annotation.work.labels import response_annotator_records
+from annotation.work.labels import ResponseLabels
 
 DEFAULT_PAD_S = 1.0  # seconds of media played before and after a cited moment
 KEPT_PROJECTS = 8  # states kept in memory, one per project file, the least recently read dropped
@@ -158,10 +160,13 @@ def derive_response(
         "spent_ms": {(e.who, e.response_id, e.unit, e.task): e.spent_ms for e in labels},
     }
     rulings = rulings_from_events(labels)
-    own = response_annotator_records(response_id, sentences, labels, imported_humans)
+    indexed = ResponseLabels(labels)
+    own = indexed.records(response_id, sentences, imported_humans)
     first = derive_gold(own, rulings, **options)
     gold_record = first.records[0] if first.records else imported_gold
-    about_gold = response_annotator_records(response_id, sentences, labels, imported_humans, gold_record)
+    if not indexed.judge_gold_facts(sentences, gold_record):
+        return ResponseState(labels, tuple(own), first)  # the second pass would add nothing
+    about_gold = indexed.records(response_id, sentences, imported_humans, gold_record)
     gold = first if about_gold == own else derive_gold(own, rulings, answers=about_gold, **options)
     return ResponseState(labels, tuple(about_gold), gold)
 
@@ -186,11 +191,30 @@ def _labels_of(store, response_ids: set[str] | None) -> dict[str, list[Event]]:
     return out
 
 
+@contextmanager
+def _without_cycle_collection():
+    """A derivation allocates hundreds of thousands of small objects that hold no cycles: the
+    cyclic collector would walk them again and again (a third of a cold derivation) to free
+    nothing. Reference counting still frees everything."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def derive_state(
     store, previous: ProjectState | None = None, revision: Revision | None = None
 ) -> ProjectState:
     """The project's state, derived anew (`previous` None) or from `previous` re-deriving only what
     changed since (see module doc); no cache. `project_state` is the cached way to read it."""
+    with _without_cycle_collection():
+        return _derive_state(store, previous, revision)
+
+
+def _derive_state(store, previous: ProjectState | None, revision: Revision | None) -> ProjectState:
     revision = revision or Revision.of(store)
     settings = ProjectSettings.of(store)
     full = (

@@ -230,9 +230,9 @@ def _text_vector(text: str) -> np.ndarray:
 def _canonical(members: list[Member]) -> Member:
     """The most typical member (module doc): fewest words another member spells right, then the
     closest to the mean meaning vector, then the wording most members used, then the first."""
-    if len(members) == 1:
-        return members[0]
     texts = [m.text for m in members]
+    if all(text == texts[0] for text in texts):  # one wording (every rank equal): the first
+        return members[0]
     used = Counter(normalise_fact_text(t) for t in texts)
     vectors = np.array([_text_vector(t) for t in texts])
     typical = vectors @ vectors.mean(axis=0)

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from annotation.agreement.clusters import FactCluster, SentenceClusters, response_clusters
-from annotation.agreement.entailment_answers import answer_for, could_not_tell, question_segments
+from annotation.agreement.entailment_answers import answer_for, answered, could_not_tell, question_segments
 from annotation.agreement.reliability import agreement_stage, records_by_response
 from annotation.agreement.same_fact import answers_from_rulings
 from annotation.formats.atomic_file import write_text_atomically
@@ -212,6 +212,18 @@ class _Deriver:
         self.rulings, self.spent = rulings, spent_ms
         self.clusters = response_clusters(by_name, answers_from_rulings(rulings, response_id))
         self.values: list[GoldValue] = []
+        self._answers: dict[int, tuple[Fact, list]] = {}  # id(fact) → (the fact, kept alive; its answers)
+
+    def _answered(self, fact: Fact, sentence: Sentence) -> list:
+        """`entailment_answers.answered` of a voter's fact, once per fact ([] for a malformed one:
+        no vote), however many questions it is asked."""
+        key = id(fact)
+        if key not in self._answers:
+            try:
+                self._answers[key] = (fact, answered(fact, sentence))
+            except ValueError:  # a malformed fact in an imported record: no vote
+                self._answers[key] = (fact, [])
+        return self._answers[key][1]
 
     def _ruling(self, units, task: str | None) -> Ruling | None:
         found = [self.rulings[(self.rid, u, task)] for u in units if (self.rid, u, task) in self.rulings]
@@ -380,7 +392,9 @@ class _Deriver:
         segments = question_segments(cites, sentence, kind, j)
         values, spent_units = {}, {}
         for name, (their, their_sentence) in voters.items():
-            found = answer_for(their, their_sentence, kind, segments)
+            if their.entailment is None:
+                continue
+            found = answer_for(their, their_sentence, kind, segments, self._answered(their, their_sentence))
             if found is not None:
                 values[name] = found[0]
                 spent_units[name] = (fact_unit(i, their.text, list(their.citations)), found[1])

@@ -481,7 +481,7 @@ def contains(longer: str, shorter: str) -> bool:
 def misspelt_words(text: str, others) -> list[str]:
     """The words of `text` that another wording spells otherwise, more plausibly: one spelling apart
     (rapidfuzz ratio ≥ SPELLING_RATIO) and written so by more of the wordings, or by as many and
-    known to the vocabulary in fewer pieces ('squirel' against 'squirrel')."""
+    more plausible to the vocabulary (`meaning.spelling_cost`: 'squirel' against 'squirrel')."""
     losing = _losing_spellings(tuple(sorted([text, *others])))
     return [word for word in normalise_fact_text(text).split() if word in losing]
 
@@ -498,7 +498,7 @@ def _losing_spellings(texts: tuple[str, ...]) -> frozenset[str]:
                 continue
             if vocabulary[other] > vocabulary[word] or (
                 vocabulary[other] == vocabulary[word]
-                and meaning.piece_count(other) < meaning.piece_count(word)
+                and meaning.spelling_cost(other) < meaning.spelling_cost(word)
             ):
                 out.add(word)
                 break

@@ -111,6 +111,7 @@ class ProjectState:
     gold: GoldSet = field(default_factory=lambda: GoldSet(DEFAULT_RULE, True))
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
     _judges: list[EvaluationRecord] | None = field(default=None, repr=False, compare=False)
+    _rulings: dict | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         in_order = sorted(self.responses, key=lambda rid: self.order.get(rid, 0))
@@ -136,6 +137,15 @@ class ProjectState:
             if self._judges is None:
                 self._judges = self.store.list_records("judge")
             return self._judges
+
+    @property
+    def rulings(self) -> dict:
+        """The adjudicators' rulings in force ({(response_id, unit, task): Ruling}, as gold reads
+        them), the "Same fact?" answers among them: what agreement needs to cluster as gold does."""
+        with self._lock:
+            if self._rulings is None:
+                self._rulings = rulings_from_events(self.labels)
+            return self._rulings
 
     def gold_by_response(self) -> dict[str, EvaluationRecord]:
         return {r.response_id: r for r in self.gold.records}

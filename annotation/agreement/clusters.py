@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -67,7 +68,7 @@ class Member:
     def text(self) -> str:
         return self.fact.text
 
-    @property
+    @cached_property  # asked for every comparison the member takes part in
     def citations(self) -> tuple[int, ...]:
         return tuple(sorted(set(self.fact.citations)))
 
@@ -217,6 +218,7 @@ def _group(lists: dict[str, list[Member]], answered: Answered) -> list[list[Memb
     return groups
 
 
+@lru_cache(maxsize=1 << 16)  # a wording is compared with every cluster it may join
 def _text_vector(text: str) -> np.ndarray:
     """A wording's meaning: the unit mean of its content words' vectors (zero without any)."""
     words = meaning_texts(text)

@@ -104,6 +104,11 @@ def sentence_unit(index: int) -> str:
 
 def fact_unit(sentence: int, text: str, citations) -> str:
     """`s{i}/{fact_key}`: the unit of a fact's stage-3 decisions."""
+    return _fact_unit(int(sentence), text, tuple(int(c) for c in citations))
+
+
+@lru_cache(maxsize=1 << 17)  # every label, gold value and voter of a fact asks again
+def _fact_unit(sentence: int, text: str, citations: tuple[int, ...]) -> str:
     return str(Unit.of_fact(sentence, text, citations))
 
 

@@ -20,13 +20,18 @@ Gold is one set everywhere: derived for every response someone labelled (events 
 
 from __future__ import annotations
 
-import gc
 import threading
 from collections import OrderedDict
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from annotation.agreement.gold import DEFAULT_RULE, RULES, GoldSet, derive_gold, rulings_from_events
+from annotation.agreement.gold import (
+    DEFAULT_RULE,
+    RULES,
+    GoldSet,
+    derive_gold,
+    rulings_from_events,
+    without_cycle_collection,
+)
 from annotation.protocol.records import EvaluationRecord, Sentence
 from annotation.store.event_log import Event
 from annotation.work.labels import ResponseLabels
@@ -201,26 +206,12 @@ def _labels_of(store, response_ids: set[str] | None) -> dict[str, list[Event]]:
     return out
 
 
-@contextmanager
-def _without_cycle_collection():
-    """A derivation allocates hundreds of thousands of small objects that hold no cycles: the
-    cyclic collector would walk them again and again (a third of a cold derivation) to free
-    nothing. Reference counting still frees everything."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def derive_state(
     store, previous: ProjectState | None = None, revision: Revision | None = None
 ) -> ProjectState:
     """The project's state, derived anew (`previous` None) or from `previous` re-deriving only what
     changed since (see module doc); no cache. `project_state` is the cached way to read it."""
-    with _without_cycle_collection():
+    with without_cycle_collection():
         return _derive_state(store, previous, revision)
 
 

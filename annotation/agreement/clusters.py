@@ -193,11 +193,12 @@ def pair_similarity(
 def _linkage(text: str, cites: tuple[int, ...], members, answered: Answered = _unanswered) -> float:
     """How alike a fact is to a cluster: 0 when a person said it is not the same fact as a member,
     1 when they said it is, else the mean similarity to the members (average linkage)."""
-    answers = {answered(text, m.text) for m in members if _overlap(cites, m.citations)}
-    if False in answers:
-        return 0.0
-    if True in answers:
-        return 1.0
+    if answered is not _unanswered:
+        answers = {answered(text, m.text) for m in members if _overlap(cites, m.citations)}
+        if False in answers:
+            return 0.0
+        if True in answers:
+            return 1.0
     return sum(pair_similarity(text, cites, m.text, m.citations) for m in members) / len(members)
 
 

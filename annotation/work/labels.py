@@ -71,8 +71,10 @@ class _PersonLabels:
         own_units = {
             fact_unit(i, f["text"], [int(c) for c in f.get("citations", [])]) for f in self.own_facts(i)
         }
-        gold_units = {fact_unit(i, f.text, f.citations) for f in gold_sentence.facts}
-        return bool(answered & (gold_units - own_units))
+        beyond_own = answered - own_units  # mostly empty: people answer about their own facts
+        return bool(beyond_own) and any(
+            fact_unit(i, f.text, f.citations) in beyond_own for f in gold_sentence.facts
+        )
 
     def judged_fact_list(self, i: int, gold_sentence: Sentence | None) -> list[dict]:
         """The fact list whose stage-3 answers this person gave for sentence i: their own, or the

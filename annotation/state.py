@@ -111,29 +111,47 @@ class ProjectState:
     imported: tuple[dict[str, tuple[EvaluationRecord, ...]], dict[str, EvaluationRecord]]
     sentences: dict[str, list[Sentence]] = field(repr=False)
     store: object = field(repr=False, compare=False)
-    labels: tuple[Event, ...] = ()
-    annotators: list[EvaluationRecord] = field(default_factory=list)
     gold: GoldSet = field(default_factory=lambda: GoldSet(DEFAULT_RULE, True))
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
     _judges: list[EvaluationRecord] | None = field(default=None, repr=False, compare=False)
     _rulings: dict | None = field(default=None, repr=False, compare=False)
+    _labels: tuple[Event, ...] | None = field(default=None, repr=False, compare=False)
+    _annotators: list[EvaluationRecord] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
-        in_order = sorted(self.responses, key=lambda rid: self.order.get(rid, 0))
-        parts = [self.responses[rid] for rid in in_order]
-        self.labels = tuple(sorted((e for part in parts for e in part.labels), key=lambda e: e.id))
-        self.annotators = sorted(
-            (r for part in parts for r in part.annotators),
-            key=lambda r: (r.source, self.order.get(r.response_id, 0)),
-        )
         rule, auto_accept = self.settings.gold
         self.gold = GoldSet(rule, auto_accept)
-        for part in parts:
+        for part in self._parts():
             self.gold.values.extend(part.gold.values)
             self.gold.records.extend(part.gold.records)
         have = {r.response_id for r in self.gold.records}
         self.gold.records.extend(r for rid, r in self.imported[1].items() if rid not in have)
         self.gold.records.sort(key=lambda r: self.order.get(r.response_id, 0))
+
+    def _parts(self) -> list[ResponseState]:
+        """The labelled responses' shares, in import order."""
+        return [self.responses[rid] for rid in sorted(self.responses, key=lambda rid: self.order.get(rid, 0))]
+
+    # every label of the project sorted anew costs more than the one response a new label derives:
+    # labels and annotators are gathered on first use, once per revision
+    @property
+    def labels(self) -> tuple[Event, ...]:
+        with self._lock:
+            if self._labels is None:
+                self._labels = tuple(
+                    sorted((e for part in self._parts() for e in part.labels), key=lambda e: e.id)
+                )
+            return self._labels
+
+    @property
+    def annotators(self) -> list[EvaluationRecord]:
+        with self._lock:
+            if self._annotators is None:
+                self._annotators = sorted(
+                    (r for part in self._parts() for r in part.annotators),
+                    key=lambda r: (r.source, self.order.get(r.response_id, 0)),
+                )
+            return self._annotators
 
     @property
     def judges(self) -> list[EvaluationRecord]:

@@ -175,6 +175,7 @@ class Task:
             raise ValueError(f"'{text}' is not a task") from None
 
 
+@lru_cache(maxsize=1 << 8)  # asked for every citation of every fact a record is built from
 def entailment_task(question: str, j: int | None = None) -> str:
     """'all', or 'alone.{j}' / 'without.{j}'; ValueError for anything else."""
     if question not in FACT_QUESTIONS:

@@ -214,6 +214,7 @@ class _Deriver:
         self.rulings, self.spent = rulings, spent_ms
         self.clusters = response_clusters(by_name, answers_from_rulings(rulings, response_id))
         self.values: list[GoldValue] = []
+        self._found: dict[tuple, FactCluster | None] = {}
         self._answers: dict[int, tuple[Fact, list]] = {}  # id(fact) → (the fact, kept alive; its answers)
 
     def _answered(self, fact: Fact, sentence: Sentence) -> list:
@@ -226,6 +227,14 @@ class _Deriver:
             except ValueError:  # a malformed fact in an imported record: no vote
                 self._answers[key] = (fact, [])
         return self._answers[key][1]
+
+    def _find(self, clusters: SentenceClusters, fact: Fact) -> FactCluster | None:
+        """`clusters.find` of a voter's fact, once per wording and subset of a sentence (every gold
+        fact of the sentence asks about every voter's facts)."""
+        key = (clusters.sentence, fact.text, tuple(sorted(set(fact.citations))))
+        if key not in self._found:
+            self._found[key] = clusters.find(fact.text, fact.citations)
+        return self._found[key]
 
     def _ruling(self, units, task: str | None) -> Ruling | None:
         found = [self.rulings[(self.rid, u, task)] for u in units if (self.rid, u, task) in self.rulings]
@@ -346,11 +355,7 @@ class _Deriver:
             exact = [
                 f for f in sentence.facts if (f.text.strip().casefold(), tuple(sorted(f.citations))) == wanted
             ]
-            alike = [
-                f
-                for f in sentence.facts
-                if cluster is not None and clusters.find(f.text, f.citations) is cluster
-            ]
+            alike = [f for f in sentence.facts if cluster is not None and self._find(clusters, f) is cluster]
             chosen = next((f for f in exact + alike if f.entailment is not None), None)
             if chosen is not None:
                 out[name] = (chosen, sentence)

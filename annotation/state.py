@@ -10,9 +10,10 @@ annotator records changed; a change of the gold rule re-derives everything.
 
 Per response, gold is derived in two passes (a staged campaign): the annotators' own labels
 settle the gold facts (stages 1–2); people then answer stage 3 about those gold facts, which
-their own records do not hold, so their records are built again with the gold record and, when
-that adds answers, gold is derived again counting them (`agreement.gold.derive_gold`'s
-`answers`).
+their own records do not hold, so — when someone answered about a gold fact outside their own
+list (`work.labels.ResponseLabels.judge_gold_facts`; otherwise the second pass would add nothing) —
+their records are built again with the gold record and, when that adds answers, gold is derived
+again counting them (`agreement.gold.derive_gold`'s `answers`).
 
 Gold is one set everywhere: derived for every response someone labelled (events or imported
 `human:*` records), and the imported `gold` record of a response nobody labelled here.

@@ -10,9 +10,10 @@ annotator records changed; a change of the gold rule re-derives everything.
 
 Per response, gold is derived in two passes (a staged campaign): the annotators' own labels
 settle the gold facts (stages 1–2); people then answer stage 3 about those gold facts, which
-their own records do not hold, so their records are built again with the gold record and, when
-that adds answers, gold is derived again counting them (`agreement.gold.derive_gold`'s
-`answers`).
+their own records do not hold, so — when someone answered about a gold fact outside their own
+list (`work.labels.ResponseLabels.judge_gold_facts`; otherwise the second pass would add nothing) —
+their records are built again with the gold record and, when that adds answers, gold is derived
+again counting them (`agreement.gold.derive_gold`'s `answers`).
 
 Gold is one set everywhere: derived for every response someone labelled (events or imported
 `human:*` records), and the imported `gold` record of a response nobody labelled here.
@@ -24,11 +25,17 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from annotation.agreement.gold import DEFAULT_RULE, GoldSet, derive_gold, rulings_from_events
+from annotation.agreement.gold import (
+    DEFAULT_RULE,
+    GoldSet,
+    derive_gold,
+    rulings_from_events,
+    without_cycle_collection,
+)
 from annotation.project_settings import ProjectSettings
 from annotation.protocol.records import EvaluationRecord, Sentence
 from annotation.store.event_log import Event
-from annotation.work.labels import response_annotator_records
+from annotation.work.labels import ResponseLabels
 
 KEPT_PROJECTS = 8  # states kept in memory, one per project file, the least recently read dropped
 MANY_CHANGED = 64  # beyond this many changed responses, one read of every label beats one per response
@@ -75,28 +82,47 @@ class ProjectState:
     imported: tuple[dict[str, tuple[EvaluationRecord, ...]], dict[str, EvaluationRecord]]
     sentences: dict[str, list[Sentence]] = field(repr=False)
     store: object = field(repr=False, compare=False)
-    labels: tuple[Event, ...] = ()
-    annotators: list[EvaluationRecord] = field(default_factory=list)
     gold: GoldSet = field(default_factory=lambda: GoldSet(DEFAULT_RULE, True))
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
     _judges: list[EvaluationRecord] | None = field(default=None, repr=False, compare=False)
+    _rulings: dict | None = field(default=None, repr=False, compare=False)
+    _labels: tuple[Event, ...] | None = field(default=None, repr=False, compare=False)
+    _annotators: list[EvaluationRecord] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
-        in_order = sorted(self.responses, key=lambda rid: self.order.get(rid, 0))
-        parts = [self.responses[rid] for rid in in_order]
-        self.labels = tuple(sorted((e for part in parts for e in part.labels), key=lambda e: e.id))
-        self.annotators = sorted(
-            (r for part in parts for r in part.annotators),
-            key=lambda r: (r.source, self.order.get(r.response_id, 0)),
-        )
         rule, auto_accept = self.settings.gold
         self.gold = GoldSet(rule, auto_accept)
-        for part in parts:
+        for part in self._parts():
             self.gold.values.extend(part.gold.values)
             self.gold.records.extend(part.gold.records)
         have = {r.response_id for r in self.gold.records}
         self.gold.records.extend(r for rid, r in self.imported[1].items() if rid not in have)
         self.gold.records.sort(key=lambda r: self.order.get(r.response_id, 0))
+
+    def _parts(self) -> list[ResponseState]:
+        """The labelled responses' shares, in import order."""
+        return [self.responses[rid] for rid in sorted(self.responses, key=lambda rid: self.order.get(rid, 0))]
+
+    # every label of the project sorted anew costs more than the one response a new label derives:
+    # labels and annotators are gathered on first use, once per revision
+    @property
+    def labels(self) -> tuple[Event, ...]:
+        with self._lock:
+            if self._labels is None:
+                self._labels = tuple(
+                    sorted((e for part in self._parts() for e in part.labels), key=lambda e: e.id)
+                )
+            return self._labels
+
+    @property
+    def annotators(self) -> list[EvaluationRecord]:
+        with self._lock:
+            if self._annotators is None:
+                self._annotators = sorted(
+                    (r for part in self._parts() for r in part.annotators),
+                    key=lambda r: (r.source, self.order.get(r.response_id, 0)),
+                )
+            return self._annotators
 
     @property
     def judges(self) -> list[EvaluationRecord]:
@@ -105,6 +131,15 @@ class ProjectState:
             if self._judges is None:
                 self._judges = self.store.list_records("judge")
             return self._judges
+
+    @property
+    def rulings(self) -> dict:
+        """The adjudicators' rulings in force ({(response_id, unit, task): Ruling}, as gold reads
+        them), the "Same fact?" answers among them: what agreement needs to cluster as gold does."""
+        with self._lock:
+            if self._rulings is None:
+                self._rulings = rulings_from_events(self.labels)
+            return self._rulings
 
     def gold_by_response(self) -> dict[str, EvaluationRecord]:
         return {r.response_id: r for r in self.gold.records}
@@ -129,10 +164,13 @@ def derive_response(
         "spent_ms": {(e.who, e.response_id, e.unit, e.task): e.spent_ms for e in labels},
     }
     rulings = rulings_from_events(labels)
-    own = response_annotator_records(response_id, sentences, labels, imported_humans)
+    indexed = ResponseLabels(labels)
+    own = indexed.records(response_id, sentences, imported_humans)
     first = derive_gold(own, rulings, **options)
     gold_record = first.records[0] if first.records else imported_gold
-    about_gold = response_annotator_records(response_id, sentences, labels, imported_humans, gold_record)
+    if not indexed.judge_gold_facts(sentences, gold_record):
+        return ResponseState(labels, tuple(own), first)  # the second pass would add nothing
+    about_gold = indexed.records(response_id, sentences, imported_humans, gold_record)
     gold = first if about_gold == own else derive_gold(own, rulings, answers=about_gold, **options)
     return ResponseState(labels, tuple(about_gold), gold)
 
@@ -162,6 +200,11 @@ def derive_state(
 ) -> ProjectState:
     """The project's state, derived anew (`previous` None) or from `previous` re-deriving only what
     changed since (see module doc); no cache. `project_state` is the cached way to read it."""
+    with without_cycle_collection():
+        return _derive_state(store, previous, revision)
+
+
+def _derive_state(store, previous: ProjectState | None, revision: Revision | None) -> ProjectState:
     revision = revision or Revision.of(store)
     settings = ProjectSettings.of(store)
     full = (

@@ -98,10 +98,10 @@ def stage_buttons(open_by_stage: Counter) -> None:
             )
 
 
-def confusion_section(records, open_by_stage: Counter) -> None:
+def confusion_section(records, rulings: dict, open_by_stage: Counter) -> None:
     st.subheader("Confusion matrices per annotator pair")
     stage = st.selectbox("Stage", SHOWN_ORDER, key="confusion_stage", format_func=ruling.STAGE_NAMES.get)
-    units = stage_units(records)[stage]
+    units = stage_units(records, rulings)[stage]
     if stage == "decomposition":
         fact_set_pairs(units)
     else:
@@ -218,20 +218,20 @@ def agreement(me: dict, store) -> None:
         st.info(
             "No annotator labels yet: agreement is measured once two annotators label the same responses."
         )
-    results, fresh, error = latest_agreement(store, records)
+    results, fresh, error = latest_agreement(store, records, rulings=state.rulings)
     # while the bootstrap runs, the last numbers show and this part looks again every 2 s
     if fresh:  # this whole run draws the new numbers: the fragment must not rerun the page again
         st.session_state.pop("agreement_was_stale", None)  # (that rerun dropped a click made meanwhile)
-    st.fragment(alpha_part, run_every=None if fresh or error else 2.0)(store, records)
+    st.fragment(alpha_part, run_every=None if fresh or error else 2.0)(store, records, state.rulings)
     stage_buttons(open_by_stage)  # outside the fragment: a click never waits on its timed reruns
-    confusion_section(records, open_by_stage)
+    confusion_section(records, state.rulings, open_by_stage)
     annotators_section(gold, state.labels)
     others_section(records)
 
 
-def alpha_part(store, records) -> None:
+def alpha_part(store, records, rulings: dict) -> None:
     """α per stage: the measurement of these labels, or the last one while it runs ('updating…')."""
-    results, fresh, error = latest_agreement(store, records)
+    results, fresh, error = latest_agreement(store, records, rulings=rulings)
     if fresh and st.session_state.pop("agreement_was_stale", False):
         st.rerun()  # a timed rerun found the new numbers: one whole run, so the page stops looking
     st.subheader("Krippendorff's α per stage")

@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -67,7 +68,7 @@ class Member:
     def text(self) -> str:
         return self.fact.text
 
-    @property
+    @cached_property  # asked for every comparison the member takes part in
     def citations(self) -> tuple[int, ...]:
         return tuple(sorted(set(self.fact.citations)))
 
@@ -192,11 +193,12 @@ def pair_similarity(
 def _linkage(text: str, cites: tuple[int, ...], members, answered: Answered = _unanswered) -> float:
     """How alike a fact is to a cluster: 0 when a person said it is not the same fact as a member,
     1 when they said it is, else the mean similarity to the members (average linkage)."""
-    answers = {answered(text, m.text) for m in members if _overlap(cites, m.citations)}
-    if False in answers:
-        return 0.0
-    if True in answers:
-        return 1.0
+    if answered is not _unanswered:
+        answers = {answered(text, m.text) for m in members if _overlap(cites, m.citations)}
+        if False in answers:
+            return 0.0
+        if True in answers:
+            return 1.0
     return sum(pair_similarity(text, cites, m.text, m.citations) for m in members) / len(members)
 
 
@@ -217,6 +219,7 @@ def _group(lists: dict[str, list[Member]], answered: Answered) -> list[list[Memb
     return groups
 
 
+@lru_cache(maxsize=1 << 16)  # a wording is compared with every cluster it may join
 def _text_vector(text: str) -> np.ndarray:
     """A wording's meaning: the unit mean of its content words' vectors (zero without any)."""
     words = meaning_texts(text)
@@ -230,9 +233,9 @@ def _text_vector(text: str) -> np.ndarray:
 def _canonical(members: list[Member]) -> Member:
     """The most typical member (module doc): fewest words another member spells right, then the
     closest to the mean meaning vector, then the wording most members used, then the first."""
-    if len(members) == 1:
-        return members[0]
     texts = [m.text for m in members]
+    if all(text == texts[0] for text in texts):  # one wording (every rank equal): the first
+        return members[0]
     used = Counter(normalise_fact_text(t) for t in texts)
     vectors = np.array([_text_vector(t) for t in texts])
     typical = vectors @ vectors.mean(axis=0)

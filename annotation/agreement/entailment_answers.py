@@ -40,16 +40,20 @@ def answered(fact: Fact, sentence: Sentence) -> list[tuple[str, int | None, Segm
     return out
 
 
-def answer_for(fact: Fact, sentence: Sentence, kind: str, segments: Segments) -> tuple[bool, str] | None:
+def answer_for(
+    fact: Fact, sentence: Sentence, kind: str, segments: Segments, values=None
+) -> tuple[bool, str] | None:
     """The person's value for E(fact, `segments`) and the task it was asked as (e.g. 'alone.1'), a
     value of the same `kind` first; None when they have no non-null value for that set or their fact
-    is malformed. An empty set is never a question (it supports nothing)."""
+    is malformed. An empty set is never a question (it supports nothing). `values`: the fact's
+    `answered` when the caller has it already (several questions about one fact)."""
     if fact.entailment is None or not segments:
         return None
-    try:
-        values = answered(fact, sentence)
-    except ValueError:  # a malformed fact in an imported record: no vote
-        return None
+    if values is None:
+        try:
+            values = answered(fact, sentence)
+        except ValueError:  # a malformed fact in an imported record: no vote
+            return None
     matching = [(k, j, v) for k, j, s, v in values if s == segments and v is not None]
     matching.sort(key=lambda found: found[0] != kind)
     if not matching:

@@ -33,14 +33,16 @@ provenance also lists its cluster's `wordings` (author, text, citations).
 from __future__ import annotations
 
 import csv
+import gc
 import io
 import json
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from annotation.agreement.clusters import FactCluster, SentenceClusters, response_clusters
-from annotation.agreement.entailment_answers import answer_for, could_not_tell, question_segments
+from annotation.agreement.entailment_answers import answer_for, answered, could_not_tell, question_segments
 from annotation.agreement.reliability import agreement_stage, records_by_response
 from annotation.agreement.same_fact import answers_from_rulings
 from annotation.formats.atomic_file import write_text_atomically
@@ -212,6 +214,27 @@ class _Deriver:
         self.rulings, self.spent = rulings, spent_ms
         self.clusters = response_clusters(by_name, answers_from_rulings(rulings, response_id))
         self.values: list[GoldValue] = []
+        self._found: dict[tuple, FactCluster | None] = {}
+        self._answers: dict[int, tuple[Fact, list]] = {}  # id(fact) → (the fact, kept alive; its answers)
+
+    def _answered(self, fact: Fact, sentence: Sentence) -> list:
+        """`entailment_answers.answered` of a voter's fact, once per fact ([] for a malformed one:
+        no vote), however many questions it is asked."""
+        key = id(fact)
+        if key not in self._answers:
+            try:
+                self._answers[key] = (fact, answered(fact, sentence))
+            except ValueError:  # a malformed fact in an imported record: no vote
+                self._answers[key] = (fact, [])
+        return self._answers[key][1]
+
+    def _find(self, clusters: SentenceClusters, fact: Fact) -> FactCluster | None:
+        """`clusters.find` of a voter's fact, once per wording and subset of a sentence (every gold
+        fact of the sentence asks about every voter's facts)."""
+        key = (clusters.sentence, fact.text, tuple(sorted(set(fact.citations))))
+        if key not in self._found:
+            self._found[key] = clusters.find(fact.text, fact.citations)
+        return self._found[key]
 
     def _ruling(self, units, task: str | None) -> Ruling | None:
         found = [self.rulings[(self.rid, u, task)] for u in units if (self.rid, u, task) in self.rulings]
@@ -332,11 +355,7 @@ class _Deriver:
             exact = [
                 f for f in sentence.facts if (f.text.strip().casefold(), tuple(sorted(f.citations))) == wanted
             ]
-            alike = [
-                f
-                for f in sentence.facts
-                if cluster is not None and clusters.find(f.text, f.citations) is cluster
-            ]
+            alike = [f for f in sentence.facts if cluster is not None and self._find(clusters, f) is cluster]
             chosen = next((f for f in exact + alike if f.entailment is not None), None)
             if chosen is not None:
                 out[name] = (chosen, sentence)
@@ -380,7 +399,9 @@ class _Deriver:
         segments = question_segments(cites, sentence, kind, j)
         values, spent_units = {}, {}
         for name, (their, their_sentence) in voters.items():
-            found = answer_for(their, their_sentence, kind, segments)
+            if their.entailment is None:
+                continue
+            found = answer_for(their, their_sentence, kind, segments, self._answered(their, their_sentence))
             if found is not None:
                 values[name] = found[0]
                 spent_units[name] = (fact_unit(i, their.text, list(their.citations)), found[1])
@@ -428,6 +449,20 @@ class _Deriver:
                     )
 
 
+@contextmanager
+def without_cycle_collection():
+    """Deriving gold allocates hundreds of thousands of small objects that hold no cycles: the
+    cyclic collector would walk them again and again (a third of a cold derivation) to free
+    nothing. Reference counting still frees everything; nested uses are fine."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def derive_gold(
     records,
     rulings: dict | None = None,
@@ -449,7 +484,11 @@ def derive_gold(
     """
     if rule not in RULES:
         raise ValueError(f"gold rule '{rule}' is not one of {', '.join(RULES)}")
-    records = list(records)
+    with without_cycle_collection():
+        return _derive_gold(list(records), rulings, rule, auto_accept_unanimous, spent_ms, answers)
+
+
+def _derive_gold(records, rulings, rule, auto_accept_unanimous, spent_ms, answers) -> GoldSet:
     answering = records_by_response(records if answers is None else answers)
     gold = GoldSet(rule, auto_accept_unanimous)
     for response_id, by_name in records_by_response(records).items():

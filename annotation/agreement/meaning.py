@@ -10,6 +10,7 @@ distinct word once.
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 from functools import lru_cache
@@ -66,7 +67,11 @@ def cosine(a: str, b: str) -> float:
 
 
 @lru_cache(maxsize=1 << 16)
-def piece_count(word: str) -> int:
-    """How many tokenizer pieces `word` takes: a word the vocabulary knows whole takes fewer than its
-    misspellings ('squirrel' vs 'squirel'), which is how a misspelt wording is told from a clean one."""
-    return len(_model().tokenizer.encode(word, add_special_tokens=False).ids)
+def spelling_cost(word: str) -> tuple[int, float]:
+    """How unlikely `word` is as written, by the tokenizer's vocabulary: (how many pieces it takes,
+    Σ log of their ranks). A word the vocabulary knows takes fewer pieces than its misspellings
+    ('white' 1, 'wite' 2); at equal counts the clean spelling's pieces are the commoner ones
+    ('squirrel' 23.1 against 'squirel' 23.2: a piece's frequency falls about as 1 / its rank, so
+    the sum is the word's negative log-likelihood up to a constant). Lower is more plausible."""
+    ids = _model().tokenizer.encode(word, add_special_tokens=False).ids
+    return len(ids), round(sum(math.log(max(i, 1)) for i in ids), 9)

@@ -270,15 +270,17 @@ def _words(text: str) -> tuple[str, ...]:
     return tuple(_active_voice(words))
 
 
+_SKIPPED_WORDS = _FUNCTION_WORDS | _META_WORDS | _GENERIC_WORDS | _NEGATIONS  # not content words
+
+
 @lru_cache(maxsize=1 << 15)
 def _tokens(text: str) -> tuple[tuple[str, str, bool], ...]:
     """(stem, surface, in a place phrase?) of each content word, in order."""
-    skipped = _FUNCTION_WORDS | _META_WORDS | _GENERIC_WORDS | _NEGATIONS
     out, place = [], False
     for word in _words(text):
         if word in _PLACE_WORDS:
             place = True
-        if word in skipped:
+        if word in _SKIPPED_WORDS:
             continue
         base = _IRREGULAR.get(word, word)
         stem = word if word.isdigit() or word.startswith("#") or word in _COLOURS else _stem(base)
@@ -481,7 +483,8 @@ def contains(longer: str, shorter: str) -> bool:
 def misspelt_words(text: str, others) -> list[str]:
     """The words of `text` that another wording spells otherwise, more plausibly: one spelling apart
     (rapidfuzz ratio ≥ SPELLING_RATIO) and written so by more of the wordings, or by as many and
-    known to the vocabulary in fewer pieces ('squirel' against 'squirrel')."""
+    more plausible to the vocabulary (`meaning.spelling_cost`: 'squirel' against 'squirrel'). Listed
+    spellings of one word (British and American: 'colour' / 'color') are both right."""
     losing = _losing_spellings(tuple(sorted([text, *others])))
     return [word for word in normalise_fact_text(text).split() if word in losing]
 
@@ -496,9 +499,11 @@ def _losing_spellings(texts: tuple[str, ...]) -> frozenset[str]:
         for other in candidates:
             if other == word or fuzz.ratio(word, other) < SPELLING_RATIO:
                 continue
+            if _SPELLINGS.get(word, word) == _SPELLINGS.get(other, other):
+                continue  # listed spellings of one word ('programme' / 'program'): neither is a slip
             if vocabulary[other] > vocabulary[word] or (
                 vocabulary[other] == vocabulary[word]
-                and meaning.piece_count(other) < meaning.piece_count(word)
+                and meaning.spelling_cost(other) < meaning.spelling_cost(word)
             ):
                 out.add(word)
                 break

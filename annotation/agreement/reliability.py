@@ -1,7 +1,7 @@
 """How far the annotators agree, stage by stage: Krippendorff's α with bootstrap CIs, and
 fact-set precision / recall / F1 for the decomposition — on the same fact clusters gold is derived
-from (`clusters.py`), so the agreement page and gold never disagree about what counts as the same
-fact.
+from (`clusters.py`, with the adjudicator's "Same fact?" answers), so the agreement page and gold
+never disagree about what counts as the same fact.
 
 Units (a unit is one decision several annotators made; only units that at least two
 annotators labelled enter a matrix — single-coded units change nothing in α):
@@ -35,6 +35,7 @@ import numpy as np
 
 from annotation.agreement.clusters import response_clusters
 from annotation.agreement.entailment_answers import answered
+from annotation.agreement.same_fact import answers_from_rulings
 from annotation.protocol.ids import Task, annotator_name
 from annotation.protocol.records import EvaluationRecord, Fact, Sentence
 
@@ -125,16 +126,19 @@ def _entailment_units(units: dict[str, Units], response_id: str, clusters) -> No
                 _add(units[f"entailment_{kind}"], key, member.author, _value(value))
 
 
-def labelled_units(records) -> dict[str, Units]:
+def labelled_units(records, rulings: dict | None = None) -> dict[str, Units]:
     """Every stage's units (see module doc) from evaluation records, single-coded ones included;
     only `human:*` sources are used. A fact the derivation rejects (citation index out of
-    range) is left out."""
+    range) is left out. `rulings` ({(response_id, unit, task): Ruling}, as
+    `gold.rulings_from_events` gives them, e.g. `ProjectState.rulings`) hold the adjudicator's
+    "Same fact?" answers, which the clusters read exactly as gold's do."""
     units: dict[str, Units] = {stage: {} for stage in STAGES}
     for response_id, by_name in records_by_response(records).items():
         for name, record in by_name.items():
             for i, sentence in enumerate(record.sentences):
                 _add(units["verifiable"], (response_id, i), name, _value(sentence.verifiable))
-        for i, clusters in response_clusters(by_name).items():
+        answered = answers_from_rulings(rulings, response_id) if rulings else None
+        for i, clusters in response_clusters(by_name, answered).items():
             for name in clusters.decomposers:
                 _add(units["decomposition"], (response_id, i), name, clusters.signature(name))
             _entailment_units(units, response_id, clusters)
@@ -146,9 +150,10 @@ def shared_units(units: Units) -> Units:
     return {key: values for key, values in units.items() if len(values) >= 2}
 
 
-def stage_units(records) -> dict[str, Units]:
-    """Every stage's units labelled by at least two annotators: {stage: {unit key: {annotator: value}}}."""
-    return {stage: shared_units(units) for stage, units in labelled_units(records).items()}
+def stage_units(records, rulings: dict | None = None) -> dict[str, Units]:
+    """Every stage's units labelled by at least two annotators: {stage: {unit key: {annotator: value}}}
+    (`rulings`: see `labelled_units`)."""
+    return {stage: shared_units(units) for stage, units in labelled_units(records, rulings).items()}
 
 
 def reliability_matrix(units: Units) -> tuple[list[str], list[tuple], np.ndarray]:
@@ -416,17 +421,20 @@ def fact_set_prf(units: Units) -> tuple[float | None, float | None, float | None
     return precision, recall, f1, len(pairs)
 
 
-def decomposition_prf(records) -> tuple[float | None, float | None, float | None, int]:
-    """`fact_set_prf` of the records' decomposition units."""
-    return fact_set_prf(labelled_units(records)["decomposition"])
+def decomposition_prf(
+    records, rulings: dict | None = None
+) -> tuple[float | None, float | None, float | None, int]:
+    """`fact_set_prf` of the records' decomposition units (`rulings`: see `labelled_units`)."""
+    return fact_set_prf(labelled_units(records, rulings)["decomposition"])
 
 
 def measure_agreement(
-    records, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0
+    records, *, rulings: dict | None = None, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0
 ) -> dict[str, Agreement]:
-    """{stage: Agreement} for every stage in STAGES, from evaluation records (`human:*` used).
-    Never raises on degenerate data."""
-    units = labelled_units(list(records))
+    """{stage: Agreement} for every stage in STAGES, from evaluation records (`human:*` used) and
+    the adjudicator's "Same fact?" answers among `rulings` (see `labelled_units`). Never raises on
+    degenerate data."""
+    units = labelled_units(list(records), rulings)
     out = {
         stage: stage_agreement(stage, units[stage], n_resamples=n_resamples, seed=seed) for stage in STAGES
     }

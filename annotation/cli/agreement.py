@@ -26,16 +26,20 @@ def _open_store(directory: str):
 
 
 def _human_records(args):
-    """The `human:*` records of a project or a records file; raises FileNotFoundError / InputError."""
+    """(the `human:*` records, the rulings in force) of a project, or (those records, None) of a
+    records file; raises FileNotFoundError / InputError. The rulings hold the adjudicator's "Same
+    fact?" answers, which agreement clusters with as gold does."""
     if args.project:
         from annotation.project import export_records
+        from annotation.state import project_state
 
-        return export_records(_open_store(args.project), "human")
+        store = _open_store(args.project)
+        return export_records(store, "human"), project_state(store).rulings
     from annotation.formats.readers import read_records_file
 
     if not Path(args.file).is_file():
         raise FileNotFoundError(f"{args.file}: no such file")
-    return [r for r in read_records_file(args.file).items if source_kind(r.source) == "human"]
+    return [r for r in read_records_file(args.file).items if source_kind(r.source) == "human"], None
 
 
 def _number(value) -> str:
@@ -69,7 +73,7 @@ def cmd_agreement(args) -> int:
     if args.resamples < 1:
         return _fail(f"--resamples must be at least 1, got {args.resamples}")
     try:
-        records = _human_records(args)
+        records, rulings = _human_records(args)
     except FileNotFoundError as exc:
         return _fail(str(exc))
     except InputError as exc:
@@ -79,7 +83,7 @@ def cmd_agreement(args) -> int:
         return 2
     if not records:
         print("note: no labelled human:* records found; every stage is undefined", file=sys.stderr)
-    results = measure_agreement(records, n_resamples=args.resamples, seed=args.seed)
+    results = measure_agreement(records, rulings=rulings, n_resamples=args.resamples, seed=args.seed)
     if args.json:
         print(json.dumps(agreement_json(results), indent=2))
     else:

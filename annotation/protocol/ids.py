@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 RESPONSE_UNIT = "response"
 SENTENCE_QUESTIONS = ("verifiable", "facts")
@@ -42,9 +43,13 @@ _VALUE_NAME_RE = re.compile(r"(alone|without)\[(0|[1-9][0-9]*)\]")
 def fact_key(text: str, citations) -> str:
     """A short stable key for a fact's content: its normalised text and citation subset (the
     order of the indices does not matter)."""
+    return _fact_key(text, tuple(sorted(int(c) for c in citations)))
+
+
+@lru_cache(maxsize=1 << 17)  # the same facts are keyed again for every label and gold value
+def _fact_key(text: str, subset: tuple[int, ...]) -> str:
     normal = re.sub(r"\s+", " ", text.strip().lower())
-    subset = ",".join(map(str, sorted(int(c) for c in citations)))
-    return hashlib.sha1(f"{normal}|{subset}".encode()).hexdigest()[:12]
+    return hashlib.sha1(f"{normal}|{','.join(map(str, subset))}".encode()).hexdigest()[:12]
 
 
 @dataclass(frozen=True)
@@ -91,6 +96,7 @@ class Unit:
         return cls(int(match.group(1)), key if slash else None)
 
 
+@lru_cache(maxsize=1 << 10)
 def sentence_unit(index: int) -> str:
     """`s{index}`: the unit of sentence `index`'s stage-1 and stage-2 decisions."""
     return str(Unit.of_sentence(index))
@@ -98,6 +104,11 @@ def sentence_unit(index: int) -> str:
 
 def fact_unit(sentence: int, text: str, citations) -> str:
     """`s{i}/{fact_key}`: the unit of a fact's stage-3 decisions."""
+    return _fact_unit(int(sentence), text, tuple(int(c) for c in citations))
+
+
+@lru_cache(maxsize=1 << 17)  # every label, gold value and voter of a fact asks again
+def _fact_unit(sentence: int, text: str, citations: tuple[int, ...]) -> str:
     return str(Unit.of_fact(sentence, text, citations))
 
 
@@ -164,6 +175,7 @@ class Task:
             raise ValueError(f"'{text}' is not a task") from None
 
 
+@lru_cache(maxsize=1 << 8)  # asked for every citation of every fact a record is built from
 def entailment_task(question: str, j: int | None = None) -> str:
     """'all', or 'alone.{j}' / 'without.{j}'; ValueError for anything else."""
     if question not in FACT_QUESTIONS:
@@ -171,6 +183,7 @@ def entailment_task(question: str, j: int | None = None) -> str:
     return str(Task(question, j))
 
 
+@lru_cache(maxsize=1 << 12)  # a handful of task strings, asked of every event
 def is_ruling(task: str) -> bool:
     """Is this event task an adjudicator's ruling (`gold.…`)? False for anything unparsable."""
     try:

@@ -15,6 +15,8 @@ Units and tasks (one event per decision):
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from annotation.protocol.ids import Source, Task, Unit, entailment_task, fact_unit, is_ruling, sentence_unit
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
 from annotation.protocol.same_sentence import sentence_at
@@ -32,27 +34,54 @@ def labels_by_unit(events) -> dict[tuple[str, str], object]:
     return {(e.unit, e.task): e.value for e in events}
 
 
-def _is_fact_of(unit: str, sentence: int) -> bool:
+@lru_cache(maxsize=1 << 16)
+def _fact_sentence(unit: str) -> int | None:
+    """The sentence of a fact unit (`s{i}/{key}`); None for any other unit or an unparsable one."""
     try:
         parsed = Unit.parse(unit)
     except ValueError:
-        return False
-    return parsed.is_fact and parsed.sentence == sentence
+        return None
+    return parsed.sentence if parsed.is_fact else None
 
 
-def _judged_fact_list(i: int, labels: dict, gold_sentence: Sentence | None) -> list[dict]:
-    """The fact list whose stage-3 answers this person gave for sentence i: their own, or —
-    in a staged campaign, where everyone judges the gold facts — the gold facts, when their
-    answers are about gold facts that are not in their own list."""
-    own = labels.get((sentence_unit(i), "facts")) or []
-    if gold_sentence is None or not gold_sentence.facts:
-        return own
-    answered = {u for (u, _task) in labels if _is_fact_of(u, i)}
-    own_units = {fact_unit(i, f["text"], [int(c) for c in f.get("citations", [])]) for f in own}
-    gold_units = {fact_unit(i, f.text, f.citations): f for f in gold_sentence.facts}
-    if answered & (set(gold_units) - own_units):
-        return [{"text": f.text, "citations": list(f.citations)} for f in gold_sentence.facts]
-    return own
+class _PersonLabels:
+    """One person's current labels on one response, indexed once: {(unit, task): value}, the
+    tasks answered per unit (in label order) and the fact units answered per sentence."""
+
+    def __init__(self, labels: dict[tuple[str, str], object]):
+        self.labels = labels
+        self.by_unit: dict[str, dict[str, object]] = {}
+        for (unit, task), value in labels.items():
+            self.by_unit.setdefault(unit, {})[task] = value
+        self.answered_facts: dict[int, set[str]] = {}
+        for unit in self.by_unit:
+            sentence = _fact_sentence(unit)
+            if sentence is not None:
+                self.answered_facts.setdefault(sentence, set()).add(unit)
+
+    def own_facts(self, i: int) -> list[dict]:
+        return self.labels.get((sentence_unit(i), "facts")) or []
+
+    def judges_gold_facts(self, i: int, gold_sentence: Sentence | None) -> bool:
+        """In a staged campaign, where everyone judges the gold facts: are this person's stage-3
+        answers of sentence i about gold facts that are not in their own list?"""
+        answered = self.answered_facts.get(i)
+        if not answered or gold_sentence is None or not gold_sentence.facts:
+            return False
+        own_units = {
+            fact_unit(i, f["text"], [int(c) for c in f.get("citations", [])]) for f in self.own_facts(i)
+        }
+        beyond_own = answered - own_units  # mostly empty: people answer about their own facts
+        return bool(beyond_own) and any(
+            fact_unit(i, f.text, f.citations) in beyond_own for f in gold_sentence.facts
+        )
+
+    def judged_fact_list(self, i: int, gold_sentence: Sentence | None) -> list[dict]:
+        """The fact list whose stage-3 answers this person gave for sentence i: their own, or the
+        gold facts when `judges_gold_facts`."""
+        if self.judges_gold_facts(i, gold_sentence):
+            return [{"text": f.text, "citations": list(f.citations)} for f in gold_sentence.facts]
+        return self.own_facts(i)
 
 
 def record_from_labels(
@@ -68,15 +97,18 @@ def record_from_labels(
     verifiable None; a fact without any stage-3 label has entailment None. `gold` (the
     response's gold record, if any) supplies the facts a staged campaign asked about.
     """
+    return _record(response_id, source, sentences, _PersonLabels(labels), gold)
+
+
+def _record(
+    response_id: str, source: str, sentences: list[Sentence], person: _PersonLabels, gold
+) -> EvaluationRecord:
     out = []
     for i, sentence in enumerate(sentences):
-        unit = sentence_unit(i)
         facts = []
-        gold_sentence = sentence_at(gold, i, sentence)
-        for proposal in _judged_fact_list(i, labels, gold_sentence):
+        for proposal in person.judged_fact_list(i, sentence_at(gold, i, sentence)):
             cites = [int(c) for c in proposal.get("citations", [])]
-            funit = fact_unit(i, proposal["text"], cites)
-            given = {task: value for (u, task), value in labels.items() if u == funit}
+            given = person.by_unit.get(fact_unit(i, proposal["text"], cites), {})
             answers = {task: None if cant_tell_reason(v) is not None else v for task, v in given.items()}
             entailment = None
             if answers:
@@ -94,7 +126,7 @@ def record_from_labels(
         out.append(
             Sentence(
                 sentence.text,
-                labels.get((unit, "verifiable")),
+                person.labels.get((sentence_unit(i), "verifiable")),
                 list(sentence.citations),
                 facts,
                 sentence.start,
@@ -102,6 +134,40 @@ def record_from_labels(
             )
         )
     return EvaluationRecord(response_id, source, out)
+
+
+class ResponseLabels:
+    """The current label events of one response, indexed once per person (rulings are an
+    adjudicator's and do not count): what `response_annotator_records` derives records from."""
+
+    def __init__(self, events):
+        by_who: dict[str, dict] = {}
+        for event in events:
+            if not is_ruling(event.task):
+                by_who.setdefault(event.who, {})[(event.unit, event.task)] = event.value
+        self.people = {who: _PersonLabels(labels) for who, labels in by_who.items()}
+
+    def records(
+        self, response_id: str, sentences: list[Sentence], imported=(), gold: EvaluationRecord | None = None
+    ) -> list[EvaluationRecord]:
+        """See `response_annotator_records`."""
+        derived = {
+            str(Source.human(who)): _record(response_id, str(Source.human(who)), sentences, person, gold)
+            for who, person in self.people.items()
+        }
+        kept = {r.source: r for r in imported if r.source not in derived}
+        return [record for _, record in sorted({**kept, **derived}.items())]
+
+    def judge_gold_facts(self, sentences: list[Sentence], gold: EvaluationRecord | None) -> bool:
+        """Does anyone's record change with the response's `gold` record: did someone answer stage
+        3 about gold facts outside their own list (a staged campaign)?"""
+        if gold is None:
+            return False
+        return any(
+            person.judges_gold_facts(i, sentence_at(gold, i, sentence))
+            for person in self.people.values()
+            for i, sentence in enumerate(sentences)
+        )
 
 
 def response_annotator_records(
@@ -115,18 +181,7 @@ def response_annotator_records(
     current label `events` on it (rulings are an adjudicator's and do not count) and, for an
     annotator the log has nothing on, their `imported` record. `gold` (the response's gold record)
     supplies the facts a staged campaign asked about (see `record_from_labels`)."""
-    by_who: dict[str, dict] = {}
-    for event in events:
-        if not is_ruling(event.task):
-            by_who.setdefault(event.who, {})[(event.unit, event.task)] = event.value
-    derived = {
-        str(Source.human(who)): record_from_labels(
-            response_id, str(Source.human(who)), sentences, labels, gold
-        )
-        for who, labels in by_who.items()
-    }
-    kept = {r.source: r for r in imported if r.source not in derived}
-    return [record for _, record in sorted({**kept, **derived}.items())]
+    return ResponseLabels(events).records(response_id, sentences, imported, gold)
 
 
 def human_records(

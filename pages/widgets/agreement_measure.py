@@ -3,8 +3,9 @@ kept per project for the whole server process, so the page never waits on a blan
 new label it shows the last measured numbers at once (marked as updating) and the new ones when
 they are ready. The bootstrap takes seconds on a quiet machine and a minute on a loaded one.
 
-`latest_agreement` is the one entry point; the records' fingerprint (their content) names a
-measurement, so a label undone brings back numbers already measured.
+`latest_agreement` is the one entry point; the fingerprint of the records and of the adjudicator's
+"Same fact?" answers (which the clusters read) names a measurement, so a label undone brings back
+numbers already measured.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from annotation.agreement.reliability import measure_agreement
+from annotation.agreement.same_fact import SAME_TASK
 
 _EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agreement-measure")
 _LOCK = threading.RLock()  # a measurement may finish inside submit's done-callback, under it
@@ -38,20 +41,32 @@ _projects: dict[str, _Measurements] = {}
 KEPT = 4  # measurements kept per project (an undo brings back the one before)
 
 
-_last_fingerprint: tuple[list, str] | None = None  # (records, fingerprint): a revision's list is one object
+# (records, rulings, fingerprint): a revision's list and rulings are one object each
+_last_fingerprint: tuple[list, dict | None, str] | None = None
 
 
-def fingerprint(records) -> str:
-    """The records' content as a name. The project state hands every rerun of one revision the same
-    list, so the hash is computed once per revision, not once per rerun."""
+def fingerprint(records, rulings: dict | None = None) -> str:
+    """The content of the records and of the "Same fact?" answers among `rulings` as a name. The
+    project state hands every rerun of one revision the same objects, so the hash is computed once
+    per revision, not once per rerun."""
     global _last_fingerprint
     with _LOCK:
-        if _last_fingerprint is not None and _last_fingerprint[0] is records:
-            return _last_fingerprint[1]
-    text = json.dumps([r.to_dict() for r in records], sort_keys=True, ensure_ascii=False)
+        if (
+            _last_fingerprint is not None
+            and _last_fingerprint[0] is records
+            and _last_fingerprint[1] is rulings
+        ):
+            return _last_fingerprint[2]
+    content: list = [r.to_dict() for r in records]
+    same = sorted(
+        (key[0], key[1], bool(ruling.value)) for key, ruling in (rulings or {}).items() if key[2] == SAME_TASK
+    )
+    if same:  # without answers, the name of the records alone (as before there were any)
+        content = [content, same]
+    text = json.dumps(content, sort_keys=True, ensure_ascii=False)
     name = hashlib.sha256(text.encode()).hexdigest()
     with _LOCK:
-        _last_fingerprint = (records, name)
+        _last_fingerprint = (records, rulings, name)
     return name
 
 
@@ -81,12 +96,15 @@ def _key(store) -> str:
 
 
 def latest_agreement(
-    store, records: list, measure: Callable = measure_agreement
+    store, records: list, measure: Callable = measure_agreement, rulings: dict | None = None
 ) -> tuple[dict | None, bool, BaseException | None]:
-    """(results, fresh, error): the measurement of these `records` when done (fresh), else the last
-    one finished (None before the first) while these are measured in the background; `error` when
-    the last measurement of these records failed."""
-    name, project_key = fingerprint(records), _key(store)
+    """(results, fresh, error): the measurement of these `records` (clustered with the "Same fact?"
+    answers among `rulings`, passed to `measure` when given) when done (fresh), else the last one
+    finished (None before the first) while these are measured in the background; `error` when the
+    last measurement of these records failed."""
+    name, project_key = fingerprint(records, rulings), _key(store)
+    if rulings:
+        measure = partial(measure, rulings=rulings)
     with _LOCK:
         project = _projects.setdefault(project_key, _Measurements())
         if name in project.done:
@@ -101,9 +119,12 @@ def latest_agreement(
     return latest, False, None
 
 
-def wait_for_agreement(store, records: list, timeout_s: float | None = None) -> dict | None:
-    """Block until these records' measurement, if one is running or waiting, is done; its results."""
-    name, project_key = fingerprint(records), _key(store)
+def wait_for_agreement(
+    store, records: list, timeout_s: float | None = None, rulings: dict | None = None
+) -> dict | None:
+    """Block until these records' measurement (with `rulings`, as `latest_agreement` was given them),
+    if one is running or waiting, is done; its results."""
+    name, project_key = fingerprint(records, rulings), _key(store)
     while True:
         with _LOCK:
             project = _projects.get(project_key)

@@ -129,3 +129,13 @@ def test_same_facts_compares_lists_in_any_wording_and_order_but_not_other_citati
     assert same_facts(truth, reworded)
     assert not same_facts(truth, [reworded[0], {"text": "A yellow triangle appears.", "citations": [0, 1]}])
     assert not same_facts(truth, reworded[:1])
+
+
+def test_a_one_to_one_tie_of_spellings_names_the_cluster_by_the_clean_one_whoever_wrote_first():
+    # 'squirel' and 'squirrel' both take three tokenizer pieces; the clean one's are the commoner
+    for first, second in (
+        ("A squirel climbs the tree.", "A squirrel climbs the tree."),
+        ("A squirrel climbs the tree.", "A squirel climbs the tree."),
+    ):
+        clusters = clusters_of(alice=[(first, [0])], bob=[(second, [0])])
+        assert clusters.clusters[0].canonical == "A squirrel climbs the tree."

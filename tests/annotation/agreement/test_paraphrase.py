@@ -17,6 +17,7 @@ from annotation.agreement.paraphrase import (
     conflict,
     contains,
     content_words,
+    misspelt_words,
     paraphrase_similarity,
     verdict,
 )
@@ -152,3 +153,9 @@ def test_choose_thresholds_keeps_every_different_pair_below_the_ask_threshold():
 def test_choose_thresholds_refuses_a_different_pair_at_one():
     with pytest.raises(ValueError, match="no threshold"):
         choose_thresholds([(1.0, True), (1.0, False)])
+
+
+def test_british_and_american_spellings_of_one_word_are_both_right():
+    for british, american in (("favourite", "favorite"), ("programme", "program"), ("colour", "color")):
+        a, b = f"The {british} is shown.", f"The {american} is shown."
+        assert misspelt_words(a, [b]) == [] and misspelt_words(b, [a]) == []

@@ -8,6 +8,7 @@ import pytest
 
 from annotation.agreement.gold import adjudicate
 from annotation.agreement.paraphrase import ASK, paraphrase_similarity, verdict
+from annotation.agreement.reliability import stage_units
 from annotation.agreement.same_fact import SAME_TASK, open_questions, pair_key, pair_unit, wording_only
 from annotation.protocol.citations import Citation
 from annotation.protocol.ids import Task, Unit, fact_unit, sentence_unit
@@ -115,3 +116,21 @@ def test_the_pair_key_is_the_same_whichever_wording_comes_first_and_ignores_case
         "the audience applauds", "The crowd applauds!"
     )
     assert pair_key("a", "b") != pair_key("a", "c")
+
+
+def test_agreement_clusters_with_the_answer_as_gold_does(store):
+    (question,) = open_questions(project_state(store).gold)
+    assert (
+        len(
+            {
+                frozenset(v)
+                for v in stage_units(project_state(store).annotators)["decomposition"][("r1", 0)].values()
+            }
+        )
+        == 2
+    )
+    adjudicate(store, "ada", "r1", question.unit, SAME_TASK, True)
+    state = project_state(store)
+    (decomposition,) = stage_units(state.annotators, state.rulings)["decomposition"].values()
+    assert sorted(decomposition) == ["alice", "bob", "carol"]
+    assert len(set(decomposition.values())) == 1  # one cluster, stated alike by all three

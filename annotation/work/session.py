@@ -333,20 +333,6 @@ def mark_done(store, who: str, response_id: str) -> int:
     return store.events.append(who, response_id, RESPONSE_UNIT, DONE_TASK, True)
 
 
-def finish_if_complete(
-    store, who: str, response_id: str, mode: str = DEFAULT_CAMPAIGN_MODE, gold: EvaluationRecord | None = None
-) -> bool:
-    """Write the `done` mark when the person has answered every question of the response (and
-    nothing waits for gold); True when the response is done (now or before)."""
-    labels = {(e.unit, e.task): e.value for e in store.events.current_labels(who, response_id)}
-    if is_done(labels):
-        return True
-    if next_question(store.response_sentences(response_id), labels, mode, gold) is not None:
-        return False
-    mark_done(store, who, response_id)
-    return True
-
-
 def undo_last_decision(store, who: str):
     """Undo the person's most recent decision, wherever it was; when that was the automatic
     'done' mark, the decision before it is undone too (so undo always takes back a choice the

@@ -21,7 +21,7 @@ Chromium; presses alternate between them, so machine load falls on both alike.
 A press is timed inside the page: from its keydown (performance.now(), in a capture listener)
 to the first animation frame at which the app's script has finished its run, no element is
 still marked stale, and the page shows the answer (a new question, or the new count).
-Reported: median, p90 and max per page, the ratios project / baseline (target ≤ 2 for both
+Reported: median, p90 and max per page, the machine's load average before and after, the ratios project / baseline (target ≤ 2 for both
 the median and the p90) and ruling / project (the adjudicator's key against the annotator's, same
 run; target ≤ 2).
 """
@@ -234,6 +234,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--keep", type=Path, help="build the project here and keep it")
     args = parser.parse_args()
+    load_before = os.getloadavg()  # the machine is shared: the figures are read beside its load
     with tempfile.TemporaryDirectory() as scratch:
         folder = args.keep or Path(scratch)
         build_demo(folder / "demo")
@@ -247,6 +248,7 @@ def main() -> None:
             baselines = {"baseline": stock_url, "baseline, app settings": app_settings_url}
             samples = measure(project_url, baselines, args.presses, args.warm_up)
     result = {"presses": args.presses, **{name: summary(values) for name, values in samples.items()}}
+    result["load average (1, 5, 15 min)"] = {"before": load_before, "after": os.getloadavg()}
     for name in ("baseline", "baseline, app settings"):
         result[f"ratio to {name}"] = {
             "median": round(result["project"]["median_ms"] / result[name]["median_ms"], 2),
@@ -267,6 +269,9 @@ def main() -> None:
     for name in ("baseline", "baseline, app settings"):
         ratio = result[f"ratio to {name}"]
         print(f"project / {name:13s} median {ratio['median']:.2f}×   p90 {ratio['p90']:.2f}×   (target ≤ 2×)")
+    load = result["load average (1, 5, 15 min)"]
+    print("load average (1, 5, 15 min): before " + ", ".join(f"{x:.2f}" for x in load["before"]), end="")
+    print(", after " + ", ".join(f"{x:.2f}" for x in load["after"]))
     ratio = result["ruling / project"]
     print(
         f"ruling / project (annotator key) median {ratio['median']:.2f}×   p90 {ratio['p90']:.2f}×   (target ≤ 2×)"

@@ -12,9 +12,17 @@ from __future__ import annotations
 
 import streamlit as st
 
+from annotation.work import session
 from annotation.work.drafts import load_draft, save_draft
 from annotation.work.proposals import atomic_split, rule_based_facts
-from annotation.work.session import Question, normalise_campaign_mode, plan, propose_facts, undone_fact_list
+from annotation.work.queues import unskip
+from annotation.work.session import (
+    Question,
+    ResponseWork,
+    normalise_campaign_mode,
+    propose_facts,
+    undone_fact_list,
+)
 from pages.widgets import decisions, player, queue_view, response_view, timeline
 from pages.widgets.context import APP_DIR, friendly_errors
 from pages.widgets.facts_editor import GUIDANCE, facts_editor, start_draft
@@ -22,6 +30,70 @@ from pages.widgets.frame import run_page
 from pages.widgets.keys import DEFAULT_COOLDOWN_MS
 
 STAGE_NAMES = {1: "Stage 1 · verifiable sentences", 2: "Stage 2 · atomic facts", 3: "Stage 3 · entailment"}
+RUN_SETTINGS = ("campaign_mode", "key_cooldown_ms", "pad_s", "lead_in_s")  # what a decision's run reads
+ANSWERED_KEY = "answered_work"  # the work an answer left, for the run it causes (read once, then gone)
+
+
+# -- the controller: what a click does (the widgets only lay out and call these) -----------------
+def answer(store, who: str, work: ResponseWork, question: Question, value) -> None:
+    """Record the answer; the work it leaves goes to the next run, which shows it as it is."""
+    after = session.answer(
+        store, who, work, question, value, spent_ms=decisions.spent_ms(question.key(work.response_id))
+    )
+    if after is None:
+        st.session_state["notice"] = "That click was for a decision you had already made; nothing changed."
+        return
+    st.session_state[ANSWERED_KEY] = after
+    if after.done:
+        queue_view.mark_dirty()  # finished: the queue moves on
+
+
+def undo(store, who: str) -> None:
+    undone = session.undo_last_decision(store, who)
+    if undone is None:
+        st.session_state["notice"] = "Nothing to undo."
+        return
+    st.session_state["current_response"] = undone.response_id
+    queue_view.mark_dirty()
+    st.session_state["notice"] = "Undone: your last decision is open again."
+
+
+def reopen(store, who: str, response_id: str) -> None:
+    unskip(store, who, response_id)
+    st.session_state["current_response"] = response_id
+    queue_view.mark_dirty()
+
+
+def skip(store, who: str) -> None:
+    response_id = st.session_state.get("current_response")
+    if response_id is None:
+        st.session_state["notice"] = "There is no response to set aside."
+        return
+    try:
+        session.skip_response(store, who, response_id, st.session_state.get("skip_reason", ""))
+    except ValueError as exc:
+        st.session_state["notice"] = f"Not set aside: {exc}"
+        return
+    st.session_state["current_response"] = None
+    queue_view.mark_dirty()
+    st.session_state["skip_popover"] = False
+
+
+def flag(store, who: str) -> None:
+    response_id = st.session_state.get("current_response")
+    if response_id is None:
+        st.session_state["notice"] = "There is no response to flag."
+        return
+    try:
+        session.flag_for_guidelines(store, who, response_id, st.session_state.get("flag_text", ""))
+    except ValueError as exc:
+        st.session_state["notice"] = f"Not flagged: {exc}"
+        return
+    st.session_state["notice"] = "Flagged; thank you. Carry on labelling."
+    st.session_state["flag_popover"] = False
+
+
+# -- the page ----------------------------------------------------------------------------------
 
 
 def tools(store, who: str) -> None:
@@ -29,7 +101,9 @@ def tools(store, who: str) -> None:
     (outside it: a decision does not redraw them)."""
     with st.container(horizontal=True, gap="small", horizontal_alignment="right", key="annotate_tools"):
         st.toggle("Timeline of all citations", key="show_timeline")
-        decisions.actions(store, who)
+        decisions.actions(
+            undo=lambda: undo(store, who), skip=lambda: skip(store, who), flag=lambda: flag(store, who)
+        )
         guidelines = st.popover("Guidelines", key="guidelines_popover", on_change="rerun")
         if guidelines.open:  # drawn only when open: nothing to send on every decision
             guidelines.markdown((APP_DIR / "assets" / "guidelines.md").read_text())
@@ -47,12 +121,13 @@ def empty_queue(store, who: str, queue, waiting: list[str]) -> None:
         st.success("Your queue is done. Thank you!")
     else:
         st.info("No responses are assigned to you yet; an admin adds you to the pool.")
-    decisions.set_aside(store, who, queue.skipped)
+    decisions.set_aside(queue.skipped, lambda rid: reopen(store, who, rid))
 
 
-def facts_decision(store, who: str, rid: str, sentence, question: Question) -> None:
+def facts_decision(store, who: str, work: ResponseWork, sentence, question: Question) -> None:
     """Stage 2: the fact list, restored from the person's saved draft when there is one, else
     the list they confirmed before an undo, else a proposal."""
+    rid = work.response_id
     draft_key = f"draft:{rid}:{question.unit}"
     if draft_key not in st.session_state:
         saved = load_draft(store, who, rid, question.unit)
@@ -66,7 +141,7 @@ def facts_decision(store, who: str, rid: str, sentence, question: Question) -> N
     facts_editor(
         sentence,
         draft_key,
-        lambda facts: decisions.confirm_facts(store, who, rid, question, facts),
+        lambda facts: answer(store, who, work, question, facts),
         on_edit=lambda facts: save_draft(store, who, rid, question.unit, facts),
         guidance=False,
     )
@@ -99,16 +174,25 @@ def decision_header(sentence, question: Question, where: str) -> dict:
     return {**header, "wording": wording, "subject": subject, "subject_class": css}
 
 
-def decision(store, who: str, rid: str, sentence, question: Question, where: str, players: int) -> None:
+def decision(
+    store,
+    who: str,
+    work: ResponseWork,
+    sentence,
+    question: Question,
+    where: str,
+    players: int,
+    cooldown_ms: int,
+) -> None:
     """The decision's words and keys, then its answer controls."""
-    cooldown_ms = int(store.get_setting("key_cooldown_ms", DEFAULT_COOLDOWN_MS))
+    rid = work.response_id
     decisions.panel(
         question, rid, decision_header(sentence, question, where), players=players, cooldown_ms=cooldown_ms
     )
     if question.kind == "facts":
-        facts_decision(store, who, rid, sentence, question)
+        facts_decision(store, who, work, sentence, question)
     else:
-        decisions.answer_buttons(store, who, rid, question)
+        decisions.answer_buttons(rid, question, lambda value: answer(store, who, work, question, value))
 
 
 def decisions_done(questions: list[Question], labels: dict, answered: int, waiting) -> str:
@@ -154,10 +238,13 @@ def decision_screen(who: str, store) -> None:
 
 
 def decision_body(who: str, store) -> None:
-    mode = normalise_campaign_mode(store.get_setting("campaign_mode"))
-    item = queue_view.current_item(store, who, mode)
-    rid, labels, question = item.response_id, item.labels, item.question
+    """The person's next decision, from their work on the response as read once in this run (or
+    as their answer left it)."""
+    settings = {name: store.get_setting(name) for name in RUN_SETTINGS}  # once per run
+    mode = normalise_campaign_mode(settings.get("campaign_mode"))
     queue = queue_view.snapshot(store, who)
+    item = queue_view.current_item(store, queue, mode, st.session_state.pop(ANSWERED_KEY, None))
+    rid, work, question = item.response_id, item.work, item.question
     mine = queue.progress
     done = f"{mine.done} of {mine.assigned} responses done" + (
         f", {mine.skipped} set aside" if mine.skipped else ""
@@ -167,29 +254,46 @@ def decision_body(who: str, store) -> None:
         empty_queue(store, who, queue, item.waiting)
         return
     response = store.response(rid)
-    sentences = store.response_sentences(rid)
+    sentences = work.sentences
     sentence = sentences[question.sentence_index]
-    questions, waiting = plan(sentences, labels, mode, queue.gold.get(rid))
-    answered = sum((q.unit, q.task) in labels for q in questions)
     where = (
         f"{rid} · sentence {question.sentence_index + 1}/{len(sentences)}"
-        f" · {decisions_done(questions, labels, answered, waiting)} · {done}"
+        f" · {decisions_done(work.questions, work.labels, work.answered, work.waiting)} · {done}"
     )
-    pad_s = float(store.get_setting("pad_s", 1.0))
+    pad_s = float(settings["pad_s"] if settings["pad_s"] is not None else 1.0)
     timeline_key = f"timeline:{question.key(rid)}"  # a new question starts afresh
     chips_key = f"chips:{question.key(rid)}"
     to_play = segments_to_play(sentences, sentence, question, st.session_state.get(chips_key), timeline_key)
     # Two sides (styles.css: 11 to 9, stacked on a phone); no st.columns: fewer elements to send.
     screen = st.container(horizontal=True, gap="medium", key="murgat_screen")
     with screen.container(key="murgat_decision", border=True):
-        decision(store, who, rid, sentence, question, where, players=sum(c.valid for c in to_play))
+        decision(
+            store,
+            who,
+            work,
+            sentence,
+            question,
+            where,
+            players=sum(c.valid for c in to_play),
+            cooldown_ms=int(
+                DEFAULT_COOLDOWN_MS if settings["key_cooldown_ms"] is None else settings["key_cooldown_ms"]
+            ),
+        )
         response_view.citation_chips(sentence, key=chips_key, playable=question.segments)
     with screen.container(key="murgat_context"):
-        player.play_citations(store, response.video, to_play, pad_s, with_sound=True, key=question.key(rid))
+        player.play_citations(
+            store,
+            response.video,
+            to_play,
+            pad_s,
+            with_sound=True,
+            key=question.key(rid),
+            lead_in_s=settings[player.LEAD_IN_SETTING],
+        )
         response_view.show_context(response, sentence)
         if st.session_state.get("show_timeline"):
             timeline.citation_timeline(store, response.video, sentences, timeline_key)
-        decisions.set_aside(store, who, queue.skipped)
+        decisions.set_aside(queue.skipped, lambda rid: reopen(store, who, rid))
     prefetch_players(store, queue, rid, pad_s)
 
 

@@ -127,6 +127,8 @@ def show_plan(plan) -> None:
         help="calls that depend on answers not known yet (facts not yet decomposed)",
     )
     cost.metric("Estimated cost", f"${plan.estimated_cost:.4f}")
+    if plan.assumptions:  # what the estimate takes for granted: when these hold, a run makes these calls
+        st.caption("The estimate assumes: " + "; ".join(plan.assumptions) + ".")
     st.dataframe(
         [
             {

@@ -17,9 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from annotation.protocol.ids import RESPONSE_UNIT
-from annotation.work.labels import labels_by_unit
 from annotation.work.sample_queues import annotation_response_ids
-from annotation.work.session import DONE_TASK, Question, next_question
+from annotation.work.session import DONE_TASK, Question, ResponseWork, open_response
 
 DEFAULT_OVERLAP = 3
 
@@ -182,30 +181,40 @@ def read_queue(store, who: str, gold: dict | None = None) -> Queue:
 
 @dataclass(frozen=True)
 class NextItem:
-    """What to show: the response and its open question with the person's labels on it (all
-    None when the queue is finished), and the responses that wait for gold (staged)."""
+    """What to show: the response and its open question with the person's work on it (all None
+    when the queue is finished), and the responses that wait for gold (staged)."""
 
     response_id: str | None
-    labels: dict
     question: Question | None
+    work: ResponseWork | None = None
     waiting: tuple[str, ...] = ()
 
+    @property
+    def labels(self) -> dict:
+        return {} if self.work is None else self.work.labels
 
-def next_item(store, queue: Queue, mode: str, current: str | None = None) -> NextItem:
+
+def next_item(
+    store, queue: Queue, mode: str, current: str | None = None, known: ResponseWork | None = None
+) -> NextItem:
     """The first open question of `current` (when it is still open), else of the first response of
-    the queue that is neither done, set aside, complete nor waiting for gold. Reads only; a
-    response found complete without its `done` mark counts as finished here (the mark is written
-    by the answer that completes it, `session.finish_if_complete`)."""
+    the queue that is neither done, set aside, complete nor waiting for gold. `known` is the
+    person's work on a response as an answer left it (`session.answer`): used as it is, not read
+    again. Reads only; a response found complete without its `done` mark counts as finished here
+    (the mark is written by the answer that completes it)."""
     waiting: list[str] = []
     finished = queue.done | set(queue.skipped)
     candidates = ([current] if current is not None else []) + queue.assigned
     for rid in dict.fromkeys(candidates):
         if rid in finished:
             continue
-        labels = labels_by_unit(store.events.current_labels(queue.who, rid))
-        result = next_question(store.response_sentences(rid), labels, mode, queue.gold.get(rid))
+        if known is not None and known.response_id == rid:
+            work = known
+        else:
+            work = open_response(store, queue.who, rid, mode, queue.gold.get(rid))
+        result = work.next
         if isinstance(result, Question):
-            return NextItem(rid, labels, result, tuple(waiting))
+            return NextItem(rid, result, work, tuple(waiting))
         if result is not None:
             waiting.append(rid)
-    return NextItem(None, {}, None, tuple(waiting))
+    return NextItem(None, None, None, tuple(waiting))

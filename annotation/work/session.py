@@ -24,7 +24,7 @@ from annotation.protocol.questions import entailment_questions, question_citatio
 from annotation.protocol.records import EvaluationRecord, Fact, Sentence
 from annotation.protocol.same_sentence import same_sentence, sentence_at
 from annotation.work.drafts import discard_draft
-from annotation.work.labels import CANT_TELL, cant_tell_reason
+from annotation.work.labels import CANT_TELL, cant_tell_reason, labels_by_unit
 from annotation.work.proposals import may_seed_a_proposal
 
 CAMPAIGN_MODES = ("end_to_end", "staged")
@@ -149,6 +149,67 @@ def next_question(
     return waiting
 
 
+@dataclass(frozen=True)
+class ResponseWork:
+    """One person's work on one response as read once: its sentences, their labels on it
+    ({(unit, task): value}) and the plan those give (`plan`). A page run builds it once, and an
+    answer returns the next one (`answer`), so a key press reads the labels once and plans once."""
+
+    response_id: str
+    sentences: list[Sentence]
+    labels: dict
+    questions: list[Question]
+    waiting: Waiting | None
+    mode: str = DEFAULT_CAMPAIGN_MODE
+    gold: EvaluationRecord | None = None
+
+    @classmethod
+    def planned(cls, response_id: str, sentences, labels: dict, mode: str, gold=None) -> ResponseWork:
+        questions, waiting = plan(sentences, labels, mode, gold)
+        return cls(response_id, sentences, labels, questions, waiting, normalise_campaign_mode(mode), gold)
+
+    @property
+    def question(self) -> Question | None:
+        """The first unanswered question, or None."""
+        return next((q for q in self.questions if (q.unit, q.task) not in self.labels), None)
+
+    @property
+    def next(self) -> Question | Waiting | None:
+        """What `next_question` gives: the open question, else what the rest waits for, else None."""
+        return self.question or self.waiting
+
+    @property
+    def answered(self) -> int:
+        return sum((q.unit, q.task) in self.labels for q in self.questions)
+
+    @property
+    def done(self) -> bool:
+        return is_done(self.labels)
+
+
+def open_response(store, who: str, response_id: str, mode: str, gold: EvaluationRecord | None = None):
+    """`who`'s work on `response_id` now: their labels read once, planned once."""
+    labels = labels_by_unit(store.events.current_labels(who, response_id))
+    return ResponseWork.planned(response_id, store.response_sentences(response_id), labels, mode, gold)
+
+
+def answer(store, who: str, work: ResponseWork, question: Question, value, spent_ms: int | None = None):
+    """Record `who`'s answer to `question` of `work`'s response and return the work after it: the
+    labels read once (a label already in force refuses the answer, as `record_answer` does: None,
+    nothing written), the new label added to them and the response planned once; the answer that
+    leaves nothing to ask writes the `done` mark too."""
+    labels = labels_by_unit(store.events.current_labels(who, work.response_id))
+    stored = _recorded(store, who, work.response_id, question, value, spent_ms, labels)
+    if stored is None:
+        return None
+    labels[(question.unit, question.task)] = stored
+    after = ResponseWork.planned(work.response_id, work.sentences, labels, work.mode, work.gold)
+    if after.next is None and not is_done(labels):
+        mark_done(store, who, work.response_id)
+        labels[(RESPONSE_UNIT, DONE_TASK)] = True
+    return after
+
+
 def response_progress(
     sentences: list[Sentence],
     labels: dict,
@@ -233,26 +294,34 @@ def record_answer(
     the question before — a double click, or a click while the page redraws — must neither
     answer again nor answer a question the person has not seen. Undo reopens a question.
     A confirmed fact list discards the person's stage-2 draft of that sentence."""
-    if any(
-        e.unit == question.unit and e.task == question.task
-        for e in store.events.current_labels(who, response_id)
-    ):
+    labels = labels_by_unit(store.events.current_labels(who, response_id))
+    recorded = _recorded(store, who, response_id, question, value, spent_ms, labels, event_id=True)
+    return None if recorded is None else recorded[1]
+
+
+def _recorded(store, who, response_id, question, value, spent_ms, labels: dict, event_id: bool = False):
+    """The write of `record_answer`, given the person's `labels` in force: the value stored (with
+    the new event's id when `event_id`), or None when the question is answered already."""
+    if (question.unit, question.task) in labels:
         return None
     if question.kind != "facts":
         reason = cant_tell_reason(value)
         if reason is not None and question.stage != 3:
             raise ValueError("only a stage-3 question can be answered “can't tell”")
         stored = bool(value) if reason is None else cant_tell_answer(reason)
-        return store.events.append(who, response_id, question.unit, question.task, stored, spent_ms=spent_ms)
-    facts = [
+        new_id = store.events.append(
+            who, response_id, question.unit, question.task, stored, spent_ms=spent_ms
+        )
+        return (stored, new_id) if event_id else stored
+    stored = [
         {"text": str(f["text"]).strip(), "citations": sorted({int(c) for c in f["citations"]})} for f in value
     ]
     with store.database.transaction():  # the confirmed list replaces the draft, all or nothing
-        event_id = store.events.append(
-            who, response_id, question.unit, question.task, facts, spent_ms=spent_ms
+        new_id = store.events.append(
+            who, response_id, question.unit, question.task, stored, spent_ms=spent_ms
         )
         discard_draft(store, who, response_id, question.unit)
-    return event_id
+    return (stored, new_id) if event_id else stored
 
 
 def is_done(labels: dict) -> bool:
@@ -262,20 +331,6 @@ def is_done(labels: dict) -> bool:
 def mark_done(store, who: str, response_id: str) -> int:
     """Record that the person finished the response (the queue's notion of done)."""
     return store.events.append(who, response_id, RESPONSE_UNIT, DONE_TASK, True)
-
-
-def finish_if_complete(
-    store, who: str, response_id: str, mode: str = DEFAULT_CAMPAIGN_MODE, gold: EvaluationRecord | None = None
-) -> bool:
-    """Write the `done` mark when the person has answered every question of the response (and
-    nothing waits for gold); True when the response is done (now or before)."""
-    labels = {(e.unit, e.task): e.value for e in store.events.current_labels(who, response_id)}
-    if is_done(labels):
-        return True
-    if next_question(store.response_sentences(response_id), labels, mode, gold) is not None:
-        return False
-    mark_done(store, who, response_id)
-    return True
 
 
 def undo_last_decision(store, who: str):

@@ -217,7 +217,7 @@ class ResponsePipeline:
         media: dict | None,
         gold: EvaluationRecord | None,
         ask: Ask,
-        on_unknown_facts: Callable[[JudgeConfig, Sentence], None] | None = None,
+        on_unknown_facts: Callable[[JudgeConfig, Sentence, Sentence | None, str], None] | None = None,
     ):
         self.configuration = configuration
         self.judges = judges
@@ -284,11 +284,22 @@ class ResponsePipeline:
         for i, answer in zip(indices, self._ask(specs), strict=True):
             if answer.status == "pending":
                 if self.on_unknown_facts is not None and self.configuration.entailer != GOLD:
-                    self.on_unknown_facts(self.judges[self.configuration.entailer], self.sentences[i])
+                    self.on_unknown_facts(
+                        self.judges[self.configuration.entailer],
+                        self.sentences[i],
+                        self._gold_sentence(i),
+                        answer.key,
+                    )
             elif answer.value is None:
                 out[i].provenance = {**(out[i].provenance or {}), "facts": _undetermined(answer)}
             else:
                 out[i].facts = [Fact(text, cites) for text, cites in answer.value]
+
+    def _gold_sentence(self, i: int) -> Sentence | None:
+        """Gold's sentence `i` of this response when gold holds the same sentences, else None."""
+        if self.gold is None or [s.text for s in self.gold.sentences] != [s.text for s in self.sentences]:
+            return None
+        return self.gold.sentences[i]
 
     # -- stage 3 -----------------------------------------------------------------------------
     def _entail(self, out: list[Sentence], indices: list[int]) -> None:
@@ -427,7 +438,7 @@ def project_pipelines(
     configurations: list[Configuration],
     responses: str | list[str],
     ask: Ask | None,
-    on_unknown_facts: Callable[[JudgeConfig, Sentence], None] | None = None,
+    on_unknown_facts: Callable[[JudgeConfig, Sentence, Sentence | None, str], None] | None = None,
 ):
     """(configuration, response id, pipeline or the reason there is none), response-major so
     configurations sharing calls meet them close together."""

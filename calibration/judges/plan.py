@@ -2,10 +2,15 @@
 
 `plan_run` walks every (configuration, response) pipeline against the cache. Calls whose
 inputs are known and that are not cached are *needed* (exact); calls that depend on an
-answer not known yet are *estimated*: a sentence whose verifiability is pending is assumed
-verifiable (stage 2 is an upper bound), and the facts of a pending decomposition are guessed
-from the gold records' facts per sentence (stage 3 is an estimate). Costs use the judge's
-observed mean tokens per stage when the cache has any, else rough defaults.
+answer not known yet are *estimated*, under assumptions the plan states (`RunPlan.assumptions`)
+and a test holds: when they hold, the plan's calls are the run's calls.
+- a sentence whose verifiability is pending is verifiable (stage 2 is an upper bound);
+- a pending decomposition gives as many facts as gold has for that sentence (else gold's mean
+  per sentence, else 2), each citing every valid citation of the sentence, and a fact with 3 or
+  more citations gets every `without` question; configurations that share the decomposition and
+  the entailer share these calls, as a run shares them through the cache;
+- a call costs the judge's observed mean tokens for its stage when the cache has any, else
+  rough defaults (the prompt's characters / 4 and a fixed count per media part and per answer).
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ class RunPlan:
     estimated_cost: float = 0.0
     by_stage: dict = field(default_factory=dict)
     by_judge: dict = field(default_factory=dict)
+    assumptions: list[str] = field(default_factory=list)
 
     @property
     def calls_to_make(self) -> int:
@@ -68,6 +74,7 @@ class _PlanCounter:
     def __init__(self, cache: CallCache, plan: RunPlan, facts_per_sentence: float):
         self.cache, self.plan, self.facts_per_sentence = cache, plan, facts_per_sentence
         self.seen: dict[str, Answer] = {}
+        self.estimated_for: set[tuple[str, str]] = set()  # (entailer, pending decomposition) counted
 
     def tally(self, judge: JudgeConfig, stage: str, kind: str, count: float, cost: float) -> None:
         self.plan.by_stage.setdefault(stage, {"cached": 0, "needed": 0, "estimated": 0.0})[kind] += count
@@ -100,11 +107,18 @@ class _PlanCounter:
                 )
         return [self.seen[spec.key] for spec in specs]
 
-    def unknown_facts(self, entailer: JudgeConfig, sentence) -> None:
-        """Entailment calls for facts a decomposer has not written yet: estimated from gold's facts per
-        sentence and the questions PROTOCOL §2 leaves to ask (all; alone from 2 valid citations; without from 3)."""
+    def unknown_facts(self, entailer: JudgeConfig, sentence, gold_sentence, decomposition: str) -> None:
+        """Entailment calls for facts a decomposer has not written yet (see the module doc): as many
+        facts as gold has for the sentence (else the mean), and the questions PROTOCOL §2 leaves to
+        ask (all; alone from 2 valid citations; without from 3). Once per entailer and pending
+        decomposition: configurations sharing both make these calls once."""
+        if (entailer.name, decomposition) in self.estimated_for:
+            return
+        self.estimated_for.add((entailer.name, decomposition))
+        facts = len(gold_sentence.facts) if gold_sentence is not None and gold_sentence.facts else None
         k = len(sentence.valid_citation_indices)
-        calls = self.facts_per_sentence * (1 + (k if k >= 2 else 0) + (k if k >= 3 else 0))
+        per_fact = 1 + (k if k >= 2 else 0) + (k if k >= 3 else 0)
+        calls = (self.facts_per_sentence if facts is None else facts) * per_fact
         self.plan.estimated += calls
         self.tally(
             entailer,
@@ -113,6 +127,14 @@ class _PlanCounter:
             calls,
             calls * estimated_cost(entailer, None, "entailment", self.cache),
         )
+
+
+ASSUMPTIONS = (
+    "a sentence whose verifiability is not known yet is verifiable",
+    "a decomposition not made yet gives as many facts as gold has for the sentence (else {mean}), "
+    "each citing all the sentence's valid citations",
+    "a call costs the judge's mean tokens in the cache for its stage, else a rough default",
+)
 
 
 def plan_run(
@@ -131,6 +153,8 @@ def plan_run(
     ]
     facts_per_sentence = sum(gold_facts) / len(gold_facts) if gold_facts else DEFAULT_FACTS_PER_SENTENCE
     counter = _PlanCounter(CallCache(store), plan, facts_per_sentence)
+    mean = f"gold's mean, {facts_per_sentence:.2g} a sentence" if gold_facts else f"{facts_per_sentence:.2g}"
+    plan.assumptions = [text.format(mean=mean) for text in ASSUMPTIONS]
     for configuration, response_id, pipeline in project_pipelines(
         store, judges, configurations, responses, counter.ask, counter.unknown_facts
     ):

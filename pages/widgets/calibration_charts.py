@@ -243,16 +243,29 @@ def parity_figure(configs, epsilon: float, best=None) -> go.Figure | None:
         for a, c in zip(advantage, rows, strict=True)
     ]
     figure = go.Figure()
-    figure.add_scatter(
-        x=advantage,
-        y=[c.name for c in rows],
-        mode="markers",
-        name="mean advantage over the annotators",
-        marker={"color": [MODE_COLOURS.get(c.precision_mode, NOTE_COLOUR) for c in rows], "size": 9},
-        error_x={"type": "data", "symmetric": False, "array": high, "arrayminus": low},
-        customdata=[[c.parity["winning_rate"] if known(c.parity["winning_rate"]) else -1] for c in rows],
-        hovertemplate="%{y}<br>advantage %{x:.3f}<br>winning rate %{customdata[0]:.2f}<extra></extra>",
-    )
+    # One trace per precision mode: an error bar takes its marker's colour, and a list of colours
+    # there is no colour to plotly ("Invalid color specifier" in the browser's console).
+    for mode in dict.fromkeys(c.precision_mode for c in rows):
+        at = [i for i, c in enumerate(rows) if c.precision_mode == mode]
+        colour = MODE_COLOURS.get(mode, NOTE_COLOUR)
+        figure.add_scatter(
+            x=[advantage[i] for i in at],
+            y=[rows[i].name for i in at],
+            mode="markers",
+            name=f"mean advantage over the annotators ({mode})",
+            marker={"color": colour, "size": 9},
+            error_x={
+                "type": "data",
+                "symmetric": False,
+                "array": [high[i] for i in at],
+                "arrayminus": [low[i] for i in at],
+                "color": colour,
+            },
+            customdata=[
+                [rows[i].parity["winning_rate"] if known(rows[i].parity["winning_rate"]) else -1] for i in at
+            ],
+            hovertemplate="%{y}<br>advantage %{x:.3f}<br>winning rate %{customdata[0]:.2f}<extra></extra>",
+        )
     if best is not None and best in rows:
         figure.add_scatter(
             x=[best.parity["advantage"]],

@@ -1,6 +1,7 @@
 """The decision controls: one button per answer (with a key), and the response-level
-actions undo, skip with a reason, and flag for the guidelines. Every click writes to the
-event log in its callback, before the rerun that shows the next question."""
+actions undo, skip with a reason, and flag for the guidelines. They lay out only: each click
+calls the callback it is given (pages/annotate.py's controller), which writes to the event log
+before the rerun that shows the next question."""
 
 from __future__ import annotations
 
@@ -9,8 +10,7 @@ import time
 import streamlit as st
 
 from annotation.work import session
-from annotation.work.queues import unskip
-from pages.widgets import keys, queue_view
+from pages.widgets import keys
 
 WORDING = {
     "verifiable": "Does this sentence state something directly observable in the video or its audio?",
@@ -67,22 +67,13 @@ def spent_ms(item_key: str) -> int:
     return None if started is None else int((time.monotonic() - started) * 1000)
 
 
-def _answer(store, who, response_id, question, value) -> None:
-    recorded = session.record_answer(
-        store, who, response_id, question, value, spent_ms=spent_ms(question.key(response_id))
-    )
-    if recorded is None:
-        st.session_state["notice"] = "That click was for a decision you had already made; nothing changed."
-        return
-    queue_view.after_answer(store, who, response_id)
-
-
-def answer_buttons(store, who: str, response_id: str, question: session.Question) -> None:
+def answer_buttons(response_id: str, question: session.Question, on_answer) -> None:
     """Yes/no buttons for a stage-1 or stage-3 question (keys V/N or Y/N); on stage 3 a "Can't
-    tell" button (T) that asks for the reason (keys 1-3 or a reason typed)."""
+    tell" button (T) that asks for the reason (keys 1-3 or a reason typed). A click calls
+    `on_answer(value)`."""
     shown_at(question.key(response_id))
     if reasons_open(question.key(response_id)):
-        cant_tell_reasons(store, who, response_id, question)
+        cant_tell_reasons(response_id, question, on_answer)
         return
     answers = ANSWERS["verifiable" if question.kind == "verifiable" else "entailment"]
     row = st.container(horizontal=True, gap="small")  # side by side on a phone too
@@ -108,8 +99,8 @@ def answer_buttons(store, who: str, response_id: str, question: session.Question
             key=f"answer:{value}:{question.key(response_id)}",
             shortcut=key,
             width="stretch",
-            on_click=_answer,
-            args=(store, who, response_id, question, value),
+            on_click=on_answer,
+            args=(value,),
         )
 
 
@@ -125,18 +116,18 @@ def _close_reasons() -> None:
     st.session_state.pop(REASONS_KEY, None)
 
 
-def _cant_tell(store, who, response_id, question, reason: str | None = None) -> None:
-    typed = st.session_state.get(f"cant_tell_reason:{question.key(response_id)}", "")
+def _cant_tell(item: str, on_answer, reason: str | None = None) -> None:
+    typed = st.session_state.get(f"cant_tell_reason:{item}", "")
     try:
         value = session.cant_tell_answer(typed if reason is None else reason)
     except ValueError as exc:
         st.session_state["notice"] = f"Not recorded: {exc}."
         return
     _close_reasons()
-    _answer(store, who, response_id, question, value)
+    on_answer(value)
 
 
-def cant_tell_reasons(store, who: str, response_id: str, question: session.Question) -> None:
+def cant_tell_reasons(response_id: str, question: session.Question, on_answer) -> None:
     """Why the person cannot tell: a preset reason (keys 1-3), or their own words; or back."""
     item = question.key(response_id)
     st.caption("Why can't you tell?")
@@ -147,92 +138,41 @@ def cant_tell_reasons(store, who: str, response_id: str, question: session.Quest
             key=f"cant_tell_reason:{n}:{item}",
             shortcut=str(n),
             on_click=_cant_tell,
-            args=(store, who, response_id, question, reason),
+            args=(item, on_answer, reason),
         )
     with st.form(f"cant_tell_form:{item}", border=False, clear_on_submit=True):
         line = st.container(horizontal=True, gap="small", vertical_alignment="bottom")
         line.text_input("Another reason", key=f"cant_tell_reason:{item}", placeholder="Another reason")
-        line.form_submit_button("Can't tell", on_click=_cant_tell, args=(store, who, response_id, question))
+        line.form_submit_button("Can't tell", on_click=_cant_tell, args=(item, on_answer))
     st.button("Back to the question", key=f"cant_tell_back:{item}", type="tertiary", on_click=_close_reasons)
 
 
-def confirm_facts(store, who: str, response_id: str, question: session.Question, facts: list[dict]) -> None:
-    _answer(store, who, response_id, question, facts)
-
-
-def _undo(store, who) -> None:
-    undone = session.undo_last_decision(store, who)
-    if undone is None:
-        st.session_state["notice"] = "Nothing to undo."
-        return
-    st.session_state["current_response"] = undone.response_id
-    st.session_state["queue_dirty"] = True
-    st.session_state["notice"] = "Undone: your last decision is open again."
-
-
-def _unskip(store, who, response_id) -> None:
-    unskip(store, who, response_id)
-    st.session_state["current_response"] = response_id
-    st.session_state["queue_dirty"] = True
-
-
-def actions(store, who: str) -> None:
+def actions(undo, skip, flag) -> None:
     """Undo, skip (reason required) and flag (text required), side by side, about the response
-    on screen (`st.session_state["current_response"]`, read when clicked). A popover's form is
-    drawn only while it is open (nothing to send on every decision)."""
-    st.button(
-        "Undo", key="undo", shortcut="U", help="Undo your last decision", on_click=_undo, args=(store, who)
-    )
-    skip = st.popover(
+    on screen; each calls its callback. A popover's form is drawn only while it is open (nothing
+    to send on every decision)."""
+    st.button("Undo", key="undo", shortcut="U", help="Undo your last decision", on_click=undo)
+    skip_popover = st.popover(
         "Skip", help="Set this response aside, with a reason", key="skip_popover", on_change="rerun"
     )
-    if skip.open:
-        with skip, st.form("skip_form", clear_on_submit=True):
+    if skip_popover.open:
+        with skip_popover, st.form("skip_form", clear_on_submit=True):
             st.text_input("Why do you skip it?", key="skip_reason")
-            st.form_submit_button("Set it aside", on_click=_skip, args=(store, who))
-    flag = st.popover(
+            st.form_submit_button("Set it aside", on_click=skip)
+    flag_popover = st.popover(
         "Flag", help="Flag a case the guidelines should settle", key="flag_popover", on_change="rerun"
     )
-    if flag.open:
-        with flag, st.form("flag_form", clear_on_submit=True):
+    if flag_popover.open:
+        with flag_popover, st.form("flag_form", clear_on_submit=True):
             st.text_area("What should the guidelines settle?", key="flag_text")
-            st.form_submit_button("Send the flag", on_click=_flag, args=(store, who))
+            st.form_submit_button("Send the flag", on_click=flag)
 
 
-def _skip(store, who) -> None:
-    response_id = st.session_state.get("current_response")
-    if response_id is None:
-        st.session_state["notice"] = "There is no response to set aside."
-        return
-    try:
-        session.skip_response(store, who, response_id, st.session_state.get("skip_reason", ""))
-    except ValueError as exc:
-        st.session_state["notice"] = f"Not set aside: {exc}"
-        return
-    st.session_state["current_response"] = None
-    st.session_state["queue_dirty"] = True
-    st.session_state["skip_popover"] = False
-
-
-def _flag(store, who) -> None:
-    response_id = st.session_state.get("current_response")
-    if response_id is None:
-        st.session_state["notice"] = "There is no response to flag."
-        return
-    try:
-        session.flag_for_guidelines(store, who, response_id, st.session_state.get("flag_text", ""))
-    except ValueError as exc:
-        st.session_state["notice"] = f"Not flagged: {exc}"
-        return
-    st.session_state["notice"] = "Flagged; thank you. Carry on labelling."
-    st.session_state["flag_popover"] = False
-
-
-def set_aside(store, who: str, skipped: dict[str, str]) -> None:
-    """The responses this person skipped, each with its reason and a way back."""
+def set_aside(skipped: dict[str, str], reopen) -> None:
+    """The responses this person skipped, each with its reason and a way back (`reopen(rid)`)."""
     if skipped:
         with st.expander(f"Set aside ({len(skipped)})"):
             for rid, reason in skipped.items():
                 first, second = st.columns([3, 1])
                 first.text(f"{rid}: {reason}")
-                second.button("Reopen", key=f"reopen:{rid}", on_click=_unskip, args=(store, who, rid))
+                second.button("Reopen", key=f"reopen:{rid}", on_click=reopen, args=(rid,))

@@ -152,14 +152,18 @@ def play_citations(
     autoplay: bool = False,
     with_sound: bool = False,
     key: str | None = None,
+    lead_in_s: float | None = None,
 ) -> None:
     """A player per citation (see module doc), two side by side, all in one element (one
     message per page run, however many players); `with_sound` draws an audio citation's sound
-    under its controls; `key` tells several groups of players on a page apart. An invalid
-    citation, missing media or a clip that cannot be cut shows a friendly note instead."""
+    under its controls; `key` tells several groups of players on a page apart; `lead_in_s` the
+    project's setting when the caller has read it. An invalid citation, missing media or a clip
+    that cannot be cut shows a friendly note instead."""
     invalid, problems, shown = [], [], []
     media = store.media(video_name) if video_name else None
-    lead_in_s = float(store.get_setting(LEAD_IN_SETTING, DEFAULT_LEAD_IN_S))
+    if lead_in_s is None:
+        lead_in_s = store.get_setting(LEAD_IN_SETTING)
+    lead_in_s = float(DEFAULT_LEAD_IN_S if lead_in_s is None else lead_in_s)
     for i, citation in enumerate(citations):
         if not citation.valid:
             invalid.append(citation)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from annotation.work import queues, sample_queues
-from annotation.work.session import finish_if_complete, normalise_campaign_mode
+from annotation.work.session import ResponseWork, normalise_campaign_mode
 from pages.widgets.context import current_state
 
 
@@ -40,16 +40,9 @@ def snapshot(store, who: str) -> queues.Queue:
     return queue
 
 
-def after_answer(store, who: str, response_id: str) -> None:
-    """After an answer: the `done` mark when it completed the response (the queue is re-read)."""
-    mode = normalise_campaign_mode(store.get_setting("campaign_mode"))
-    gold = snapshot(store, who).gold.get(response_id)
-    if finish_if_complete(store, who, response_id, mode, gold):
-        mark_dirty()
-
-
-def current_item(store, who: str, mode: str) -> queues.NextItem:
-    """What to show now; the response shown stays current until it is finished."""
-    item = queues.next_item(store, snapshot(store, who), mode, st.session_state.get("current_response"))
+def current_item(store, queue: queues.Queue, mode: str, known: ResponseWork | None = None) -> queues.NextItem:
+    """What to show now; the response shown stays current until it is finished. `known`: the
+    person's work as their answer left it (not read again)."""
+    item = queues.next_item(store, queue, mode, st.session_state.get("current_response"), known)
     st.session_state["current_response"] = item.response_id
     return item

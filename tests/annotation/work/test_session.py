@@ -15,9 +15,11 @@ from annotation.work.labels import labels_by_unit, record_from_labels
 from annotation.work.session import (
     Question,
     Waiting,
+    answer,
     cant_tell_answer,
     next_question,
     normalise_campaign_mode,
+    open_response,
     plan,
     propose_facts,
     record_answer,
@@ -345,3 +347,28 @@ def test_cant_tell_needs_a_reason_and_a_stage_three_question(store):
     with pytest.raises(ValueError, match="stage-3"):
         record_answer(store, "ana", "r1", stage_one, cant_tell_answer("the audio is inaudible"))
     assert store.events.log("ana") == []
+
+
+def test_an_answer_returns_the_work_after_it_as_a_fresh_read_would_give_it(store):
+    work = open_response(store, "ana", "r1", "end_to_end")
+    assert work.question.unit == "s0" and work.answered == 0
+    work = answer(store, "ana", work, work.question, True)  # s0 verifiable
+    assert work.labels == current(store) and work.question.unit == "s1"
+    work = answer(store, "ana", work, work.question, False)  # s1 not verifiable: facts of s0 next
+    assert work.question.kind == "facts" and work == open_response(store, "ana", "r1", "end_to_end")
+
+
+def test_the_answer_that_leaves_nothing_to_ask_writes_the_done_mark(store):
+    work = open_response(store, "ana", "r1", "end_to_end")
+    values = iter([True, False, [{"text": "A man points.", "citations": [0]}], True])
+    while work.question is not None:
+        assert not work.done
+        work = answer(store, "ana", work, work.question, next(values))
+    assert work.done and current(store)[("response", "done")] is True
+
+
+def test_an_answer_to_a_question_answered_meanwhile_writes_nothing(store):
+    work = open_response(store, "ana", "r1", "end_to_end")
+    assert answer(store, "ana", work, work.question, True) is not None
+    assert answer(store, "ana", work, work.question, False) is None  # `work` is from before
+    assert current(store) == {("s0", "verifiable"): True} and len(store.events.log("ana")) == 1

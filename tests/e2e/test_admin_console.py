@@ -1,0 +1,41 @@
+"""Every page an admin opens, in a real browser (`streamlit run app.py` on 127.0.0.1, Debian's
+Chromium), logs nothing to the console: no error, no warning. A tester found 12 "Invalid color
+specifier" warnings on the admin pages: the parity chart gave its error bars a list of colours."""
+
+from __future__ import annotations
+
+import pytest
+from browser_support import chromium_page, fill_sign_in, needs_chromium, streamlit_server, wait_until_idle
+
+pytestmark = needs_chromium
+ADMIN_PAGES = ("Annotate", "Disputes", "Agreement", "Judges", "Calibrate", "Model scores", "Admin")
+
+
+@pytest.fixture(scope="module")
+def server(module_demo, tmp_path_factory):
+    log = tmp_path_factory.mktemp("e2e-console-log") / "streamlit.log"
+    with streamlit_server(module_demo, log) as url:
+        yield url
+
+
+def test_no_admin_page_logs_an_error_or_a_warning_at_desktop_or_phone_width(server):
+    with chromium_page(viewport_height=900, viewport_width=1440) as page:
+        logged = []
+        page.on("console", lambda m: logged.append((m.type, m.text)))
+        page.on("pageerror", lambda error: logged.append(("pageerror", str(error))))
+        fill_sign_in(page, server, "admin")
+        for title in ADMIN_PAGES:
+            page.get_by_role("link", name=title, exact=True).click()
+            wait_until_idle(page)
+            page.wait_for_timeout(2000)  # charts and players draw after the run
+            wait_until_idle(page)
+            page.set_viewport_size({"width": 390, "height": 844})  # charts draw again at phone width
+            page.wait_for_timeout(1000)
+            page.set_viewport_size({"width": 1440, "height": 900})
+            page.wait_for_timeout(500)
+    problems = [
+        (kind, text)
+        for kind, text in logged
+        if kind in ("error", "warning", "pageerror", "assert") or "invalid color" in text.lower()
+    ]
+    assert problems == []

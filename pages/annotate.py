@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from annotation.project_settings import ProjectSettings
 from annotation.work import session
 from annotation.work.drafts import load_draft, save_draft
 from annotation.work.proposals import atomic_split, rule_based_facts
@@ -27,10 +28,8 @@ from pages.widgets import decisions, player, queue_view, response_view, timeline
 from pages.widgets.context import APP_DIR, friendly_errors
 from pages.widgets.facts_editor import GUIDANCE, facts_editor, start_draft
 from pages.widgets.frame import run_page
-from pages.widgets.keys import DEFAULT_COOLDOWN_MS
 
 STAGE_NAMES = {1: "Stage 1 · verifiable sentences", 2: "Stage 2 · atomic facts", 3: "Stage 3 · entailment"}
-RUN_SETTINGS = ("campaign_mode", "key_cooldown_ms", "pad_s", "lead_in_s")  # what a decision's run reads
 ANSWERED_KEY = "answered_work"  # the work an answer left, for the run it causes (read once, then gone)
 
 
@@ -240,8 +239,8 @@ def decision_screen(who: str, store) -> None:
 def decision_body(who: str, store) -> None:
     """The person's next decision, from their work on the response as read once in this run (or
     as their answer left it)."""
-    settings = {name: store.get_setting(name) for name in RUN_SETTINGS}  # once per run
-    mode = normalise_campaign_mode(settings.get("campaign_mode"))
+    settings = ProjectSettings.of(store)  # once per run, one query, typed
+    mode = normalise_campaign_mode(settings.campaign_mode)
     queue = queue_view.snapshot(store, who)
     item = queue_view.current_item(store, queue, mode, st.session_state.pop(ANSWERED_KEY, None))
     rid, work, question = item.response_id, item.work, item.question
@@ -260,7 +259,7 @@ def decision_body(who: str, store) -> None:
         f"{rid} · sentence {question.sentence_index + 1}/{len(sentences)}"
         f" · {decisions_done(work.questions, work.labels, work.answered, work.waiting)} · {done}"
     )
-    pad_s = float(settings["pad_s"] if settings["pad_s"] is not None else 1.0)
+    pad_s = settings.pad_s
     timeline_key = f"timeline:{question.key(rid)}"  # a new question starts afresh
     chips_key = f"chips:{question.key(rid)}"
     to_play = segments_to_play(sentences, sentence, question, st.session_state.get(chips_key), timeline_key)
@@ -275,9 +274,7 @@ def decision_body(who: str, store) -> None:
             question,
             where,
             players=sum(c.valid for c in to_play),
-            cooldown_ms=int(
-                DEFAULT_COOLDOWN_MS if settings["key_cooldown_ms"] is None else settings["key_cooldown_ms"]
-            ),
+            cooldown_ms=settings.key_cooldown_ms,
         )
         response_view.citation_chips(sentence, key=chips_key, playable=question.segments)
     with screen.container(key="murgat_context"):
@@ -288,7 +285,7 @@ def decision_body(who: str, store) -> None:
             pad_s,
             with_sound=True,
             key=question.key(rid),
-            lead_in_s=settings[player.LEAD_IN_SETTING],
+            lead_in_s=settings.lead_in_s,
         )
         response_view.show_context(response, sentence)
         if st.session_state.get("show_timeline"):

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from annotation.project_settings import DEFAULT_COOLDOWN_MS
 from pages.widgets.context import APP_DIR
 
-DEFAULT_COOLDOWN_MS = 250
 _KEYS = st.components.v2.component(
     "murgat_keys", js=(APP_DIR / "assets" / "keys.js").read_text(), isolate_styles=False
 )

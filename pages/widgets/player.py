@@ -23,15 +23,13 @@ from streamlit import runtime
 
 from annotation.media.clips import AUDIO_POINT_S, ClipPrefetcher, cut_clip
 from annotation.project import media_source, prepare_media
+from annotation.project_settings import ProjectSettings
 from annotation.protocol.citations import Citation
 from pages.widgets.context import APP_DIR, component_key, show_text
 from pages.widgets.response_view import chip_label
 from pages.widgets.sound import sound_data, span_view
 
 log = logging.getLogger("murgat.app")
-# Playback starts this long before the cited start (project setting; the person cycles it with L),
-# within the clip's padding (`pad_s`, project setting, 1 s by default).
-LEAD_IN_SETTING, DEFAULT_LEAD_IN_S = "lead_in_s", 1.0
 POINT_CONTEXT_S = 0.5  # with no padding set, a visual point still gets a short clip around it
 
 _PLAYERS = st.components.v2.component(
@@ -162,8 +160,7 @@ def play_citations(
     invalid, problems, shown = [], [], []
     media = store.media(video_name) if video_name else None
     if lead_in_s is None:
-        lead_in_s = store.get_setting(LEAD_IN_SETTING)
-    lead_in_s = float(DEFAULT_LEAD_IN_S if lead_in_s is None else lead_in_s)
+        lead_in_s = ProjectSettings.of(store).lead_in_s
     for i, citation in enumerate(citations):
         if not citation.valid:
             invalid.append(citation)

@@ -384,16 +384,35 @@ def report(sizes: list[int], results: list[dict]) -> bool:
     met = True
     for clock in ("wall", "CPU"):
         for name, ok in targets(sizes, table, clock).items():
-            print(f"target {name} ({clock} seconds): {'met' if ok else 'NOT met'} (at {sizes[-1]:,})")
-            met = met and (ok or clock == "CPU")  # the targets are wall seconds; CPU says what load hid
+            said = "not measured" if ok is None else "met" if ok else "NOT met"
+            print(f"target {name} ({clock} seconds): {said} (at {sizes[-1]:,})")
+            met = met and (
+                ok is not False or clock == "CPU"
+            )  # the targets are wall seconds; CPU says what load hid
     return met
 
 
-def targets(sizes: list[int], table: list[dict], clock: str) -> dict[str, bool]:
-    """{target: met} at the largest size, on `clock` ("wall" or "CPU") seconds."""
+def targets(sizes: list[int], table: list[dict], clock: str) -> dict[str, bool | None]:
+    """{target: met (None: a figure it needs was not measured)} at the largest size, on `clock`
+    ("wall" or "CPU") seconds."""
     unit = " s" if clock == "wall" else " CPU s"
     last = table[-1]
     timed = [n for n in table[0] if n.endswith(unit) and (clock == "CPU" or " CPU " not in n)]
+    needs = {
+        "gold cold ≤ 3 s": [f"gold cold{unit}"],
+        "pages ≤ 1 s warm and after a label": [
+            f"{p} {w}{unit}" for p in PAGES for w in ("warm", "after label")
+        ],
+        "sweep, estimate ≤ 10 s": [f"{c}{unit}" for c in ("sweep", "estimate")],
+    }
+    found = _targets_met(sizes, table, last, unit, timed)
+    return {
+        name: None if any(last.get(n) is None for n in needs.get(name, [])) else ok
+        for name, ok in found.items()
+    }
+
+
+def _targets_met(sizes, table, last, unit, timed) -> dict[str, bool]:
     return {
         "gold cold ≤ 3 s": (last.get(f"gold cold{unit}") or math.inf) <= 3,
         "pages ≤ 1 s warm and after a label": all(
@@ -404,7 +423,7 @@ def targets(sizes: list[int], table: list[dict], clock: str) -> dict[str, bool]:
             (last.get(f"{c}{unit}") or math.inf) <= 10 for c in ("sweep", "estimate")
         ),
         "import ≥ 5,000 records/s": all(
-            (row["import records/s" if clock == "wall" else "import records/CPU s"] or 0) >= 5000
+            (row["import records/s" if unit == " s" else "import records/CPU s"] or 0) >= 5000
             for row in table
         ),
         "no k above 1.2": all(

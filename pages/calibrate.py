@@ -388,8 +388,9 @@ def opened_section(store, opened: str, inspected, gold, judges, cached: dict) ->
 def calibrate(me: dict, store) -> None:
     st.title("Calibrate")
     first_sentence = st.container()  # filled once the choice is known: it says whether the gold decides
-    gold, _humans, judges = inputs_from_state(current_state(store))
-    if not gold or not judges:
+    inputs = inputs_from_state(current_state(store))
+    gold, judges = inputs.gold, inputs.judges  # judges: the gold responses' records
+    if not gold or not inputs.judged:
         st.info(
             (
                 "No gold records yet: gold is derived from the annotators' labels and rulings (Disputes page). "
@@ -398,7 +399,7 @@ def calibrate(me: dict, store) -> None:
             )
             + (
                 "No judge records yet: run judges on the Judges page or import judge records."
-                if not judges
+                if not inputs.judged
                 else ""
             )
         )

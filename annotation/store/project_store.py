@@ -84,7 +84,11 @@ MIGRATIONS: list[str] = [
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
-# The columns that hold JSON text (checked on every open: a malformed cell is named, not a traceback).
+# The columns that hold JSON text: a malformed cell is named when the project is opened, not a
+# traceback later. Scanning them all on every open cost 0.5 s at 50,000 judge records, so each
+# column has triggers (`JSON_CELL_MIGRATIONS`) that note a malformed value whenever one is written —
+# by this tool or by any other SQLite client — in `json_cell_faults`, and an open reads that note.
+# A column added here needs its triggers in a new JSON-cell migration.
 JSON_CELLS = (
     ("meta", "key", "value"),
     ("media", "name", "info"),
@@ -93,6 +97,34 @@ JSON_CELLS = (
     ("responses", "response_id", "sentences"),
     ("records", "id", "record"),
 )
+JSON_CELL_OWNER = "json_cells"
+
+
+def _json_cell_triggers(cells) -> str:
+    """SQL: per table, triggers that note the key of a row inserted or updated with a malformed
+    value in one of its JSON columns (`cells`) in `json_cell_faults`, then a note of every such row
+    already there (the one scan). Short: a new project's schema must fit a small disk."""
+    statements = []
+    for table in dict.fromkeys(table for table, _, _ in cells):
+        key = next(k for t, k, _ in cells if t == table)
+        columns = [c for t, _, c in cells if t == table]
+        malformed = " OR ".join(f"NOT json_valid(NEW.{c})" for c in columns)
+        for event in ("INSERT", "UPDATE"):
+            statements.append(
+                f"CREATE TRIGGER jc_{table}_{event[0]} AFTER {event} ON {table} WHEN {malformed} "
+                f"BEGIN INSERT INTO json_cell_faults VALUES ('{table}', NEW.{key}); END;"
+            )
+        statements.append(
+            f"INSERT INTO json_cell_faults SELECT '{table}', {key} FROM {table} "
+            f"WHERE {malformed.replace('NEW.', '')};"
+        )
+    return "\n".join(statements)
+
+
+# Append, never edit (the JSON-cell check's own tables, versioned apart from the file's schema).
+JSON_CELL_MIGRATIONS: list[str] = [
+    "CREATE TABLE json_cell_faults (tbl TEXT NOT NULL, key NOT NULL);\n" + _json_cell_triggers(JSON_CELLS),
+]
 
 
 # What a record's sentence repeats of its response's sentence (the keys Sentence.to_dict writes).
@@ -167,6 +199,7 @@ class ProjectStore:
         try:
             store.database.migrate_file(MIGRATIONS)
             store.events.migrate()
+            store._migrate_json_cells()
             store._check_json_cells()
         except ProjectFileError:
             store.close()
@@ -176,16 +209,42 @@ class ProjectStore:
             raise ProjectFileError(f"{store.db_path}: cannot be used ({exc})") from None
         return store
 
+    def _migrate_json_cells(self) -> None:
+        """The JSON-cell triggers (see JSON_CELLS); a read-only file without them is left as it is
+        (then `_check_json_cells` scans every cell)."""
+        try:
+            self.database.migrate(JSON_CELL_OWNER, JSON_CELL_MIGRATIONS)
+        except ProjectFileError:
+            if not self.database.read_only:
+                raise
+
     def _check_json_cells(self) -> None:
-        """ProjectFileError naming the first cell of a JSON column that is not valid JSON."""
-        for table, key, column in JSON_CELLS:
-            row = self.database.connection.execute(
-                f"SELECT {key} FROM {table} WHERE NOT json_valid({column}) LIMIT 1"
-            ).fetchone()
-            if row is not None:
-                raise ProjectFileError(
-                    f"{self.db_path}: table {table}, row {key} = {str(row[0])[:80]!r}: "
-                    f"column {column} is not valid JSON (the file was edited or damaged)"
+        """ProjectFileError naming the first cell of a JSON column that is not valid JSON: in the rows
+        the triggers noted that are still malformed (a noted row written again with valid JSON is
+        forgotten); in every row of a read-only file that has no triggers yet."""
+        connection = self.database.connection
+        noted = connection.execute("SELECT 1 FROM sqlite_master WHERE name = 'json_cell_faults'").fetchone()
+        suspects = (
+            [(None, table, None) for table in dict.fromkeys(t for t, _, _ in JSON_CELLS)]
+            if noted is None
+            else connection.execute("SELECT rowid, tbl, key FROM json_cell_faults").fetchall()
+        )
+        for rowid, table, value in suspects:
+            for cell_table, key, column in JSON_CELLS:
+                if cell_table != table:
+                    continue
+                where, params = ("", []) if rowid is None else (f" AND {key} = ?", [value])
+                row = connection.execute(
+                    f"SELECT {key} FROM {table} WHERE NOT json_valid({column}){where} LIMIT 1", params
+                ).fetchone()
+                if row is not None:
+                    raise ProjectFileError(
+                        f"{self.db_path}: table {table}, row {key} = {str(row[0])[:80]!r}: "
+                        f"column {column} is not valid JSON (the file was edited or damaged)"
+                    )
+            if rowid is not None and not self.database.read_only:
+                self.database.write(
+                    lambda c, r=rowid: c.execute("DELETE FROM json_cell_faults WHERE rowid = ?", [r])
                 )
 
     def close(self) -> None:
@@ -357,6 +416,25 @@ class ProjectStore:
             )
         ]
 
+    def response_questions(self) -> list[tuple[str, str | None, tuple]]:
+        """(response id, model or None, its question: (video, question, options)) of every
+        response, in import order, in one read."""
+        options: dict[str, tuple] = {}  # many responses answer the same question: decoded once
+        return [
+            (
+                rid,
+                model,
+                (
+                    video,
+                    question,
+                    options.get(listed) or options.setdefault(listed, tuple(json.loads(listed))),
+                ),
+            )
+            for rid, model, video, question, listed in self.database.connection.execute(
+                "SELECT response_id, model, video, question, options FROM responses ORDER BY position"
+            )
+        ]
+
     def count_responses(self) -> int:
         return self.database.connection.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
 
@@ -432,24 +510,46 @@ class ProjectStore:
         Filters: `kind` ('gold', 'human' or 'judge'), `source` (exact), `response_id`, and
         `response_ids` (only these responses' records, found through the index)."""
         where, params = self._record_filters(kind, source, response_id, response_ids)
+        found = self._decoded(
+            f"r.id IN (SELECT MAX(id) FROM records WHERE {where} GROUP BY source, response_id)", params
+        )
+        return [record for _, _, record in sorted(found, key=lambda item: (item[2].source, item[1]))]
+
+    def records_by_id(self, record_ids: Iterable[int]) -> dict[int, EvaluationRecord]:
+        """{record id: the stored record} of these ids (`latest_record_ids` names them)."""
+        found = self._decoded(
+            "r.id IN (SELECT value FROM json_each(?))", [json.dumps(sorted(set(record_ids)))]
+        )
+        return {record_id: record for record_id, _, record in found}
+
+    def latest_record_ids(self, source: str, response_ids: Iterable[str] | None = None) -> dict[str, int]:
+        """{response: the id of `source`'s record in force for it} (of `response_ids` only, when
+        given), nothing decoded."""
+        where, params = self._record_filters(None, source, None, response_ids)
         rows = self.database.connection.execute(
-            "SELECT r.response_id, r.source, r.record, p.sentences FROM records r "
+            f"SELECT response_id, MAX(id) FROM records WHERE {where} GROUP BY response_id", params
+        )
+        return dict(rows.fetchall())
+
+    def _decoded(self, where: str, params: list) -> list[tuple[int, int, EvaluationRecord]]:
+        """[(record id, response position, record)] of the records matching `where` (on
+        `records r`), in response order."""
+        rows = self.database.connection.execute(
+            "SELECT r.id, r.response_id, r.source, r.record, p.sentences, p.position FROM records r "
             "JOIN responses p ON p.response_id = r.response_id "
-            f"WHERE r.id IN (SELECT MAX(id) FROM records WHERE {where} GROUP BY source, response_id) "
-            "ORDER BY p.position, r.source",  # a response's records together: its sentences read once
+            f"WHERE {where} ORDER BY p.position, r.source",  # a response's records together: its sentences read once
             params,
         )
-        out: list[tuple[str, int, EvaluationRecord]] = []
+        out: list[tuple[int, int, EvaluationRecord]] = []
         last_id, shared = None, []
-        for position, (rid, record_source, text, sentences) in enumerate(rows):
+        for record_id, rid, record_source, text, sentences, position in rows:
             if rid != last_id:
                 last_id, shared = rid, json.loads(sentences)
             record = EvaluationRecord.from_dict(
                 {"response_id": rid, "source": record_source, "sentences": _expand(json.loads(text), shared)}
             )
-            out.append((record_source, position, record))
-        out.sort(key=lambda item: item[:2])
-        return [record for _, _, record in out]
+            out.append((record_id, position, record))
+        return out
 
     @staticmethod
     def _record_filters(kind, source, response_id, response_ids) -> tuple[str, list]:
@@ -482,6 +582,20 @@ class ProjectStore:
             f"SELECT source, COUNT(DISTINCT response_id) FROM records WHERE {where} GROUP BY source", params
         )
         return dict(rows.fetchall())
+
+    def record_responses(self, kind: str | None = None) -> dict[str, list[str]]:
+        """{source: the responses it has a record for, in import order}, sources by name, read from
+        the index (nothing decoded); `kind` as in `list_records`."""
+        where, params = self._record_filters(kind, None, None, None)
+        rows = self.database.connection.execute(
+            f"SELECT r.source, r.response_id FROM (SELECT DISTINCT source, response_id FROM records "
+            f"WHERE {where}) r JOIN responses p ON p.response_id = r.response_id ORDER BY r.source, p.position",
+            params,
+        )
+        out: dict[str, list[str]] = {}
+        for source, response_id in rows:
+            out.setdefault(source, []).append(response_id)
+        return out
 
     def record_sources(self) -> list[str]:
         return [

@@ -113,17 +113,18 @@ def _argument_problems(args) -> list[Problem]:
     return problems
 
 
-def exportable_records(args, judge_records, judges: dict, problems: list[Problem]):
-    """The judge records whose source is exportable with `judges`; the others are noted on stderr.
-    None exportable → a problem naming the sources found."""
+def exportable_records(args, inputs, judges: dict, problems: list[Problem]):
+    """(the inputs' judge records whose source is exportable with `judges`, those sources); the
+    others are noted on stderr. None exportable → a problem naming the sources found."""
     from calibration.config.calibrated import exportable_configuration
 
     left_out = {}
-    for record in judge_records:
-        if record.source not in left_out:
-            left_out[record.source] = exportable_configuration(record.source, judges)[1]
-    exportable = [r for r in judge_records if left_out[r.source] is None]
-    if not exportable:
+    for source in [*(inputs.judged or {}), *(r.source for r in inputs.judges)]:
+        if source not in left_out:
+            left_out[source] = exportable_configuration(source, judges)[1]
+    sources = {source for source, why in left_out.items() if why is None}
+    exportable = [r for r in inputs.judges if r.source in sources]
+    if not sources:
         problems.append(
             Problem(
                 args.project or ", ".join(args.judges_records),
@@ -137,7 +138,7 @@ def exportable_records(args, judge_records, judges: dict, problems: list[Problem
         for source, why in left_out.items():
             if why is not None:
                 print(f"note: {source} left out: {why}", file=sys.stderr)
-    return exportable
+    return exportable, sources
 
 
 def _choice(args, report, judges: dict):
@@ -195,12 +196,12 @@ def cmd_export(args) -> int:
     if not problems:
         inputs = load_sweep_inputs(args, args.judges_records, problems)
     if not problems:
-        exportable = exportable_records(args, inputs.judges, judges, problems)
+        exportable, sources = exportable_records(args, inputs, judges, problems)
     if problems:
         _print_problems(problems)
         return 2
     try:
-        report = sweep_with_args(args, inputs, exportable)
+        report = sweep_with_args(args, inputs, exportable, sources)
         choice = _choice(args, report, judges)
         decided = decision(report, choice)
         refusal = export_refusal(decided, args.allow_undecided)

@@ -235,8 +235,12 @@ def load_sweep_inputs(args, judge_files, problems: list[Problem]) -> SweepInputs
     return inputs_from_files(args.gold, judge_files, problems)
 
 
-def sweep_with_args(args, inputs: SweepInputs, judges) -> SweepReport:
-    """`run_sweep` of `judges` (the inputs' or a subset) with the shared options. InputError passes."""
+def sweep_with_args(args, inputs: SweepInputs, judges, sources=None) -> SweepReport:
+    """`run_sweep` of `judges` (the inputs' or those of `sources`, a subset of theirs) with the
+    shared options. InputError passes."""
+    judged = inputs.judged
+    if judged is not None and sources is not None:
+        judged = {source: found for source, found in judged.items() if source in sources}
     return run_sweep(
         inputs.gold,
         judges,
@@ -246,6 +250,7 @@ def sweep_with_args(args, inputs: SweepInputs, judges) -> SweepReport:
         folds=args.folds,
         seed=args.seed,
         epsilon=args.epsilon,
+        judged=judged,
     )
 
 

@@ -5,12 +5,15 @@ scorer. An undetermined score (MURGAT-S null, PROTOCOL §3) is missing, as in th
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
 
 from annotation.state import project_state
 from calibration.scoring.murgat_s import PRECISION_MODES, ResponseScore, score_records
+from calibration.scoring.stored_scores import stored_scores
 from calibration.stats.correlation import pearson_rows
 
 METRICS = ("murgat_s", "coverage", "precision", "recall")
@@ -46,37 +49,62 @@ def judge_sources(store) -> list[tuple[str, int]]:
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
-def scored_responses(store, source: str, mode: str) -> list[ScoredResponse]:
-    """Every response of the project in import order, with gold and `source`'s scores in `mode`.
-    ValueError (naming the response) for a record the scorer rejects."""
+KEPT = 16  # results kept in memory per (project revision, what was asked), the least recently read dropped
+_kept: OrderedDict[tuple, object] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def _once_per_revision(store, asked: tuple, compute):
+    """`compute(state)` for the project's current state, computed once per (project file, revision,
+    `asked`): a page's reruns and sessions read the same result until the revision moves."""
     state = project_state(store)
-    gold = {s.response_id: s for s in score_records(state.gold.records, [mode])}
-    judged = {
-        s.response_id: s for s in score_records([r for r in state.judges if r.source == source], [mode])
-    }
-    out = []
-    for response_id, model in store.response_models():
-        response = store.response(response_id)
-        question = (response.video, response.question, tuple(response.options))
-        out.append(
+    key = (str(store.db_path.resolve()), state.revision, *asked)
+    with _cache_lock:
+        if key in _kept:
+            _kept.move_to_end(key)
+            return _kept[key]
+    found = compute(state)
+    with _cache_lock:
+        _kept[key] = found
+        while len(_kept) > KEPT:
+            _kept.popitem(last=False)
+    return found
+
+
+def scored_responses(store, source: str, mode: str) -> list[ScoredResponse]:
+    """Every response of the project in import order, with gold and `source`'s scores in `mode`
+    (the judge's scored once per stored record: `stored_scores`), derived once per revision.
+    ValueError (naming the response) for a record the scorer rejects."""
+
+    def compute(state) -> list[ScoredResponse]:
+        gold = {s.response_id: s for s in score_records(state.gold.records, [mode])}
+        judged = stored_scores(store, source, mode)
+        return [
             ScoredResponse(response_id, model, question, gold.get(response_id), judged.get(response_id))
-        )
-    return out
+            for response_id, model, question in store.response_questions()
+        ]
+
+    return _once_per_revision(store, ("scored", source, mode), compute)
 
 
 def calibrated_mode(store, source: str) -> tuple[str, float]:
     """(precision mode, its r): the mode the sweep's rule (highest full-sample Pearson r of
     MURGAT-S against gold) picks for `source` — the mode its scores are calibrated in. The first
     mode with r NaN when no mode's r is defined (too few gold responses)."""
-    state = project_state(store)
+    return _once_per_revision(
+        store, ("calibrated", source), lambda state: _calibrated_mode(store, state, source)
+    )
+
+
+def _calibrated_mode(store, state, source: str) -> tuple[str, float]:
     gold = state.gold.records
     ids = sorted({r.response_id for r in gold})
-    mine = [r for r in state.judges if r.source == source and r.response_id in set(ids)]
     column = {rid: i for i, rid in enumerate(ids)}
     rows_x, rows_y = [], []
     for mode in PRECISION_MODES:
         x, y = np.full(len(ids), np.nan), np.full(len(ids), np.nan)
-        for values, scored in ((x, score_records(mine, [mode])), (y, score_records(gold, [mode]))):
+        mine = stored_scores(store, source, mode, ids).values() if ids else []
+        for values, scored in ((x, mine), (y, score_records(gold, [mode]))):
             for score in scored:
                 if score.murgat_s is not None:
                     values[column[score.response_id]] = score.murgat_s

@@ -103,6 +103,8 @@ def bootstrap_spearman(X, Y, weights: np.ndarray, chunk_size: int = 256) -> np.n
     out = np.full((W.shape[0], X.shape[0]), np.nan)
     for i in range(X.shape[0]):
         both = np.isfinite(X[i]) & np.isfinite(Y[i])
+        if not both.any():  # a source with no scored gold response: ρ undefined in every resample
+            continue
         x, y, Wi = X[i, both], Y[i, both], W[:, both]
         for start in range(0, W.shape[0], chunk_size):
             Wc = Wi[start : start + chunk_size]

@@ -4,6 +4,8 @@ page and every CLI."""
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import NamedTuple
 
@@ -16,9 +18,14 @@ from annotation.store.project_store import ProjectStore
 
 
 class SweepInputs(NamedTuple):
+    """The sweep's records. From a project, `judges` are only the gold responses' judge records
+    (what the sweep compares) and `judged` says which responses each judge source has a record
+    for (`run_sweep`'s `judged`); from files, `judges` are all of them and `judged` is None."""
+
     gold: list[EvaluationRecord]
     humans: list[EvaluationRecord]
     judges: list[EvaluationRecord]
+    judged: dict[str, list[str]] | None = None
 
 
 class _Locator:
@@ -91,9 +98,31 @@ def inputs_from_project(store) -> SweepInputs:
     return inputs_from_state(project_state(store))
 
 
+KEPT_JUDGES = 8  # the least recently read project revision's gold judge records dropped beyond this
+_gold_judges: OrderedDict[tuple, tuple[list[EvaluationRecord], dict[str, list[str]]]] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
 def inputs_from_state(state) -> SweepInputs:
-    """The sweep's inputs of one project state (`annotation.state.ProjectState`)."""
-    return SweepInputs(state.gold.records, state.annotators, state.judges)
+    """The sweep's inputs of one project state (`annotation.state.ProjectState`): its gold and
+    annotators, and of the judge records only the gold responses' (50,000 judged responses need
+    not be decoded to sweep 1,000 gold ones), with every judge source's responses counted in SQL.
+    Read once per (project file, revision)."""
+    gold = state.gold.records
+    key = (str(state.store.db_path.resolve()), state.revision)
+    with _cache_lock:
+        found = _gold_judges.get(key)
+        if found is not None:
+            _gold_judges.move_to_end(key)
+    if found is None:
+        gold_ids = [r.response_id for r in gold]
+        judges = state.store.list_records("judge", response_ids=gold_ids) if gold_ids else []
+        found = (judges, state.store.record_responses("judge"))
+        with _cache_lock:
+            _gold_judges[key] = found
+            while len(_gold_judges) > KEPT_JUDGES:
+                _gold_judges.popitem(last=False)
+    return SweepInputs(gold, state.annotators, *found)
 
 
 def inputs_from_project_dir(directory: str, problems: list[Problem]) -> SweepInputs:
@@ -117,6 +146,6 @@ def inputs_from_project_dir(directory: str, problems: list[Problem]) -> SweepInp
         store.close()
     if not inputs.gold:
         problems.append(Problem(directory, None, "source", "the project has no gold records yet"))
-    if not inputs.judges:
+    if not inputs.judges and not inputs.judged:
         problems.append(Problem(directory, None, "source", "the project has no judge records yet"))
     return inputs

@@ -31,12 +31,13 @@ def project_sweep(store, settings: dict) -> SweepReport:
             if key in _reports:
                 _reports.move_to_end(key)
                 return _reports[key]
-        gold, humans, judges = inputs_from_state(state)
+        inputs = inputs_from_state(state)
         report = run_sweep(
-            gold,
-            judges,
+            inputs.gold,
+            inputs.judges,
             modes=settings["modes"],
-            humans=humans,
+            humans=inputs.humans,
+            judged=inputs.judged,
             n_boot=settings["n_boot"],
             folds=settings["folds"],
             seed=settings["seed"],

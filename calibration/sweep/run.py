@@ -141,13 +141,16 @@ def _by_source(records: list[EvaluationRecord], what: str, problems: list[Proble
     return out
 
 
-def _check_inputs(gold, judges, humans, modes) -> tuple[dict, dict, dict]:
+def _check_inputs(gold, judges, humans, modes, judged) -> tuple[dict, dict, dict]:
     problems: list[Problem] = []
     for mode in modes:
         if mode not in PRECISION_MODES:
             problems.append(Problem("<settings>", None, "precision", f"unknown precision mode '{mode}'"))
     gold_by = _by_source(gold, "gold", problems)
     judges_by = _by_source(judges, "judges", problems)
+    for source in judged or {}:  # a source with no record of a gold response is still a row
+        judges_by.setdefault(source, {})
+    judges_by = dict(sorted(judges_by.items()))
     humans_by = _by_source(humans, "humans", problems)
     if not gold_by:
         problems.append(Problem("<gold>", None, None, "no gold records"))
@@ -237,14 +240,14 @@ def _selection(X, Y, folds: int, seed: int, names: list[str], notes: list[str]) 
     return out
 
 
-def _sources_and_notes(judges_by, humans_by, ids, notes: list[str]) -> list[dict]:
+def _sources_and_notes(judges_by, humans_by, ids, notes: list[str], judged) -> list[dict]:
     gold_ids = set(ids)
     sources = [
         {
             "source": s,
-            "n_records": len(recs),
+            "n_records": len((judged or {}).get(s, recs)),
             "missing": [r for r in ids if r not in recs],
-            "not_in_gold": sorted(set(recs) - gold_ids),
+            "not_in_gold": sorted(set((judged or {}).get(s, recs)) - gold_ids),
         }
         for s, recs in sorted(judges_by.items())
     ]
@@ -297,12 +300,16 @@ def run_sweep(
     seed: int = 0,
     alpha: float = 0.05,
     epsilon: float = DEFAULT_EPSILON,
+    judged: dict[str, list[str]] | None = None,
 ) -> SweepReport:
     """Sweep every judge source × precision mode against gold (see the module docstring).
 
     Responses are those of the gold records; a source missing some is compared on the ones it has
     and the rest are listed (`missing_ids`, `sources`); judge records for responses without gold
-    are listed too, never used. `humans` (human:* records, finished or not) give human parity;
+    are listed too, never used. `judged` ({judge source: every response it has a record for}) is
+    given when `judges` holds only the gold responses' records (a project's sweep decodes no
+    more): the responses without gold are counted and listed from it, and each of its sources is
+    a configuration. `humans` (human:* records, finished or not) give human parity;
     Raises InputError (locations like '<judges>,
     entry 3') for: no gold or no judges, gold from several sources, a gold record among the judges,
     a non-human source among `humans`, a repeated (response, source), an unknown mode, or a record
@@ -311,7 +318,7 @@ def run_sweep(
     modes, humans = tuple(modes), list(humans or [])
     if n_boot < 1 or folds < 2:
         raise ValueError(f"need n_boot >= 1 and folds >= 2, got n_boot={n_boot}, folds={folds}")
-    gold_by, judges_by, humans_by = _check_inputs(gold, judges, humans, modes)
+    gold_by, judges_by, humans_by = _check_inputs(gold, judges, humans, modes, judged)
     ((gold_source, gold_records),) = gold_by.items()
     ids, notes = sorted(gold_records), []
     rows = [(source, mode) for source in sorted(judges_by) for mode in modes]
@@ -333,10 +340,10 @@ def run_sweep(
         best=None if decided.best is None else configs[decided.best],
         best_set=[{"source": c.source, "precision_mode": c.precision_mode} for c in configs if c.in_best_set],
         selection=_selection(X, Y, folds, seed, [c.name for c in configs], notes),
-        sources=_sources_and_notes(judges_by, humans_by, ids, notes),
+        sources=_sources_and_notes(judges_by, humans_by, ids, notes, judged),
         gold={"source": gold_source, "n_responses": len(ids), "undetermined": gold_undetermined},
         annotators=annotator_rows(tables),
-        stages=stage_losses(list(gold_records.values()), judges),
+        stages=stage_losses(list(gold_records.values()), judges, judged=judged),
         settings=_settings(modes, n_boot, folds, seed, alpha, epsilon),
         notes=notes,
         scores=_response_scores({**gold_by, **judges_by}, ids, gold_scores, judge_scores),

@@ -154,15 +154,23 @@ def _in_r_vc(sentence: Sentence) -> bool:
 
 
 def stage_loss(
-    gold: list[EvaluationRecord], judge: list[EvaluationRecord], threshold: float = 0.5
+    gold: list[EvaluationRecord],
+    judge: list[EvaluationRecord],
+    threshold: float = 0.5,
+    *,
+    source: str | None = None,
+    judged: list[str] | None = None,
 ) -> StageLoss:
     """Per-stage loss of one judge source (`judge`, all records of one source) against gold.
 
     Records are matched by response_id; judge records for responses without gold are
-    listed in `responses_not_in_gold`. Raises ValueError when `judge` mixes sources, or
-    (from the scorer's derivations) on a fact whose citation indices are out of range.
+    listed in `responses_not_in_gold`. `judged` (every response the source has a record for)
+    and `source` are given when `judge` holds only its records of gold responses (then it may be
+    empty): the responses without gold come from `judged`. Raises ValueError when `judge` mixes
+    sources (or is not `source`'s), or (from the scorer's derivations) on a fact whose citation
+    indices are out of range.
     """
-    sources = {r.source for r in judge}
+    sources = {r.source for r in judge} | ({source} if source is not None else set())
     if len(sources) != 1:
         raise ValueError(f"stage_loss needs the records of exactly one source, got {sorted(sources)}")
     gold_by_id = {r.response_id: r for r in gold}
@@ -214,16 +222,25 @@ def stage_loss(
         2 * found / (judge_total + gold_total) if judge_total + gold_total else math.nan,
     )
     entailment = {name: LabelAgreement.of(*labels[name]) for name in ENTAILMENT_FIELDS}
+    if judged is not None:
+        not_in_gold = list(set(judged) - set(gold_by_id))
     return StageLoss(
         sources.pop(), shared, verifier, decomposer, entailment, n_facts, matched_facts, sorted(not_in_gold)
     )
 
 
 def stage_losses(
-    gold: list[EvaluationRecord], judges: list[EvaluationRecord], threshold: float = 0.5
+    gold: list[EvaluationRecord],
+    judges: list[EvaluationRecord],
+    threshold: float = 0.5,
+    judged: dict[str, list[str]] | None = None,
 ) -> list[StageLoss]:
-    """`stage_loss` for every judge source in `judges`, sorted by source."""
-    by_source: dict[str, list[EvaluationRecord]] = {}
+    """`stage_loss` for every judge source in `judges` (and in `judged`: {source: every response it
+    has a record for}, given when `judges` holds only gold responses' records), sorted by source."""
+    by_source: dict[str, list[EvaluationRecord]] = {source: [] for source in judged or {}}
     for record in judges:
         by_source.setdefault(record.source, []).append(record)
-    return [stage_loss(gold, records, threshold) for _, records in sorted(by_source.items())]
+    return [
+        stage_loss(gold, records, threshold, source=source, judged=(judged or {}).get(source))
+        for source, records in sorted(by_source.items())
+    ]

@@ -1,0 +1,114 @@
+"""Stored records' MURGAT-S, scored once per record and precision mode: the `record_scores` table,
+which this module owns (its schema and migrations are here) inside the project's SQLite file.
+
+A stored record never changes (the records table is append-only; a response's sentences, which a
+record's compact form leans on, are fixed at import), so its score in a mode is a function of its
+id and of the scoring code: a row is read back instead of decoding and scoring the record again
+(≈ 0.25 ms a record: 50,000 judged responses are ≈ 12 s per read otherwise). `SCORER`, a hash of
+the scoring code's source, is part of the key, so a changed scorer scores every record again. A
+read-only project is scored in memory, nothing kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import sqlite3
+from collections.abc import Iterable
+from functools import cache
+
+from annotation.store.database import ProjectFileError
+from calibration.scoring import murgat_s
+from calibration.scoring.murgat_s import ResponseScore, score_records
+
+OWNER = "record_scores"
+# Append, never edit.
+MIGRATIONS: list[str] = [
+    """
+    CREATE TABLE record_scores (
+        record_id INTEGER NOT NULL REFERENCES records(id), precision_mode TEXT NOT NULL,
+        scorer TEXT NOT NULL, coverage REAL NOT NULL, precision REAL, recall REAL, f1 REAL,
+        murgat_s REAL, n_verifiable INTEGER NOT NULL, n_cited INTEGER NOT NULL,
+        n_facts INTEGER NOT NULL, n_undetermined INTEGER NOT NULL,
+        n_recall_undetermined INTEGER NOT NULL, no_verifiable INTEGER NOT NULL,
+        PRIMARY KEY (record_id, precision_mode, scorer)) WITHOUT ROWID;
+    """,
+]
+# ResponseScore's fields after (response_id, source, precision_mode), in the table's column order
+_VALUES = (
+    "coverage",
+    "precision",
+    "recall",
+    "f1",
+    "murgat_s",
+    "n_verifiable",
+    "n_cited",
+    "n_facts",
+    "n_undetermined",
+    "n_recall_undetermined",
+    "no_verifiable",
+)
+
+
+@cache
+def scorer() -> str:
+    """The scoring code's identity: a hash of the source of `murgat_s` and of the protocol modules
+    it scores with (a record's score is theirs)."""
+    modules = [murgat_s, *(inspect.getmodule(f) for f in (murgat_s.derive_entailment, murgat_s.Fact))]
+    text = "".join(inspect.getsource(module) for module in dict.fromkeys(modules))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _kept(store) -> bool:
+    """Whether scores can be kept in this project (its table made, or already there)."""
+    try:
+        store.database.migrate(OWNER, MIGRATIONS)
+    except ProjectFileError:  # read-only, and the table is not there yet
+        return False
+    return not store.database.read_only
+
+
+def stored_scores(
+    store, source: str, mode: str, response_ids: Iterable[str] | None = None
+) -> dict[str, ResponseScore]:
+    """{response: the MURGAT-S of `source`'s record in force for it, in `mode`} (of `response_ids`
+    only, when given), in no particular order: read back where kept, else scored now and kept.
+    ValueError (from the scorer, naming response, sentence and fact) for a record it rejects."""
+    kept = _kept(store)
+    latest = store.latest_record_ids(source, response_ids)
+    out: dict[str, ResponseScore] = {}
+    if kept:
+        rows = store.database.connection.execute(
+            f"SELECT r.response_id, {', '.join('s.' + v for v in _VALUES)} FROM records r "
+            "JOIN record_scores s ON s.record_id = r.id AND s.precision_mode = ? AND s.scorer = ? "
+            "WHERE r.id IN (SELECT value FROM json_each(?))",
+            [mode, scorer(), _json_ids(latest.values())],
+        )
+        for response_id, *values in rows:
+            *head, no_verifiable = values
+            out[response_id] = ResponseScore(response_id, source, mode, *head, bool(no_verifiable))
+    missing = {record_id: rid for rid, record_id in latest.items() if rid not in out}
+    if not missing:
+        return out
+    records = store.records_by_id(missing)
+    scored = dict(zip(records, score_records(records.values(), [mode]), strict=True))
+    out.update({score.response_id: score for score in scored.values()})
+    if kept:
+        rows = [
+            (record_id, mode, scorer(), *(getattr(score, v) for v in _VALUES))
+            for record_id, score in scored.items()
+        ]
+        try:
+            store.database.write(
+                lambda c: c.executemany(
+                    f"INSERT OR IGNORE INTO record_scores VALUES ({', '.join('?' * (3 + len(_VALUES)))})",
+                    rows,
+                )
+            )
+        except sqlite3.OperationalError:  # busy for 30 s, or made read-only meanwhile: scored anyway
+            pass
+    return out
+
+
+def _json_ids(ids: Iterable[int]) -> str:
+    return "[" + ",".join(str(int(i)) for i in ids) + "]"

@@ -60,17 +60,27 @@ def demo_copy(demo_build, tmp_path) -> Path:
 def pytest_collection_modifyitems(config, items):
     """Under `pytest -n N --dist loadgroup`, the tests that share a module-scoped fixture (a
     demo copy, a page, a server) run on one worker, so it is made once, not once per worker;
-    a test already in a group (the browser tests: browser_support.needs_chromium) keeps it.
-    Runs before pytest-xdist reads the groups."""
+    a test already in a group keeps it. Runs before pytest-xdist reads the groups.
+
+    pytest-xdist 3.8 puts a test in its group by writing `item._nodeid`, which pytest 9.2 no
+    longer reads (the id is `item._id`): every group was silently spread over both workers
+    (each built the module's demo, media and servers again). So the group is appended to the
+    test's id here, as xdist means to, on the workers of a loadgroup run only."""
+    from _pytest.nodeid import NodeId
+
+    loadgroup = getattr(config.option, "loadgroup", False)  # set by xdist on its workers
     for item in items:
-        if item.get_closest_marker("xdist_group") is not None:
-            continue
-        definitions = getattr(item, "_fixtureinfo", None)
-        if definitions is None:
-            continue
-        if any(
-            defs[-1].scope in ("module", "class", "package")
-            for defs in definitions.name2fixturedefs.values()
-            if defs
-        ):
+        group = item.get_closest_marker("xdist_group")
+        if group is None:
+            definitions = getattr(item, "_fixtureinfo", None)
+            if definitions is None or not any(
+                defs[-1].scope in ("module", "class", "package")
+                for defs in definitions.name2fixturedefs.values()
+                if defs
+            ):
+                continue
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+            group = item.get_closest_marker("xdist_group")
+        name = str(group.args[0] if group.args else group.kwargs.get("name", "default"))
+        if loadgroup and not item.nodeid.endswith("@" + name):
+            item._id = NodeId.parse(f"{item.nodeid}@{name}")

@@ -7,9 +7,11 @@ Import the fixtures into a test module: `from media_fixtures import indexed_vide
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -168,15 +170,24 @@ def first_frame_indices_in_chromium(
     threading.Thread(target=server.serve_forever, daemon=True).start()
     indices = []
     try:
-        with sync_api.sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
-            page = browser.new_page()
+        # A second sync_playwright cannot start in a process whose browser tests already run one
+        # (tests/e2e/browser_support.py, one Chromium per test process): use that one then.
+        shared = sys.modules.get("browser_support")
+        with contextlib.ExitStack() as stack:
+            if shared is not None and shared._browser:
+                context = shared.shared_browser().new_context()
+                stack.callback(context.close)
+                page = context.new_page()
+            else:
+                playwright = stack.enter_context(sync_api.sync_playwright())
+                browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+                stack.callback(browser.close)
+                page = browser.new_page()
             page.goto(f"http://127.0.0.1:{server.server_address[1]}/")
             for clip in clips:
                 red = page.evaluate(_READ_FIRST_FRAME_JS, [f"/{clip.name}", width, height, BLOCK_H])
                 strip = np.array(red, dtype=np.uint8).reshape(BLOCK_H, width)
                 indices.append(index_from_gray(strip, index_bits))
-            browser.close()
     finally:
         server.shutdown()
         server.server_close()

@@ -3,12 +3,9 @@ and judge records as the functions it replaced, and a revision that moves with e
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from annotation.agreement.gold import adjudicate, derive_gold, rulings_from_events
-from annotation.demo.project import build_demo
 from annotation.protocol.citations import Citation
 from annotation.protocol.ids import fact_unit
 from annotation.protocol.records import EvaluationRecord, Response, Sentence
@@ -54,18 +51,9 @@ def records_of_state(state):
     return by_response, state.gold.records, state.annotators, state.judges
 
 
-@pytest.fixture(scope="module")
-def demo_dir(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("state") / "demo"
-    build_demo(directory, seed=0).close()
-    return directory
-
-
 @pytest.fixture
-def demo(demo_dir, tmp_path):
-    copy = tmp_path / "demo"
-    shutil.copytree(demo_dir, copy)
-    store = ProjectStore.open(copy)
+def demo(demo_copy):
+    store = ProjectStore.open(demo_copy)
     yield store
     store.close()
 

@@ -28,12 +28,12 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 
-# Under pytest-xdist (`--dist loadgroup`) every browser test runs on one worker: one Chromium for
-# the run, and the streamlit servers never compete with another worker's browser for the CPU.
+# Under pytest-xdist the browser tests are shared by both workers like any other (each worker
+# launches one Chromium of its own, see shared_browser); the tests of a module that share its
+# streamlit server run on one worker (tests/conftest.py groups them).
 needs_chromium = [
     pytest.mark.e2e,
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium"),
-    pytest.mark.xdist_group("browser"),
 ]
 
 

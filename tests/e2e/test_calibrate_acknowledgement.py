@@ -10,8 +10,6 @@ import json
 import pytest
 from browser_support import chromium_page, fill_sign_in, needs_chromium, streamlit_server, wait_until_idle
 
-from annotation.demo.project import build_demo
-
 pytestmark = needs_chromium
 JUDGES_TOML = "".join(
     f'[judges.{name}]\nadapter = "openai"\nmodel = "{name}"\nbase_url = "http://127.0.0.1:9/v1"\n\n'
@@ -20,11 +18,10 @@ JUDGES_TOML = "".join(
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    demo = build_demo(tmp_path_factory.mktemp("e2e-calibrate") / "demo")
-    (demo.directory / "judges.toml").write_text(JUDGES_TOML)
+def server(module_demo, tmp_path_factory):
+    (module_demo / "judges.toml").write_text(JUDGES_TOML)
     log = tmp_path_factory.mktemp("e2e-calibrate-log") / "streamlit.log"
-    with streamlit_server(demo.directory, log) as url:
+    with streamlit_server(module_demo, log) as url:
         yield url
 
 

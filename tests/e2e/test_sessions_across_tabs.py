@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from browser_support import chromium_page, fill_sign_in, needs_chromium, streamlit_server
 
-from annotation.demo.project import build_demo
 from annotation.store.accounts import add_account
+from annotation.store.project_store import ProjectStore
 
 WHO = "gus"
 QUESTION_JS = "() => window.__murgatKeys?.question ?? null"
@@ -19,8 +19,8 @@ pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    store = build_demo(tmp_path_factory.mktemp("sessions") / "demo")
+def demo(module_demo):
+    store = ProjectStore.open(module_demo)
     add_account(store, WHO, "annotator", WHO)
     return store
 

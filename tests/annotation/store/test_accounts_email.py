@@ -1,5 +1,6 @@
 """Account emails: how a single sign-on identity finds its account (annotation/accounts.py, store)."""
 
+import shutil
 import sqlite3
 
 import pytest
@@ -9,12 +10,21 @@ from annotation.store.database import Database
 from annotation.store.project_store import DB_NAME, MIGRATIONS, ProjectStore
 
 
-@pytest.fixture
-def store(tmp_path):
-    store = ProjectStore.open(tmp_path / "p", create=True)
+@pytest.fixture(scope="module")
+def accounts(tmp_path_factory):
+    """A project with dana (her email) and ada, made once per module (each account costs a real
+    scrypt hash, which no test here checks); each test opens its own copy."""
+    directory = tmp_path_factory.mktemp("emails") / "p"
+    store = ProjectStore.open(directory, create=True)
     add_account(store, "dana", "annotator", "dana", email="dana@example.org")
     add_account(store, "ada", "adjudicator", "ada")
-    return store
+    store.close()
+    return directory
+
+
+@pytest.fixture
+def store(accounts, tmp_path):
+    return ProjectStore.open(shutil.copytree(accounts, tmp_path / "p"))
 
 
 def test_email_is_stored_stripped_and_lower_cased():

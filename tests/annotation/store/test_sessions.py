@@ -1,6 +1,8 @@
 """Sign-in sessions (annotation/store/sessions.py): signed, expiring, revocable tokens kept in a
 server-side table of a real SQLite file."""
 
+import shutil
+
 import pytest
 
 from annotation.store.accounts import add_account
@@ -16,12 +18,21 @@ from annotation.store.sessions import (
 NOW = 1_800_000_000.0  # a fixed clock (Unix seconds) for expiry
 
 
-@pytest.fixture
-def store(tmp_path):
-    store = ProjectStore.open(tmp_path / "p", create=True)
+@pytest.fixture(scope="module")
+def accounts(tmp_path_factory):
+    """A project with dana and ada, made once per module (each account costs a real scrypt hash,
+    which no test here checks); each test opens its own copy."""
+    directory = tmp_path_factory.mktemp("sessions") / "p"
+    store = ProjectStore.open(directory, create=True)
     add_account(store, "dana", "annotator", "dana")
     add_account(store, "ada", "adjudicator", "ada")
-    return store
+    store.close()
+    return directory
+
+
+@pytest.fixture
+def store(accounts, tmp_path):
+    return ProjectStore.open(shutil.copytree(accounts, tmp_path / "p"))
 
 
 def test_a_new_session_signs_its_person_in(store):

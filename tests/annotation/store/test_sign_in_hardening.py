@@ -8,6 +8,7 @@ import threading
 
 import pytest
 
+from annotation.store import accounts
 from annotation.store.accounts import (
     FIRST_WAIT_S,
     FORGET_AFTER_S,
@@ -40,7 +41,11 @@ def cheap_hash(password: str) -> str:
 
 
 @pytest.fixture
-def store(tmp_path):
+def store(tmp_path, monkeypatch):
+    # A refused made-up name is checked against the process's decoy hash, at full strength ≈0.5 s
+    # each (one test makes 41 such attempts): here the decoy is a CHEAP_N hash like the accounts'.
+    # That an unknown name costs a full scrypt is test_accounts_sign_in.py's subject.
+    monkeypatch.setattr(accounts, "_decoy_hash", functools.partial(cheap_hash, "decoy"))
     store = ProjectStore.open(tmp_path / "p", create=True)
     store.add_user("carol", "annotator", cheap_hash("carols"), "kim@example.org")
     store.add_user("boss", "admin", cheap_hash("boss"))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.demo.project import build_demo
 from annotation.state import project_state
+from annotation.store.project_store import ProjectStore
 from calibration.scoring.murgat_s import score_records
 from calibration.sweep.project_sweep import project_sweep
 
@@ -14,8 +14,8 @@ SETTINGS = {"modes": ["individual"], "n_boot": 100, "folds": 3, "seed": 0, "epsi
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    store = build_demo(tmp_path_factory.mktemp("sweep") / "demo")
+def demo(module_demo):
+    store = ProjectStore.open(module_demo)
     yield store
     store.close()
 

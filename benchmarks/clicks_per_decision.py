@@ -38,7 +38,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from keypress_speed import CHROMIUM, READY_JS, WHO, served  # noqa: E402
+from _app_server import served  # noqa: E402
+from keypress_speed import CHROMIUM, READY_JS, WHO  # noqa: E402
 
 from annotation.demo.project import build_demo  # noqa: E402
 

@@ -19,17 +19,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
-import socket
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from _app_server import served  # noqa: E402
 
 from annotation.demo.project import build_demo  # noqa: E402
 from annotation.protocol.ids import QuestionKey  # noqa: E402
@@ -44,36 +42,6 @@ SETTLED_JS = """() => window.__murgatKeys?.question
     && document.querySelector('[data-test-script-state]')?.getAttribute('data-test-script-state') === 'notRunning'
     && document.body.dataset.murgatReady === '1'"""
 FOCUSED_JS = "n => document.activeElement?.placeholder === `Fact ${n}`"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.contextmanager
-def served(project: Path, log: Path):
-    """The app served headless on a free 127.0.0.1 port for `project`; yields its URL."""
-    port = free_port()
-    env = {**os.environ, "MURGAT_PROJECT": str(project), "PYTHONPATH": str(ROOT)}
-    command = [str(Path(sys.executable).parent / "streamlit"), "run", "app.py", "--server.headless", "true"]
-    command += ["--server.address", "127.0.0.1", "--server.port", str(port)]
-    with log.open("w") as out:
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(240):
-            with contextlib.suppress(OSError):
-                if urllib.request.urlopen(url + "/_stcore/health", timeout=2).status == 200:
-                    break
-            if process.poll() is not None:
-                raise RuntimeError(f"streamlit exited; see {log}")
-            time.sleep(0.25)
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
 
 
 def press(page, key: str) -> None:
@@ -137,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         where = args.keep or Path(stack.enter_context(tempfile.TemporaryDirectory()))
         store = build_demo(where / "demo")
         add_account(store, WHO, "annotator", WHO)
-        url = stack.enter_context(served(store.directory, where / "streamlit.log"))
+        url = stack.enter_context(served(ROOT / "app.py", store.directory, where / "streamlit.log"))
         started = time.monotonic()
         key, trials = stress(url, args.repeats)
         seconds = time.monotonic() - started

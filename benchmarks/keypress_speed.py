@@ -29,20 +29,17 @@ run; target ≤ 2).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from _app_server import served  # noqa: E402
 
 from annotation.demo.project import build_demo  # noqa: E402
 
@@ -101,43 +98,6 @@ IDLE_JS = """() => document.querySelector('[data-test-script-state]')?.getAttrib
     === 'notRunning' && !document.querySelector('[data-stale="true"]')"""
 READY_JS = """() => document.querySelector('[data-test-script-state]')?.getAttribute('data-test-script-state')
     === 'notRunning' && document.body.dataset.murgatReady === '1' && !!window.__murgatKeys?.question"""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.contextmanager
-def served(script: Path, project: Path, log: Path, cwd: Path = ROOT):
-    """`streamlit run script` on a free 127.0.0.1 port, from `cwd` (whose .streamlit/config.toml
-    it reads); yields its URL."""
-    port = free_port()
-    env = {**os.environ, "MURGAT_PROJECT": str(project), "PYTHONPATH": str(ROOT)}
-    command = [
-        str(Path(sys.executable).parent / "streamlit"),
-        "run",
-        str(script),
-        "--server.headless",
-        "true",
-    ]
-    command += ["--server.address", "127.0.0.1", "--server.port", str(port)]
-    with log.open("w") as out:
-        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(240):
-            with contextlib.suppress(OSError):
-                if urllib.request.urlopen(url + "/_stcore/health", timeout=2).status == 200:
-                    break
-            if process.poll() is not None:
-                raise RuntimeError(f"streamlit exited; see {log}")
-            time.sleep(0.25)
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
 
 
 def key_for(page) -> str:

@@ -16,6 +16,7 @@ from pathlib import Path
 import streamlit as st
 
 from annotation.formats.readers import write_records_jsonl
+from annotation.project_settings import ProjectSettings, write_settings
 from annotation.protocol.errors import InputError
 from annotation.protocol.ids import configuration_name
 from calibration.judges.judges_file import GOLD, parse_configuration
@@ -50,7 +51,7 @@ def judges_file_section(store):
     """The path setting and the judges it names; returns the judges ({} when none)."""
     path, judges, problem = load_project_judges(store)
     with st.form("judges_file"):
-        shown = store.get_setting(JUDGES_SETTING) or (str(path) if path else "")
+        shown = ProjectSettings.of(store).judges_toml or (str(path) if path else "")
         chosen = st.text_input(
             "Judges file (TOML; a relative path is read from the project directory)",
             value=shown,
@@ -58,7 +59,7 @@ def judges_file_section(store):
             placeholder=str(Path(store.directory) / "judges.toml"),
         )
         if st.form_submit_button("Save path"):
-            store.set_setting(JUDGES_SETTING, chosen.strip())
+            write_settings(store, {JUDGES_SETTING: chosen.strip()})
             st.rerun()
     write_judges_file(store, path)
     if path is None:

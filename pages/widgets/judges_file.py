@@ -11,6 +11,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 from annotation.formats.atomic_file import write_text_atomically
+from annotation.project_settings import ProjectSettings
 from annotation.protocol.errors import InputError
 from calibration.judges.judges_file import JudgeConfig, load_judges
 
@@ -21,7 +22,7 @@ DEFAULT_FILE_NAME = "judges.toml"
 def judges_file_path(store) -> Path | None:
     """The project setting `judges_toml` (a relative path is taken from the project
     directory) when set; else `<project>/judges.toml` when that file exists; else None."""
-    configured = str(store.get_setting(JUDGES_SETTING) or "").strip()
+    configured = ProjectSettings.of(store).judges_toml.strip()
     if configured:
         path = Path(configured).expanduser()
         return path if path.is_absolute() else Path(store.directory) / path

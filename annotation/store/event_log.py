@@ -40,6 +40,17 @@ MIGRATIONS: list[str] = [
     """,
 ]
 
+# `current_labels` as of a past last event id (parameter 1): the view's rule on the events up to it
+AS_OF = """
+    SELECT * FROM (SELECT l.* FROM events l
+        WHERE l.kind = 'label' AND l.id <= ?1
+          AND NOT EXISTS (SELECT 1 FROM events u WHERE u.kind = 'undo' AND u.ref = l.id AND u.id <= ?1)
+          AND l.id = (SELECT MAX(m.id) FROM events m
+                      WHERE m.who = l.who AND m.response_id = l.response_id AND m.unit = l.unit
+                        AND m.task = l.task AND m.kind = 'label' AND m.id <= ?1
+                        AND NOT EXISTS (SELECT 1 FROM events u
+                                        WHERE u.kind = 'undo' AND u.ref = m.id AND u.id <= ?1)))"""
+
 
 def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
@@ -113,9 +124,14 @@ class EventLog:
             )
         )
 
-    def current_labels(self, who: str | None = None, response_id: str | None = None) -> list[Event]:
-        """The label in force per (who, response, unit, task), derived from the log."""
+    def current_labels(
+        self, who: str | None = None, response_id: str | None = None, *, up_to: int | None = None
+    ) -> list[Event]:
+        """The label in force per (who, response, unit, task), derived from the log; with `up_to`,
+        as it was when `up_to` was the log's last event id (later labels and undos left out)."""
         sql, params = "SELECT * FROM current_labels WHERE 1=1", []
+        if up_to is not None and up_to < self.last_event_id():
+            sql, params = AS_OF + " WHERE 1=1", [up_to]
         if who is not None:
             sql += " AND who = ?"
             params.append(who)
@@ -134,6 +150,10 @@ class EventLog:
                 sql += f" AND {column} = ?"
                 params.append(value)
         return [Event.from_row(r) for r in self.database.query(sql + " ORDER BY id", params)]
+
+    def last_event_id(self) -> int:
+        """The log's last event id (0 when empty)."""
+        return self.database.connection.execute("SELECT COALESCE(MAX(id), 0) FROM events").fetchone()[0]
 
     def responses_since(self, event_id: int) -> set[str]:
         """Responses with an event (of any kind) after `event_id`: the ones whose labels may have

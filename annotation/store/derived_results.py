@@ -60,6 +60,8 @@ DERIVING_CODE = (
     "state.py",
     "project_settings.py",
     "store/derived_results.py",
+    "store/event_log.py",  # which labels are read
+    "store/project_store.py",  # sentences and imported records as read
 )
 DERIVING_LIBRARIES = ("wordllama", "numpy", "scipy", "rapidfuzz")
 # The functions a result may name besides dataclasses: the clusters' "nobody answered" default.
@@ -87,10 +89,12 @@ def deriver() -> str:
         for file in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
             digest.update(str(file.relative_to(ANNOTATION)).encode() + b"\0" + file.read_bytes() + b"\0")
     for library in DERIVING_LIBRARIES:
-        try:
-            version = metadata.version(library)
-        except metadata.PackageNotFoundError:
-            version = "absent"
+        version = getattr(sys.modules.get(library), "__version__", None)  # reading metadata is slower
+        if version is None:
+            try:
+                version = metadata.version(library)
+            except metadata.PackageNotFoundError:
+                version = "absent"
         digest.update(f"{library}={version}\0".encode())
     return digest.hexdigest()[:16]
 

@@ -138,17 +138,31 @@ def response_marks(
     return {rid: f"{event}/{record}" for rid, (event, record) in marks.items()}
 
 
+def _admitted(module: str, name: str):
+    """The class (or ADMITTED_FUNCTIONS function) `module.name` when a result may name it, else None."""
+    if module.startswith("annotation.") and "." not in name:
+        found = getattr(sys.modules.get(module), name, None)  # what this process imported
+        if (isinstance(found, type) and dataclasses.is_dataclass(found)) or (
+            module,
+            name,
+        ) in ADMITTED_FUNCTIONS:
+            return found
+    return None
+
+
 class _AdmittingUnpickler(pickle.Unpickler):
     """Loads only annotation's dataclasses and ADMITTED_FUNCTIONS; anything else is refused."""
 
+    admitted: dict[tuple[str, str], object] = {}  # each name checked once per process (45k asks at 4,000)
+
     def find_class(self, module: str, name: str):
-        if module.startswith("annotation.") and "." not in name:
-            found = getattr(sys.modules.get(module), name, None)  # what this process imported
-            if (isinstance(found, type) and dataclasses.is_dataclass(found)) or (
-                (module, name) in ADMITTED_FUNCTIONS
-            ):
-                return found
-        raise pickle.UnpicklingError(f"{module}.{name} is not admitted in a derived result")
+        found = self.admitted.get((module, name))
+        if found is None:
+            found = _admitted(module, name)
+            if found is None:
+                raise pickle.UnpicklingError(f"{module}.{name} is not admitted in a derived result")
+            self.admitted[(module, name)] = found
+        return found
 
 
 def encode(result) -> bytes:

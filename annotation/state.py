@@ -17,13 +17,21 @@ again counting them (`agreement.gold.derive_gold`'s `answers`).
 
 Gold is one set everywhere: derived for every response someone labelled (events or imported
 `human:*` records), and the imported `gold` record of a response nobody labelled here.
+
+Each derived response's result is kept in the project file (`store.derived_results`, under a key of
+its last event id, its imported records' last id, the gold settings and the deriving code), so a new
+process reads the responses nothing has touched since instead of deriving them: a response's share
+read from there holds no label events (`ResponseState.labels` None), and the state reads every
+current label of its revision on the first use of `labels` or `rulings`.
 """
 
 from __future__ import annotations
 
+import gc
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 
 from annotation.agreement.gold import (
     DEFAULT_RULE,
@@ -34,6 +42,7 @@ from annotation.agreement.gold import (
 )
 from annotation.project_settings import ProjectSettings
 from annotation.protocol.records import EvaluationRecord, Sentence
+from annotation.store import derived_results
 from annotation.store.event_log import Event
 from annotation.work.labels import ResponseLabels
 
@@ -58,10 +67,11 @@ class Revision:
 
 @dataclass(frozen=True)
 class ResponseState:
-    """One response's share of the state: its current label events (rulings included), its
-    annotators' records and its gold (values and record; empty when nobody labelled it)."""
+    """One response's share of the state: its current label events (rulings included; None when
+    the share was read from the project file, see module doc), its annotators' records and its gold
+    (values and record; empty when nobody labelled it)."""
 
-    labels: tuple[Event, ...]
+    labels: tuple[Event, ...] | None
     annotators: tuple[EvaluationRecord, ...]
     gold: GoldSet
 
@@ -109,10 +119,21 @@ class ProjectState:
     def labels(self) -> tuple[Event, ...]:
         with self._lock:
             if self._labels is None:
+                if any(part.labels is None for part in self.responses.values()):
+                    self._read_labels()
                 self._labels = tuple(
                     sorted((e for part in self._parts() for e in part.labels), key=lambda e: e.id)
                 )
             return self._labels
+
+    def _read_labels(self) -> None:
+        """The label events of the shares read from the project file, from one read of every
+        current label as of this revision (later states start from shares that hold them)."""
+        with _long_lived():  # 256k events at 4,000 responses
+            found = _labels_of(self.store, None, up_to=self.revision.events)
+        for rid, part in self.responses.items():
+            if part.labels is None:
+                self.responses[rid] = replace(part, labels=tuple(found.get(rid, ())))
 
     @property
     def annotators(self) -> list[EvaluationRecord]:
@@ -184,27 +205,55 @@ def _imported(store) -> tuple[dict[str, tuple[EvaluationRecord, ...]], dict[str,
     return {rid: tuple(found) for rid, found in humans.items()}, gold
 
 
-def _labels_of(store, response_ids: set[str] | None) -> dict[str, list[Event]]:
-    """{response: its current label events} of `response_ids` (None: every response)."""
+def _labels_of(store, response_ids: set[str] | None, up_to: int | None = None) -> dict[str, list[Event]]:
+    """{response: its current label events} of `response_ids` (None: every response), as of the
+    log's last id `up_to` (None: now)."""
     if response_ids is not None and len(response_ids) <= MANY_CHANGED:
-        return {rid: store.events.current_labels(response_id=rid) for rid in response_ids}
+        return {rid: store.events.current_labels(response_id=rid, up_to=up_to) for rid in response_ids}
     out: dict[str, list[Event]] = {rid: [] for rid in response_ids or ()}
-    for event in store.events.current_labels():
+    for event in store.events.current_labels(up_to=up_to):
         if response_ids is None or event.response_id in response_ids:
             out.setdefault(event.response_id, []).append(event)
     return out
 
 
 def derive_state(
-    store, previous: ProjectState | None = None, revision: Revision | None = None
+    store,
+    previous: ProjectState | None = None,
+    revision: Revision | None = None,
+    *,
+    kept: bool = True,
 ) -> ProjectState:
     """The project's state, derived anew (`previous` None) or from `previous` re-deriving only what
-    changed since (see module doc); no cache. `project_state` is the cached way to read it."""
-    with without_cycle_collection():
-        return _derive_state(store, previous, revision)
+    changed since (see module doc); no cache. `project_state` is the cached way to read it.
+    `kept` False derives every response itself: the results kept in the project file are neither
+    read nor written."""
+    with _long_lived() if previous is None else without_cycle_collection():
+        return _derive_state(store, previous, revision, kept)
 
 
-def _derive_state(store, previous: ProjectState | None, revision: Revision | None) -> ProjectState:
+@contextmanager
+def _long_lived():
+    """For a read that makes millions of objects which live as long as the state (a state from
+    nothing, every label of it): what is garbage now is collected, the read runs without the cycle
+    collector, and then everything alive moves to the collector's permanent generation
+    (`gc.freeze`). Otherwise every later collection walks the whole state again — seconds at 4,000
+    responses, to free nothing: the state holds no cycles, so reference counting frees it when
+    it is dropped, frozen or not."""
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()  # before the collector is back: its first pass would walk every new object
+        if enabled:
+            gc.enable()
+
+
+def _derive_state(
+    store, previous: ProjectState | None, revision: Revision | None, kept: bool
+) -> ProjectState:
     revision = revision or Revision.of(store)
     settings = ProjectSettings.of(store)
     full = (
@@ -216,9 +265,8 @@ def _derive_state(store, previous: ProjectState | None, revision: Revision | Non
         order = {rid: n for n, rid in enumerate(store.response_ids())}
         imported = _imported(store)
         sentences: dict[str, list[Sentence]] = {}
-        labels = _labels_of(store, None)
-        changed = set(labels) | set(imported[0])
         parts: dict[str, ResponseState] = {}
+        changed = None
     else:
         order, sentences, parts = previous.order, dict(previous.sentences), dict(previous.responses)
         imported = previous.imported
@@ -235,17 +283,40 @@ def _derive_state(store, previous: ProjectState | None, revision: Revision | Non
                 for rid in set(imported[1]) | set(previous.imported[1])
                 if imported[1].get(rid) != previous.imported[1].get(rid) and rid in parts
             }
-        labels = _labels_of(store, changed)
-    for rid in changed:
+    keys: dict[str, str] = {}
+    if kept:
+        # the marks are read before the labels: a result is never kept under a mark older than
+        # the labels it was derived from (a label appended meanwhile makes a newer mark)
+        marks = derived_results.response_marks(store, revision.events, revision.records, changed)
+        if changed is None:
+            changed = set(marks) | set(imported[0])
+        rule, auto_accept = settings.gold
+        keys = {rid: f"{marks.get(rid, '0/0')}|{rule}|{auto_accept}" for rid in changed}
+    stored = derived_results.read_results(store, keys) if kept else {}
+    for rid, result in stored.items():
+        if result is None:
+            parts.pop(rid, None)
+        else:
+            parts[rid] = ResponseState(None, *result)
+    labels = _labels_of(store, None if changed is None else changed - set(stored))
+    if changed is None:
+        changed = set(labels) | set(imported[0])
+    derived: dict[str, tuple[str, object]] = {}
+    for rid in changed - set(stored):
         if rid not in sentences:
             sentences[rid] = store.response_sentences(rid)
         found = labels.get(rid, [])
         if not found and rid not in imported[0]:
             parts.pop(rid, None)
+            derived[rid] = (keys.get(rid), None)
             continue
-        parts[rid] = derive_response(
+        part = derive_response(
             rid, sentences[rid], found, imported[0].get(rid, ()), imported[1].get(rid), settings
         )
+        parts[rid] = part
+        derived[rid] = (keys.get(rid), (part.annotators, part.gold))
+    if kept:
+        derived_results.write_results(store, derived)
     return ProjectState(revision, settings, parts, order, imported, sentences, store)
 
 

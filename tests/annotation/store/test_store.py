@@ -200,4 +200,4 @@ def test_each_table_owner_migrates_its_own_tables_and_adopts_those_an_older_file
     reopened = ProjectStore.open(tmp_path / "p")
     assert [e.value for e in reopened.events.current_labels("ann")] == [True]
     versions = dict(reopened.database.connection.execute("SELECT owner, version FROM schema_versions"))
-    assert versions == {"events": 1, JSON_CELL_OWNER: 1}
+    assert versions == {"events": 2, JSON_CELL_OWNER: 1}

@@ -141,4 +141,4 @@ def test_a_project_file_of_the_first_schema_opens_and_every_owner_migrates(tmp_p
     assert sample_queue(store, "first") == [("r1", None)]
     assert store.database.query("SELECT key, response FROM judge_calls") == [{"key": "k1", "response": "yes"}]
     versions = dict(store.database.connection.execute("SELECT owner, version FROM schema_versions"))
-    assert versions == {"events": 1, "json_cells": 1, "drafts": 1, "sessions": 1, "sample_queues": 1}
+    assert versions == {"events": 2, "json_cells": 1, "drafts": 1, "sessions": 1, "sample_queues": 1}

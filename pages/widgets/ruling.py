@@ -264,11 +264,11 @@ def ruling_controls(store, who: str, value: GoldValue, sentence: Sentence) -> No
     decisions.shown_at(f"dispute|{value.key}")
     if value.question != "facts":
         kind = "verifiable" if value.question == "verifiable" else "entailment"
-        columns = st.columns(2)
-        for column, (label, shortcut, answer) in zip(columns, decisions.ANSWERS[kind], strict=True):
+        row = st.container(horizontal=True, gap="small")  # one block, not a block per column
+        for label, shortcut, answer in decisions.ANSWERS[kind]:
             # The dispute is in the key: a click on a button still on screen from the dispute
             # before must rule that one again, not the next one unseen.
-            column.button(
+            row.button(
                 f"Rule: {label}",
                 key=f"rule:{answer}:{value.key}",
                 shortcut=shortcut,

@@ -26,7 +26,6 @@ from pathlib import Path
 
 import streamlit as st
 
-from annotation.agreement.dispute_index import DisputeIndex, DisputeView
 from annotation.agreement.gold import RULES, write_gold_csv
 from annotation.formats.readers import write_records_jsonl
 from annotation.project_settings import ProjectSettings, SettingError, write_settings
@@ -316,16 +315,6 @@ def disputes(me: dict, store) -> None:
         gold_settings_panel(store)
 
 
-@st.cache_resource(show_spinner=False)
-def dispute_index(project: str) -> DisputeIndex:
-    """The project's disputes, kept per response for every session of this server process."""
-    return DisputeIndex()
-
-
-def dispute_view(store, state) -> DisputeView:
-    return dispute_index(str(store.directory)).view(state)
-
-
 def response_models(store, state) -> dict:
     """{response id: model} of the project, read again only when responses were imported."""
     cached = st.session_state.get(_MODELS_KEY)
@@ -359,7 +348,7 @@ def screen_body(me: dict, store) -> None:
         )
         show_text(str(exc))
         return
-    view = dispute_view(store, state)
+    view = ruling.dispute_view(store, state)
     if view.questions:  # wordings the matcher could not settle: asked first
         counts_line(view)
         same_fact_question(store, me["name"], list(view.questions), state.settings.pad_s)
@@ -383,7 +372,7 @@ def ruled_part(me: dict, store, counts_slot, list_slot, dispute_slot) -> None:
 
 def ruled_body(me: dict, store, counts_slot, list_slot, dispute_slot) -> None:
     state = current_state(store)
-    view = dispute_view(store, state)
+    view = ruling.dispute_view(store, state)
     if view.questions:  # a ruling raised a "Same fact?" question: asked first
         st.rerun()
     shown = shown_disputes(view)

@@ -8,24 +8,15 @@ compares them: a rewording is the same fact. Every figure links to its disputes.
 from __future__ import annotations
 
 from collections import Counter
-from itertools import combinations
 
 import streamlit as st
 
-from annotation.agreement.annotator_stats import annotator_rows, cant_tell_rates
-from annotation.agreement.reliability import (
-    LEVELS,
-    pair_confusion,
-    pair_fact_sets,
-    prf,
-    stage_units,
-)
+from annotation.agreement.reliability import LEVELS, pair_fact_sets, prf
 from annotation.protocol.ids import annotator_name
 from calibration.scoring.murgat_s import PRECISION_MODES
-from calibration.sweep.parity import annotator_rows as annotators_vs_others
-from calibration.sweep.parity import parity_tables
 from pages.widgets import agreement_charts, ruling
 from pages.widgets.agreement_measure import latest_agreement
+from pages.widgets.agreement_tables import latest_tables
 from pages.widgets.context import current_state
 from pages.widgets.frame import run_page
 from pages.widgets.ruling import ALL, STAGE_REQUEST
@@ -98,14 +89,13 @@ def stage_buttons(open_by_stage: Counter) -> None:
             )
 
 
-def confusion_section(records, rulings: dict, open_by_stage: Counter) -> None:
+def confusion_section(tables, open_by_stage: Counter) -> None:
     st.subheader("Confusion matrices per annotator pair")
     stage = st.selectbox("Stage", SHOWN_ORDER, key="confusion_stage", format_func=ruling.STAGE_NAMES.get)
-    units = stage_units(records, rulings)[stage]
     if stage == "decomposition":
-        fact_set_pairs(units)
+        fact_set_pairs(tables.units[stage])
     else:
-        confusion_matrices(units, stage)
+        confusion_matrices(tables.confusions[stage], stage)
     disputes_button(
         f"Open the disputes of {ruling.STAGE_NAMES[stage]} ({open_by_stage.get(stage, 0)} open)",
         "to_disputes:confusion",
@@ -113,16 +103,16 @@ def confusion_section(records, rulings: dict, open_by_stage: Counter) -> None:
     )
 
 
-def confusion_matrices(units, stage: str) -> None:
-    names = sorted({name for values in units.values() for name in values})
-    pairs = [(a, b) for a, b in combinations(names, 2) if pair_confusion(units, a, b)]
+def confusion_matrices(confusions: dict, stage: str) -> None:
+    """One heatmap per annotator pair (`agreement_tables.pair_confusions`), three to a row."""
+    pairs = list(confusions)
     if not pairs:
         st.info("No two annotators labelled the same unit of this stage yet.")
     for start in range(0, len(pairs), PAIRS_PER_ROW):
         row = pairs[start : start + PAIRS_PER_ROW]
         for column, (a, b) in zip(st.columns(PAIRS_PER_ROW), row, strict=False):
             column.plotly_chart(
-                agreement_charts.confusion_heatmap(pair_confusion(units, a, b), a, b, LEVELS[stage]),
+                agreement_charts.confusion_heatmap(confusions[a, b], a, b, LEVELS[stage]),
                 key=f"confusion:{stage}:{a}:{b}",
             )
 
@@ -153,10 +143,9 @@ def _cant_tell(rate: tuple[int, int] | None) -> str:
     return f"{rate[0]} of {rate[1]} ({rate[0] / rate[1]:.0%})"
 
 
-def annotators_section(gold, labels) -> None:
+def annotators_section(tables) -> None:
     st.subheader("Annotators: agreement with gold and speed")
-    rows = annotator_rows(gold.values, labels)
-    cant_tell = cant_tell_rates(labels)
+    rows, cant_tell = tables.annotators, tables.cant_tell
     if not rows:
         st.info("No annotator values yet.")
         return
@@ -184,10 +173,8 @@ def annotators_section(gold, labels) -> None:
     disputes_button("Open all disputes", "to_disputes:annotators")
 
 
-def others_section(records) -> None:
+def others_section(rows: list[dict]) -> None:
     st.subheader("Each annotator against the others")
-    ids = sorted({r.response_id for r in records})
-    rows = annotators_vs_others(parity_tables(records, ids, PRECISION_MODES))
     st.plotly_chart(agreement_charts.others_bars(rows), key="others_chart")
     names = sorted({row["source"] for row in rows})
     table = []
@@ -213,26 +200,34 @@ def agreement(me: dict, store) -> None:
     st.title("Agreement")
     state = current_state(store)
     records, gold = state.annotators, state.gold
-    open_by_stage = Counter(v.stage for v in gold.disputes(open_only=True))
     if not gold.values:
         st.info(
             "No annotator labels yet: agreement is measured once two annotators label the same responses."
         )
     results, fresh, error = latest_agreement(store, records, rulings=state.rulings)
-    # while the bootstrap runs, the last numbers show and this part looks again every 2 s
-    if fresh:  # this whole run draws the new numbers: the fragment must not rerun the page again
+    tables, tables_fresh = latest_tables(store, state)
+    # while the bootstrap or the tables run, the last numbers show and this part looks again every 2 s
+    done = (fresh or error is not None) and tables_fresh
+    if done:  # this whole run draws the new numbers: the fragment must not rerun the page again
         st.session_state.pop("agreement_was_stale", None)  # (that rerun dropped a click made meanwhile)
-    st.fragment(alpha_part, run_every=None if fresh or error else 2.0)(store, records, state.rulings)
+    st.fragment(alpha_part, run_every=None if done else 2.0)(store, records, state.rulings)
+    # the open disputes as the Disputes page lists them (kept per response: no wait after a label)
+    open_by_stage = Counter(row.stage for row in ruling.dispute_view(store, state).rows if not row.ruled)
     stage_buttons(open_by_stage)  # outside the fragment: a click never waits on its timed reruns
-    confusion_section(records, state.rulings, open_by_stage)
-    annotators_section(gold, state.labels)
-    others_section(records)
+    if tables is None:
+        st.info("Working out the tables (confusion matrices, annotators): they show here when ready.")
+        return
+    confusion_section(tables, open_by_stage)
+    annotators_section(tables)
+    others_section(tables.others)
 
 
 def alpha_part(store, records, rulings: dict) -> None:
-    """α per stage: the measurement of these labels, or the last one while it runs ('updating…')."""
+    """α per stage: the measurement of these labels, or the last one while it runs ('updating…');
+    the tables below look again with it."""
     results, fresh, error = latest_agreement(store, records, rulings=rulings)
-    if fresh and st.session_state.pop("agreement_was_stale", False):
+    tables_fresh = latest_tables(store, current_state(store))[1]
+    if (fresh or error is not None) and tables_fresh and st.session_state.pop("agreement_was_stale", False):
         st.rerun()  # a timed rerun found the new numbers: one whole run, so the page stops looking
     st.subheader("Krippendorff's α per stage")
     if error is not None:
@@ -243,6 +238,9 @@ def alpha_part(store, records, rulings: dict) -> None:
             "⟳ updating… measuring agreement on the latest labels (bootstrap); "
             + ("the numbers below are the last measured ones." if results else "the first measurement.")
         )
+    if not tables_fresh:
+        st.session_state["agreement_was_stale"] = True
+        st.caption("⟳ updating the tables below on the latest labels; they show the last ones meanwhile.")
     if results is not None:
         alpha_section(results)
 

@@ -3,9 +3,13 @@ a dispute (fact clusters, `annotation.agreement.clusters`). One screen at 1440×
 add up), the filters and the list on the left (radio buttons: Tab reaches them, the arrow keys open
 another dispute), the open dispute beside them — its question and keys, every annotator's wording
 and value with their time (decisions under 2 s flagged), the ruling buttons each with its key, and
-the cited segments in the annotation view's player and sound view. A ruling reruns only that part
-(a fragment) and reads the project state, which re-derives gold for its response only; the next
-dispute opens in its place and the notice names whose version was ruled. Unanimous units are
+the cited segments in the annotation view's player and sound view. The screen is a fragment (a
+filter reruns it, not the page); inside it, what a ruling changes — the counts, the list and the
+open dispute — is a fragment of its own drawn into the screen's slots, so a ruling or a choice in
+the list reruns that part alone and the filters stay as they are. It reads the project state, which
+re-derives gold for the ruled response only, and the disputes kept per response
+(`annotation.agreement.dispute_index`); the next dispute opens in its place and the notice names
+whose version was ruled. The whole response is drawn only while its expander is open. Unanimous units are
 accepted automatically unless an admin turns that off. The gold set, with the provenance of every
 value, downloads as evaluation records or CSV. The URL holds the stage filter by its stable id
 (?stage=s3-all) and the response filter by the response id.
@@ -17,12 +21,12 @@ from __future__ import annotations
 
 import io
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
 
 from annotation.agreement.gold import RULES, write_gold_csv
-from annotation.agreement.same_fact import open_questions, wording_only
 from annotation.formats.readers import write_records_jsonl
 from annotation.project_settings import ProjectSettings, SettingError, write_settings
 from pages.widgets import player, response_view, ruling
@@ -38,6 +42,8 @@ RESPONSE_KEY = "dispute_response"  # the response filter; the URL holds it as ?r
 OPEN_KEY = "dispute_open"  # the key (GoldValue.key) of the dispute on screen
 CHOICE_KEY = "dispute_choice"  # the list's radio buttons
 POSITION_KEY = "dispute_position"  # its place in the list: where the next one opens after a ruling
+FILTER_KEY = "dispute_filter"  # what the filters keep, for the fragments inside the screen
+_MODELS_KEY = "dispute_response_models"  # (responses counter, {response: model}): see response_models
 LIST_WINDOW = 12  # radio buttons shown around the open dispute (the page needs no scroll)
 RULE_NAMES = {
     "majority": "Majority — more than half of the annotators",
@@ -120,21 +126,8 @@ def gold_settings_panel(store) -> None:
 
 
 # -- the counts and the list ----------------------------------------------------------------
-def dispute_counts(every) -> dict[str, int]:
-    """Every dispute is in exactly one of three states, so the counts add up: it needs a ruling (no
-    majority or rule settles it), a majority settles it until someone rules, or it is ruled."""
-    ruled = sum(1 for v in every if v.ruling is not None)
-    need = sum(1 for v in every if v.needs_ruling)
-    return {
-        "disputes": len(every),
-        "need a ruling": need,
-        "settled by a majority": len(every) - ruled - need,
-        "ruled": ruled,
-    }
-
-
-def counts_line(every) -> None:
-    counts = dispute_counts(every)
+def counts_line(view) -> None:
+    counts = view.counts()
     st.markdown(
         f"**{counts['disputes']}** dispute{'' if counts['disputes'] == 1 else 's'} = **{counts['need a ruling']}** need a ruling + "
         f"**{counts['settled by a majority']}** settled by a majority, not yet ruled + "
@@ -163,14 +156,15 @@ def _list_chosen() -> None:
 
 
 def open_dispute(shown):
-    """The dispute to show: the one chosen in the list or open before, else — after a ruling took it
-    off the list — the one now at its place. Returns (it, the one after it)."""
-    ids = [v.key for v in shown]
+    """The dispute to show among the rows `shown`: the one chosen in the list or open before, else —
+    after a ruling took it off the list — the one now at its place. Returns (it, the one after it),
+    as gold values."""
+    ids = [row.key for row in shown]
     if st.session_state.get(OPEN_KEY) not in ids:
         st.session_state[OPEN_KEY] = ids[min(st.session_state.get(POSITION_KEY, 0), len(ids) - 1)]
     position = ids.index(st.session_state[OPEN_KEY])
     st.session_state[POSITION_KEY] = position
-    return shown[position], shown[position + 1] if position + 1 < len(shown) else None
+    return shown[position].value, shown[position + 1].value if position + 1 < len(shown) else None
 
 
 def list_window(count: int, position: int) -> range:
@@ -181,14 +175,13 @@ def list_window(count: int, position: int) -> range:
 
 
 def dispute_list(shown, chosen) -> None:
-    """The disputes around the open one as radio buttons, the open one chosen: Tab reaches them,
+    """The disputes (rows) around the open one as radio buttons, the open one chosen: Tab reaches them,
     the arrow keys (or a click) open another; the ruling keys keep working while they have the
     focus. A window of the list, not all of it: a browser redraws a few radio buttons after each
     ruling at once, and hundreds slowly."""
-    ids = [v.key for v in shown]
-    window = list_window(len(shown), ids.index(chosen.key))
+    window = list_window(len(shown), st.session_state[POSITION_KEY])  # open_dispute set it
     st.session_state[CHOICE_KEY] = chosen.key
-    labels = {shown[i].key: list_label(shown[i]) for i in window}
+    labels = {shown[i].key: list_label(shown[i].value) for i in window}
     st.caption(
         f"{len(shown)} dispute{'' if len(shown) == 1 else 's'}, lowest agreement first; ↑ ↓ open one"
         + (f" (here {window.start + 1}–{window.stop})" if len(window) < len(shown) else "")
@@ -219,9 +212,12 @@ def show_dispute(store, who: str, value, upcoming, settings: ProjectSettings, no
         ruling.ruling_panel(value, sentence, players=len(cited), cooldown_ms=settings.key_cooldown_ms)
         ruling.annotator_values(value, sentence)
         ruling.ruling_controls(store, who, value, sentence)
-        with st.expander("The whole response"):
-            response_view.show_question(response)
-            response_view.show_response_text(response, sentence)
+        # drawn only while open: a ruling does not redraw a response nobody is reading
+        whole = st.expander("The whole response", key="whole_response", on_change="rerun")
+        if whole.open:
+            with whole:
+                response_view.show_question(response)
+                response_view.show_response_text(response, sentence)
     with media_side:
         ruling.play_segments(store, response, sentence, value, pad_s)
     if upcoming is not None:  # the next dispute's clips, cut while this one is ruled
@@ -248,9 +244,32 @@ def url_choice(where, label: str, options: tuple, key: str, param: str, format_f
     return chosen
 
 
-def filters(every, model_of: dict) -> list:
+@dataclass(frozen=True)
+class DisputeFilter:
+    """What the filters keep: a stage id and a response id (or ALL), whether ruled disputes come
+    back, whether only those needing a ruling stay, and the responses of the chosen models (None:
+    every model is chosen)."""
+
+    stage: str = ALL
+    response_id: str = ALL
+    with_ruled: bool = False
+    unsettled_only: bool = False
+    responses: frozenset | None = None
+
+    def keeps(self, row) -> bool:
+        """Does the filter keep this dispute (a `DisputeRow`)?"""
+        return (
+            (self.with_ruled or not row.ruled)
+            and (row.needs_ruling or not self.unsettled_only)
+            and (self.stage == ALL or STAGE_IDS[self.stage] == row.stage)
+            and (self.response_id == ALL or self.response_id == row.value.response_id)
+            and (self.responses is None or row.value.response_id in self.responses)
+        )
+
+
+def filters(view, model_of: dict) -> DisputeFilter:
     """The stage (stable ids, protocol order), model, response, ruled and needing-a-ruling filters,
-    one under the other; the disputes they keep."""
+    one under the other; what they keep."""
     models = choose_models(list(dict.fromkeys(model_of.values())), key="dispute_models")
     if STAGE_REQUEST in st.session_state:  # a link from the agreement page
         st.session_state[STAGE_KEY] = st.session_state.pop(STAGE_REQUEST)
@@ -262,7 +281,7 @@ def filters(every, model_of: dict) -> list:
         "stage",
         lambda s: "All stages" if s == ALL else STAGE_NAMES[STAGE_IDS[s]],
     )
-    responses = sorted({v.response_id for v in every})
+    responses = view.responses
     requested = st.session_state.pop(DISPUTES_FILTER, None)  # a link from the calibrate page
     if requested in responses:
         st.session_state[RESPONSE_KEY] = requested
@@ -277,15 +296,14 @@ def filters(every, model_of: dict) -> list:
     with_ruled = st.toggle("Show ruled ones too", key="show_ruled")
     # a majority settles most disputes; these are the ones only an adjudicator can decide
     unsettled_only = st.toggle("Only those needing a ruling", key="needing_ruling")
-    return [
-        v
-        for v in every
-        if (with_ruled or v.ruling is None)
-        and (v.needs_ruling or not unsettled_only)
-        and stage in (ALL, ruling.stage_id(v.stage))
-        and response_id in (ALL, v.response_id)
-        and model_of.get(v.response_id) in models
-    ]
+    every_model = set(models) >= set(model_of.values())
+    return DisputeFilter(
+        stage,
+        response_id,
+        with_ruled,
+        unsettled_only,
+        None if every_model else frozenset(r for r, m in model_of.items() if m in models),
+    )
 
 
 def disputes(me: dict, store) -> None:
@@ -297,54 +315,94 @@ def disputes(me: dict, store) -> None:
         gold_settings_panel(store)
 
 
+def response_models(store, state) -> dict:
+    """{response id: model} of the project, read again only when responses were imported."""
+    cached = st.session_state.get(_MODELS_KEY)
+    if cached is None or cached[0] != (store.directory, state.revision.responses):
+        cached = ((store.directory, state.revision.responses), dict(store.response_models()))
+        st.session_state[_MODELS_KEY] = cached
+    return cached[1]
+
+
+def shown_disputes(view) -> list:
+    """The disputes (rows) the filters keep, as the screen last drew them."""
+    chosen = st.session_state.get(FILTER_KEY) or DisputeFilter()
+    return [row for row in view.rows if chosen.keeps(row)]
+
+
 @st.fragment
 def dispute_screen(me: dict, store) -> None:
-    """The counts, the list and the open dispute, as a fragment: a ruling reruns this, not the
-    page around it (so errors are caught here too: a fragment's rerun does not pass through the
-    frame)."""
+    """The counts, the filters, the list and the open dispute, as a fragment: a filter reruns
+    this, not the page around it (so errors are caught here too: a fragment's rerun does not
+    pass through the frame)."""
     with friendly_errors("the disputes page"):
-        dispute_body(me, store)
+        screen_body(me, store)
 
 
-def dispute_body(me: dict, store) -> None:
-    notice = st.session_state.pop(ruling.NOTICE_KEY, None)  # the ruling just made
+def screen_body(me: dict, store) -> None:
     try:
-        state = current_state(store)  # once per rerun: rulings are written before the rerun
+        state = current_state(store)  # once per revision: rulings are written before the rerun
     except ValueError as exc:  # an unknown gold_rule setting
         st.error(
             "The project's gold rule is unknown; an admin sets the rule under Gold settings on this page."
         )
         show_text(str(exc))
         return
-    gold = state.gold
-    questions = open_questions(gold)  # wordings the matcher could not settle: asked before disputes
-    every = [v for v in gold.disputes() if not wording_only(v)]  # a wording is never a dispute
-    counts_line(every)
-    if questions:
-        same_fact_question(store, me["name"], questions, state.settings.pad_s)
+    view = ruling.dispute_view(store, state)
+    if view.questions:  # wordings the matcher could not settle: asked first
+        counts_line(view)
+        same_fact_question(store, me["name"], list(view.questions), state.settings.pad_s)
         return
-    model_of = dict(store.response_models())
+    counts_slot = st.container()
     list_side, dispute_side = st.columns([1.25, 3.4], gap="medium")
     with list_side:
-        shown = filters(every, model_of)
+        st.session_state[FILTER_KEY] = filters(view, response_models(store, state))
+        list_slot = st.container()
+    ruled_part(me, store, counts_slot, list_slot, dispute_side)
+
+
+@st.fragment
+def ruled_part(me: dict, store, counts_slot, list_slot, dispute_slot) -> None:
+    """What a ruling changes — the counts, the list and the open dispute — as a fragment inside
+    the screen, drawn into the screen's slots: a ruling or a choice in the list reruns this, and
+    the filters stay as they are."""
+    with friendly_errors("the disputes page"):
+        ruled_body(me, store, counts_slot, list_slot, dispute_slot)
+
+
+def ruled_body(me: dict, store, counts_slot, list_slot, dispute_slot) -> None:
+    state = current_state(store)
+    view = ruling.dispute_view(store, state)
+    if view.questions:  # a ruling raised a "Same fact?" question: asked first
+        st.rerun()
+    shown = shown_disputes(view)
+    with counts_slot:
+        counts_line(view)
+    with dispute_slot:
+        value = open_body(me, store, state, view, shown)
+    if value is not None:
+        with list_slot:
+            dispute_list(shown, value)
+
+
+def open_body(me: dict, store, state, view, shown):
+    """The open dispute (returned), or why there is none (None)."""
+    notice = st.session_state.pop(ruling.NOTICE_KEY, None)  # the ruling just made
     if not shown:
-        with dispute_side:
-            if notice:
-                st.success(notice, icon=":material/gavel:")
-            st.success(
-                "None of the disputes here needs a ruling: a majority settles each."
-                if every and st.session_state.get("needing_ruling")
-                else "No open disputes here."
-                if every
-                else "No disputes: the annotators agree everywhere (or nothing is labelled yet).",
-                icon=":material/check_circle:",
-            )
-        return
+        if notice:
+            st.success(notice, icon=":material/gavel:")
+        st.success(
+            "None of the disputes here needs a ruling: a majority settles each."
+            if view.rows and st.session_state.get("needing_ruling")
+            else "No open disputes here."
+            if view.rows
+            else "No disputes: the annotators agree everywhere (or nothing is labelled yet).",
+            icon=":material/check_circle:",
+        )
+        return None
     value, upcoming = open_dispute(shown)
-    with list_side:
-        dispute_list(shown, value)
-    with dispute_side:
-        show_dispute(store, me["name"], value, upcoming, state.settings, notice)
+    show_dispute(store, me["name"], value, upcoming, state.settings, notice)
+    return value
 
 
 run_page(disputes, "adjudicator", "admin", title="the disputes page")

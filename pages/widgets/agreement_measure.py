@@ -43,13 +43,24 @@ KEPT = 4  # measurements kept per project (an undo brings back the one before)
 
 # (records, rulings, fingerprint): a revision's list and rulings are one object each
 _last_fingerprint: tuple[list, dict | None, str] | None = None
+# id(record) → (record, digest of its content): the project state hands an unchanged response's
+# records on as the same objects, so a new revision hashes only the records that changed
+_record_digests: dict[int, tuple[object, bytes]] = {}
+
+
+def _digest(record) -> bytes:
+    known = _record_digests.get(id(record))
+    if known is not None and known[0] is record:
+        return known[1]
+    text = json.dumps(record.to_dict(), sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode()).digest()
 
 
 def fingerprint(records, rulings: dict | None = None) -> str:
     """The content of the records and of the "Same fact?" answers among `rulings` as a name. The
     project state hands every rerun of one revision the same objects, so the hash is computed once
-    per revision, not once per rerun."""
-    global _last_fingerprint
+    per revision, not once per rerun; and each record's own digest once per record object."""
+    global _last_fingerprint, _record_digests
     with _LOCK:
         if (
             _last_fingerprint is not None
@@ -57,14 +68,15 @@ def fingerprint(records, rulings: dict | None = None) -> str:
             and _last_fingerprint[1] is rulings
         ):
             return _last_fingerprint[2]
-    content: list = [r.to_dict() for r in records]
+        ordered = [_digest(r) for r in records]
+        _record_digests = {id(r): (r, d) for r, d in zip(records, ordered, strict=True)}  # this revision's
+    content = hashlib.sha256(b"".join(ordered))
     same = sorted(
         (key[0], key[1], bool(ruling.value)) for key, ruling in (rulings or {}).items() if key[2] == SAME_TASK
     )
     if same:  # without answers, the name of the records alone (as before there were any)
-        content = [content, same]
-    text = json.dumps(content, sort_keys=True, ensure_ascii=False)
-    name = hashlib.sha256(text.encode()).hexdigest()
+        content.update(json.dumps(same, ensure_ascii=False).encode())
+    name = content.hexdigest()
     with _LOCK:
         _last_fingerprint = (records, rulings, name)
     return name

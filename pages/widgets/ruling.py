@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from annotation.agreement.dispute_index import DisputeIndex, DisputeView
 from annotation.agreement.gold import FAST_MS, REASONS, GoldValue, adjudicate
 from annotation.protocol.ids import Task
 from annotation.protocol.records import Response, Sentence
@@ -42,6 +43,17 @@ NOTICE_KEY = "ruling_notice"
 ERROR_KEY = "ruling_error"
 _RESET_REASON = "ruling_reset_reason"
 LIST_KEYS = "123456789"  # the keys of the fact-list rulings, one per annotator's list
+
+
+@st.cache_resource(show_spinner=False)
+def _dispute_index(project: str) -> DisputeIndex:
+    """The project's disputes, kept per response for every session of this server process."""
+    return DisputeIndex()
+
+
+def dispute_view(store, state) -> DisputeView:
+    """The disputes of `state` as the Disputes page lists them (`annotation.agreement.dispute_index`)."""
+    return _dispute_index(str(store.directory)).view(state)
 
 
 def stage_id(stage: str) -> str:
@@ -264,11 +276,11 @@ def ruling_controls(store, who: str, value: GoldValue, sentence: Sentence) -> No
     decisions.shown_at(f"dispute|{value.key}")
     if value.question != "facts":
         kind = "verifiable" if value.question == "verifiable" else "entailment"
-        columns = st.columns(2)
-        for column, (label, shortcut, answer) in zip(columns, decisions.ANSWERS[kind], strict=True):
+        row = st.container(horizontal=True, gap="small")  # one block, not a block per column
+        for label, shortcut, answer in decisions.ANSWERS[kind]:
             # The dispute is in the key: a click on a button still on screen from the dispute
             # before must rule that one again, not the next one unseen.
-            column.button(
+            row.button(
                 f"Rule: {label}",
                 key=f"rule:{answer}:{value.key}",
                 shortcut=shortcut,

@@ -16,6 +16,7 @@ from annotation.work.labels import CANT_TELL
 from calibration.scoring.murgat_s import PRECISION_MODES
 from calibration.sweep.parity import annotator_rows, parity_tables
 from pages.widgets.agreement_measure import latest_agreement, wait_for_agreement
+from pages.widgets.agreement_tables import latest_tables, wait_for_tables
 
 PAGE = "pages/agreement.py"
 SHOWN = ("verifiable", "decomposition", "entailment_all", "entailment_alone", "entailment_without")
@@ -49,9 +50,12 @@ def tiny(tmp_path):
 
 
 def agreement_page(monkeypatch, project, name="ada"):
-    """The page once its agreement is measured (the bootstrap runs in the background)."""
+    """The page once its agreement is measured and its tables worked out (both run in the
+    background)."""
     app = signed_in_app(monkeypatch, project, name).switch_page(PAGE).run()
-    wait_for_agreement(ProjectStore.open(project), project_state(ProjectStore.open(project)).annotators)
+    store = ProjectStore.open(project)
+    wait_for_agreement(store, project_state(store).annotators)
+    wait_for_tables(store, project_state(store))
     return app.run()
 
 
@@ -226,3 +230,15 @@ def test_after_a_new_label_the_last_measured_numbers_show_at_once_until_the_new_
     new = wait_for_agreement(store, after)
     assert latest_agreement(store, after) == (new, True, None)
     assert new["verifiable"].alpha != measured["verifiable"].alpha
+
+
+def test_after_a_new_label_the_last_tables_show_at_once_until_the_new_ones_are_worked_out(tiny):
+    store = ProjectStore.open(tiny)
+    before = wait_for_tables(store, project_state(store))
+    assert [r["annotator"] for r in before.annotators] == ["ann", "bob"]
+    store.events.append("bob", "r1", "s0", "verifiable", True)  # a new label: bob now agrees on s0
+    shown, fresh = latest_tables(store, project_state(store))
+    assert shown is before and not fresh  # at once: the last tables, stale
+    after = wait_for_tables(store, project_state(store))
+    assert latest_tables(store, project_state(store)) == (after, True)
+    assert after.units["verifiable"] != before.units["verifiable"]

@@ -1,0 +1,127 @@
+"""The Agreement page's tables below α — every stage's shared units (confusion matrices, fact sets),
+each annotator against gold with their can't-tell rate, and each annotator against the others —
+worked out once per revision on a background thread and kept per project
+for the whole server process, as α is (`agreement_measure`): a rerun reads them, and after a new
+label the page shows the last ones at once (marked as updating) and the new ones when they are
+ready. At 4,000 labelled responses × 3 annotators they take tens of CPU seconds (MURGAT-S of every
+annotator record in three precision modes, the fact clusters of every sentence).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+
+from annotation.agreement.annotator_stats import annotator_rows, cant_tell_rates
+from annotation.agreement.reliability import pair_confusion, stage_units
+from calibration.scoring.murgat_s import PRECISION_MODES
+from calibration.sweep.parity import annotator_rows as annotators_vs_others
+from calibration.sweep.parity import parity_tables
+
+_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agreement-tables")
+_LOCK = threading.RLock()  # a job may finish inside submit's done-callback, under it
+log = logging.getLogger("murgat.app")
+
+
+@dataclass(frozen=True)
+class AgreementTables:
+    """What the page's tables show, as of one revision."""
+
+    units: dict  # {stage: {unit key: {annotator: value}}} (`stage_units`)
+    annotators: list[dict]  # `annotator_stats.annotator_rows`
+    cant_tell: dict  # `annotator_stats.cant_tell_rates`
+    others: list[dict]  # `parity.annotator_rows` over every precision mode
+    confusions: dict  # {stage: {(a, b): pair_confusion}} of the pairs sharing units (not the facts)
+
+
+def agreement_tables(state) -> AgreementTables:
+    """The tables of one project state (slow at scale: see module doc)."""
+    records = state.annotators
+    ids = sorted({r.response_id for r in records})
+    units = stage_units(records, state.rulings)
+    return AgreementTables(
+        units=units,
+        annotators=annotator_rows(state.gold.values, state.labels),
+        cant_tell=cant_tell_rates(state.labels),
+        others=annotators_vs_others(parity_tables(records, ids, PRECISION_MODES)),
+        confusions={
+            stage: pair_confusions(shared) for stage, shared in units.items() if stage != "decomposition"
+        },
+    )
+
+
+def pair_confusions(units) -> dict:
+    """{(a, b): `pair_confusion`} of every annotator pair that labelled a unit in common."""
+    names = sorted({name for values in units.values() for name in values})
+    found = {(a, b): pair_confusion(units, a, b) for a, b in combinations(names, 2)}
+    return {pair: confusion for pair, confusion in found.items() if confusion}
+
+
+@dataclass
+class _Tables:
+    """One project's tables: the latest finished (revision, tables), the one running, the state
+    wanted next."""
+
+    latest: tuple[object, AgreementTables] | None = None
+    running: tuple[object, Future] | None = None
+    wanted: object = None  # a ProjectState
+    failed: object = None  # the revision whose tables failed (logged): not tried again
+
+
+_projects: dict[str, _Tables] = {}
+
+
+def _start(project: _Tables, state) -> None:
+    future = _EXECUTOR.submit(agreement_tables, state)
+    project.running = (state.revision, future)
+    future.add_done_callback(lambda f: _finished(project, state.revision, f))
+
+
+def _finished(project: _Tables, revision, future: Future) -> None:
+    with _LOCK:
+        project.running = None
+        if future.exception() is None:
+            project.latest = (revision, future.result())
+        else:
+            project.failed = revision
+            log.error("the agreement tables failed", exc_info=future.exception())
+        wanted, project.wanted = project.wanted, None
+        if wanted is not None and (project.latest is None or project.latest[0] != wanted.revision):
+            _start(project, wanted)
+
+
+def latest_tables(store, state) -> tuple[AgreementTables | None, bool]:
+    """(tables, fresh): the tables of `state` when done (fresh), else the last ones finished (None
+    before the first) while those of `state` are worked out in the background. A failure is
+    logged and the last tables stay (fresh: nothing more is coming for this revision)."""
+    key = str(Path(store.directory).resolve())
+    with _LOCK:
+        project = _projects.setdefault(key, _Tables())
+        if project.latest is not None and project.latest[0] == state.revision:
+            return project.latest[1], True
+        if project.failed == state.revision:
+            return (project.latest[1] if project.latest else None), True
+        if project.running is None:
+            _start(project, state)
+        elif project.running[0] != state.revision:
+            project.wanted = state  # after the one running
+        return (project.latest[1] if project.latest else None), False
+
+
+def wait_for_tables(store, state, timeout_s: float | None = None) -> AgreementTables | None:
+    """Block until the tables of `state` are worked out (starting them if need be); them."""
+    while True:
+        tables, fresh = latest_tables(store, state)
+        if fresh:
+            return tables
+        with _LOCK:
+            running = _projects[str(Path(store.directory).resolve())].running
+        if running is not None:
+            try:
+                running[1].result(timeout_s)
+            except Exception:  # noqa: BLE001 - a failure is logged; the next look says fresh
+                pass

@@ -10,6 +10,7 @@ distinct word once.
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import os
 import threading
@@ -22,22 +23,64 @@ import numpy as np
 # cores are shared): tokenize on the calling thread
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 _LOCK = threading.Lock()
-_MODEL = None
+_MODEL: _StaticEmbedding | None = None
 _CACHE: dict[str, np.ndarray] = {}
 _CACHE_LIMIT = 1 << 18  # words and short facts; a campaign holds far fewer
 
 
-def _model():
-    """The wordllama model from the installed package's own files (weights/ and tokenizers/ beside
-    its code, which is where `cache_dir` points), downloads disabled."""
+class _StaticEmbedding:
+    """wordllama's model as its `embed` uses it: the tokenizer and the table of token vectors,
+    read from the files the wheel ships (config l2_supercat, 256 dimensions), and the same mean
+    pooling (`WordLlamaInference.embed`), so the vectors are wordllama's to the bit
+    (tests/annotation/agreement/test_meaning.py). Read directly because importing the package
+    (requests, its Cython algorithms) and widening the whole 32k-row table to float32 cost more
+    CPU than the words of a campaign: only the rows a batch uses are widened."""
+
+    def __init__(self, package: Path):
+        from safetensors import safe_open
+        from tokenizers import Tokenizer
+
+        self.tokenizer = Tokenizer.from_file(
+            str(package / "tokenizers" / "l2_supercat_tokenizer_config.json")
+        )
+        self.tokenizer.enable_padding()  # as WordLlamaInference sets it
+        self.tokenizer.no_truncation()
+        with safe_open(str(package / "weights" / "l2_supercat_256.safetensors"), framework="np") as f:
+            self.table = f.get_tensor("embedding.weight")  # float16, one row per token
+
+    def embed(self, texts: list[str], batch_size: int = 256) -> np.ndarray:
+        """The mean of each text's token vectors, as `WordLlamaInference.embed(texts)`."""
+        out = np.empty((len(texts), self.table.shape[1]), dtype=np.float32)
+        for start in range(0, len(texts), batch_size):
+            encoded = self.tokenizer.encode_batch(
+                texts[start : start + batch_size], is_pretokenized=False, add_special_tokens=False
+            )
+            ids = np.array([e.ids for e in encoded], dtype=np.int32)
+            mask = np.array([e.attention_mask for e in encoded], dtype=np.float32)
+            np.clip(ids, 0, self.table.shape[0] - 1, out=ids)
+            rows = self.table[ids].astype(np.float32)
+            counts = np.maximum(mask.sum(axis=1, keepdims=True), 1.0).astype(np.float32)
+            out[start : start + len(encoded)] = (
+                np.sum(rows * mask[..., np.newaxis], axis=1, dtype=np.float32) / counts
+            )
+        return out
+
+
+def _package_folder() -> Path:
+    """The installed wordllama package's folder, found without importing it."""
+    spec = importlib.util.find_spec("wordllama")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("the wordllama package is not installed")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _model() -> _StaticEmbedding:
+    """The model from the installed package's own files (weights/ and tokenizers/ beside its code);
+    nothing is downloaded: a missing file is an error."""
     global _MODEL
     with _LOCK:
         if _MODEL is None:
-            import wordllama
-
-            _MODEL = wordllama.WordLlama.load(
-                cache_dir=Path(wordllama.__file__).parent, disable_download=True
-            )
+            _MODEL = _StaticEmbedding(_package_folder())
         return _MODEL
 
 

@@ -159,3 +159,30 @@ def test_british_and_american_spellings_of_one_word_are_both_right():
     for british, american in (("favourite", "favorite"), ("programme", "program"), ("colour", "color")):
         a, b = f"The {british} is shown.", f"The {american} is shown."
         assert misspelt_words(a, [b]) == [] and misspelt_words(b, [a]) == []
+
+
+def test_a_wording_reads_the_same_whether_or_not_the_patterns_it_cannot_match_are_tried():
+    from annotation.agreement import paraphrase
+    from annotation.agreement.alignment import normalise_fact_text
+
+    def every_pattern_tried(text: str) -> tuple[str, ...]:
+        plain = paraphrase._CONTRACTED_NOT.sub(" not", text)
+        plain = paraphrase._META_PHRASES.sub(" ", plain)
+        plain = paraphrase._SILENCE_PHRASES.sub(" silent ", paraphrase._SCREEN_PHRASES.sub(" ", plain))
+        plain = normalise_fact_text(plain.replace("’", "'").replace("'s ", " "))
+        for pattern, replacement in paraphrase._PHRASES:
+            plain = pattern.sub(replacement, plain)
+        return tuple(paraphrase._active_voice([paraphrase._plain_word(w) for w in plain.split()]))
+
+    odd = [
+        "The ſcreen goes dark.",  # 'ſ' is an 's' to a case-blind pattern
+        "We can SEE the VIDEO shows a dog.",
+        "Nothing can be heard.",
+        "She doesn't pick the cup up.",
+        "It isn’t on top of the table.",
+        "He says thank you at 3 o clock.",
+    ]
+    texts = {t for r in fact_pairs() for t in (r["a"], r["b"])} | set(odd)
+    changed = [t for t in texts if every_pattern_tried(t) != paraphrase._words(t)]
+    assert changed == []
+    assert paraphrase._words("Nothing can be heard.") == ("silent",)

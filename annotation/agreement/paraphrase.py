@@ -369,14 +369,20 @@ def _word_matrix(tokens_a, tokens_b) -> np.ndarray:
     their meaning vectors (at least 0; numbers, colours and named times: 1 when equal, else 0)."""
     stems_a, stems_b = [t[0] for t in tokens_a], [t[0] for t in tokens_b]
     alike = np.array([[_exactly_alike(x, y) for y in stems_b] for x in stems_a], dtype=bool)
-    markers = np.array([_marker_word(x) for x in stems_a])[:, None] | np.array(
-        [_marker_word(y) for y in stems_b]
-    )
+    (marks_a, va), (marks_b, vb) = _word_arrays(tuple(tokens_a)), _word_arrays(tuple(tokens_b))
+    markers = marks_a[:, None] | marks_b
     if (alike | markers).all():
         return alike.astype(float)
-    va = meaning.vectors([surface for _, surface, _ in tokens_a])
-    vb = meaning.vectors([surface for _, surface, _ in tokens_b])
     return np.where(alike, 1.0, np.where(markers, 0.0, np.maximum(va @ vb.T, 0.0)))
+
+
+@lru_cache(maxsize=1 << 10)  # a wording is compared with the others of its sentence in a row
+def _word_arrays(tokens: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """(which content words are markers, their meaning vectors, a row each) of a wording's tokens."""
+    return (
+        np.array([_marker_word(stem) for stem, _, _ in tokens], dtype=bool),
+        meaning.vectors([surface for _, surface, _ in tokens]),
+    )
 
 
 @lru_cache(maxsize=1 << 16)
@@ -414,17 +420,18 @@ def _alignment(a: str, b: str):
 
 def _swapped(pairs: list[tuple[int, int]]) -> bool:
     """True when two shared words trade places around a third shared word (x < v < y in one text,
-    y < v < x in the other): who does what to whom has changed."""
-    for x in range(len(pairs)):
-        for v in range(x + 1, len(pairs)):
-            for y in range(v + 1, len(pairs)):
-                (_, bx), (_, bv), (_, by) = pairs[x], pairs[v], pairs[y]
-                if by < bv < bx:
-                    return True
-    return False
+    y < v < x in the other): who does what to whom has changed. `pairs` are sorted by a's index:
+    some middle word has a word before it placed after it in b and a word after it placed before."""
+    places = [j for _, j in pairs]
+    return any(max(places[:v]) > places[v] > min(places[v + 1 :]) for v in range(1, len(places) - 1))
+
+
+_OPPOSITE_WORDS = frozenset().union(*(one | other for one, other in _OPPOSITES))
 
 
 def _opposed(stems_a: set[str], stems_b: set[str]) -> bool:
+    if stems_a.isdisjoint(_OPPOSITE_WORDS) or stems_b.isdisjoint(_OPPOSITE_WORDS):
+        return False  # most pairs: no word of either side of any opposite
     for one, other in _OPPOSITES:
         if (stems_a & one and stems_b & other and not stems_a & other and not stems_b & one) or (
             stems_a & other and stems_b & one and not stems_a & one and not stems_b & other

@@ -332,7 +332,7 @@ def response_clusters(
         return {}
     # every vector the response's comparisons may need, in one batch
     texts = {f.text for record in by_name.values() for s in record.sentences for f in s.facts}
-    meaning.vectors([word for text in texts for word in meaning_texts(text)])
+    meaning.cache_vectors([word for text in texts for word in meaning_texts(text)])
     base = by_name[min(by_name)].sentences
     out = {}
     for i, sentence in enumerate(base):

@@ -22,9 +22,11 @@ import numpy as np
 # the tokenizer's thread pool costs more than it saves on the few words of a fact (and the machine's
 # cores are shared): tokenize on the calling thread
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()  # the model's load and the cache
 _MODEL: _StaticEmbedding | None = None
-_CACHE: dict[str, np.ndarray] = {}
+# the cached vectors: one row of _TABLE per text (rows fetched in one indexing, not stacked one by one)
+_ROWS: dict[str, int] = {}
+_TABLE = np.zeros((0, 256), dtype=np.float32)
 _CACHE_LIMIT = 1 << 18  # words and short facts; a campaign holds far fewer
 
 
@@ -84,23 +86,41 @@ def _model() -> _StaticEmbedding:
         return _MODEL
 
 
+def cache_vectors(texts) -> None:
+    """Embed the texts not cached yet, in one batch (a campaign's words at once)."""
+    global _TABLE
+    with _LOCK:
+        texts = set(texts)
+        missing = sorted(t for t in texts if t not in _ROWS)
+        if not missing:
+            return
+        if len(_ROWS) + len(missing) > _CACHE_LIMIT:  # start afresh (rows handed out are copies)
+            _ROWS.clear()
+            missing = sorted(texts)
+        embedded = _model().embed(missing, batch_size=256)
+        norms = np.linalg.norm(embedded, axis=1, keepdims=True)
+        embedded = np.divide(embedded, norms, out=np.zeros_like(embedded), where=norms > 0)
+        start, end = len(_ROWS), len(_ROWS) + len(missing)
+        if end > len(_TABLE):  # grow by doubling
+            grown = np.zeros((max(end, 2 * len(_TABLE), 1024), embedded.shape[1]), dtype=np.float32)
+            grown[:start] = _TABLE[:start]
+            _TABLE = grown
+        _TABLE[start:end] = embedded
+        _ROWS.update(zip(missing, range(start, end), strict=True))
+
+
 def vectors(texts) -> np.ndarray:
     """Unit vectors (rows, in order) of `texts`; the texts not cached yet are embedded in one batch.
     An empty or wordless text gives the zero vector (cosine 0 with everything)."""
     texts = list(texts)
-    if texts and all(t in _CACHE for t in texts):  # the common case once a campaign is embedded
-        return np.array([_CACHE[t] for t in texts])
-    if len(_CACHE) > _CACHE_LIMIT:
-        _CACHE.clear()
-    missing = sorted({t for t in texts if t not in _CACHE})
-    if missing:
-        embedded = _model().embed(missing, batch_size=256)
-        norms = np.linalg.norm(embedded, axis=1, keepdims=True)
-        embedded = np.divide(embedded, norms, out=np.zeros_like(embedded), where=norms > 0)
-        _CACHE.update(zip(missing, embedded, strict=True))
     if not texts:
-        return np.zeros((0, 256), dtype=np.float32)
-    return np.stack([_CACHE[t] for t in texts])
+        return np.zeros((0, _TABLE.shape[1]), dtype=np.float32)
+    with _LOCK:
+        rows = [_ROWS.get(t) for t in texts]
+        if None in rows:
+            cache_vectors(texts)
+            rows = [_ROWS[t] for t in texts]
+        return _TABLE[rows]
 
 
 def cosine(a: str, b: str) -> float:

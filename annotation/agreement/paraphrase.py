@@ -36,9 +36,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Levenshtein
 from scipy.optimize import linear_sum_assignment
 
@@ -337,16 +338,6 @@ def _markers(text: str):
     )
 
 
-@lru_cache(maxsize=1 << 16)
-def _exactly_alike(a: str, b: str) -> bool:
-    """Equal stems, listed synonyms, or one spelling apart (numbers and colours: equal only)."""
-    if a == b or frozenset((a, b)) in _SYNONYMS:
-        return True
-    if a[0].isdigit() or b[0].isdigit() or a in _COLOURS or b in _COLOURS or "#" in a + b:
-        return False
-    return min(len(a), len(b)) >= 4 and fuzz.ratio(a, b) >= SPELLING_RATIO
-
-
 def _joined_compounds(tokens, other) -> list:
     """`tokens` with two neighbours joined where the other wording has the joined word
     ('score', 'board' → 'scoreboard')."""
@@ -364,25 +355,61 @@ def _joined_compounds(tokens, other) -> list:
     return out
 
 
-def _word_matrix(tokens_a, tokens_b) -> np.ndarray:
-    """How alike each word of a is to each word of b: 1 when `_exactly_alike`, else the cosine of
-    their meaning vectors (at least 0; numbers, colours and named times: 1 when equal, else 0)."""
-    stems_a, stems_b = [t[0] for t in tokens_a], [t[0] for t in tokens_b]
-    alike = np.array([[_exactly_alike(x, y) for y in stems_b] for x in stems_a], dtype=bool)
-    (marks_a, va), (marks_b, vb) = _word_arrays(tuple(tokens_a)), _word_arrays(tuple(tokens_b))
-    markers = marks_a[:, None] | marks_b
-    if (alike | markers).all():
-        return alike.astype(float)
-    return np.where(alike, 1.0, np.where(markers, 0.0, np.maximum(va @ vb.T, 0.0)))
+_SYNONYM_WORDS = frozenset().union(*_SYNONYMS)
+
+
+class _WordArrays(NamedTuple):
+    """A wording's content words as arrays, a row each (`_word_arrays`)."""
+
+    stems: list[str]
+    stem_array: np.ndarray  # the stems, for equality in one comparison
+    markers: np.ndarray  # numbers, colours, named times: alike only when equal
+    spellable: np.ndarray  # may be a misspelling of another word: 4+ letters, no number or colour
+    listed: np.ndarray  # in a listed synonym pair
+    vectors: np.ndarray  # meaning vectors (float32, unit)
 
 
 @lru_cache(maxsize=1 << 10)  # a wording is compared with the others of its sentence in a row
-def _word_arrays(tokens: tuple) -> tuple[np.ndarray, np.ndarray]:
-    """(which content words are markers, their meaning vectors, a row each) of a wording's tokens."""
-    return (
-        np.array([_marker_word(stem) for stem, _, _ in tokens], dtype=bool),
+def _word_arrays(tokens: tuple) -> _WordArrays:
+    stems = [stem for stem, _, _ in tokens]
+    return _WordArrays(
+        stems,
+        np.array(stems, dtype=str),
+        np.array([_marker_word(stem) for stem in stems], dtype=bool),
+        np.array(
+            [len(w) >= 4 and not w[0].isdigit() and w not in _COLOURS and "#" not in w for w in stems],
+            dtype=bool,
+        ),
+        np.array([stem in _SYNONYM_WORDS for stem in stems], dtype=bool),
         meaning.vectors([surface for _, surface, _ in tokens]),
     )
+
+
+def _exactly_alike(a: _WordArrays, b: _WordArrays) -> np.ndarray:
+    """Which words of a are exactly alike to which of b: equal stems, listed synonyms, or one
+    spelling apart (rapidfuzz ratio ≥ SPELLING_RATIO, both words of 4+ letters; numbers and colours:
+    equal only). The ratios of all pairs in one call."""
+    alike = a.stem_array[:, None] == b.stem_array
+    spellable = a.spellable[:, None] & b.spellable
+    if spellable.any():
+        ratios = process.cdist(a.stems, b.stems, scorer=fuzz.ratio, dtype=np.float64)
+        alike |= spellable & (ratios >= SPELLING_RATIO)
+    if a.listed.any() and b.listed.any():
+        for i in np.flatnonzero(a.listed):
+            for j in np.flatnonzero(b.listed):
+                alike[i, j] |= frozenset((a.stems[i], b.stems[j])) in _SYNONYMS
+    return alike
+
+
+def _word_matrix(tokens_a, tokens_b) -> np.ndarray:
+    """How alike each word of a is to each word of b: 1 when `_exactly_alike`, else the cosine of
+    their meaning vectors (at least 0; numbers, colours and named times: 1 when equal, else 0)."""
+    a, b = _word_arrays(tuple(tokens_a)), _word_arrays(tuple(tokens_b))
+    alike = _exactly_alike(a, b)
+    markers = a.markers[:, None] | b.markers
+    if (alike | markers).all():
+        return alike.astype(float)
+    return np.where(alike, 1.0, np.where(markers, 0.0, np.maximum(a.vectors @ b.vectors.T, 0.0)))
 
 
 @lru_cache(maxsize=1 << 16)

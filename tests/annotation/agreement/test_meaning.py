@@ -32,3 +32,13 @@ def test_spelling_cost_counts_the_tokenizers_pieces_as_wordllamas_tokenizer_cuts
         pieces = model.tokenizer.encode(word, add_special_tokens=False).ids
         assert meaning.spelling_cost(word)[0] == len(pieces)
     assert meaning.spelling_cost("white")[0] < meaning.spelling_cost("wite")[0]
+
+
+def test_past_its_limit_the_cache_starts_afresh_and_every_vector_stays_right(monkeypatch):
+    words = ["goalkeeper", "ball", "net", "referee", "whistle", "crowd", "red", "card"]
+    expected = meaning.vectors(words)
+    monkeypatch.setattr(meaning, "_CACHE_LIMIT", 3)
+    meaning.cache_vectors(["kettle", "teapot"])
+    assert np.array_equal(meaning.vectors(words), expected)  # more than the limit in one call
+    assert np.array_equal(meaning.vectors(words[::-1]), expected[::-1])
+    assert meaning.vectors([]).shape == (0, expected.shape[1])

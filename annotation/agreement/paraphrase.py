@@ -36,10 +36,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 from functools import lru_cache
-from typing import NamedTuple
 
 import numpy as np
-from rapidfuzz import fuzz, process
+from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 from scipy.optimize import linear_sum_assignment
 
@@ -91,6 +90,7 @@ _SILENCE_PHRASES = re.compile(
 )
 _CONTRACTED_NOT = re.compile(r"n['’]t\b", re.IGNORECASE)
 _QUOTED = re.compile(r"[\"“”«»]([^\"“”«»]+)[\"“”«»]")
+_QUOTE_MARKS = tuple('"“”«»')
 # phrasal verbs and set phrases that say one thing ("picks up" → lift); the particle matters
 _PHRASES = [
     (re.compile(r"\b(?:pick|picks|picked|picking) (?:\w+ )?up\b"), "lift"),
@@ -329,13 +329,24 @@ def content_words(text: str) -> tuple[str, ...]:
 def _markers(text: str):
     """(numbers, colours, named times, quoted texts, negated?) — what two wordings of one fact share."""
     words = _words(text)
+    quoted = _QUOTED.findall(text) if _holds_any(text, _QUOTE_MARKS) else ()  # most facts quote nothing
     return (
         tuple(sorted(w for w in words if w.isdigit() or w.startswith("#"))),
-        frozenset(w for w in words if w in _COLOURS),
-        frozenset(w for w in words if w in _TIMES),
-        frozenset(normalise_fact_text(q) for q in _QUOTED.findall(text)),
-        sum(w in _NEGATIONS for w in words) % 2 == 1,
+        _COLOURS.intersection(words),
+        _TIMES.intersection(words),
+        frozenset(normalise_fact_text(q) for q in quoted),
+        len([w for w in words if w in _NEGATIONS]) % 2 == 1,
     )
+
+
+@lru_cache(maxsize=1 << 16)
+def _exactly_alike(a: str, b: str) -> bool:
+    """Equal stems, listed synonyms, or one spelling apart (numbers and colours: equal only)."""
+    if a == b or frozenset((a, b)) in _SYNONYMS:
+        return True
+    if a[0].isdigit() or b[0].isdigit() or a in _COLOURS or b in _COLOURS or "#" in a + b:
+        return False
+    return min(len(a), len(b)) >= 4 and fuzz.ratio(a, b) >= SPELLING_RATIO
 
 
 def _joined_compounds(tokens, other) -> list:
@@ -355,61 +366,25 @@ def _joined_compounds(tokens, other) -> list:
     return out
 
 
-_SYNONYM_WORDS = frozenset().union(*_SYNONYMS)
-
-
-class _WordArrays(NamedTuple):
-    """A wording's content words as arrays, a row each (`_word_arrays`)."""
-
-    stems: list[str]
-    stem_array: np.ndarray  # the stems, for equality in one comparison
-    markers: np.ndarray  # numbers, colours, named times: alike only when equal
-    spellable: np.ndarray  # may be a misspelling of another word: 4+ letters, no number or colour
-    listed: np.ndarray  # in a listed synonym pair
-    vectors: np.ndarray  # meaning vectors (float32, unit)
-
-
-@lru_cache(maxsize=1 << 10)  # a wording is compared with the others of its sentence in a row
-def _word_arrays(tokens: tuple) -> _WordArrays:
-    stems = [stem for stem, _, _ in tokens]
-    return _WordArrays(
-        stems,
-        np.array(stems, dtype=str),
-        np.array([_marker_word(stem) for stem in stems], dtype=bool),
-        np.array(
-            [len(w) >= 4 and not w[0].isdigit() and w not in _COLOURS and "#" not in w for w in stems],
-            dtype=bool,
-        ),
-        np.array([stem in _SYNONYM_WORDS for stem in stems], dtype=bool),
-        meaning.vectors([surface for _, surface, _ in tokens]),
-    )
-
-
-def _exactly_alike(a: _WordArrays, b: _WordArrays) -> np.ndarray:
-    """Which words of a are exactly alike to which of b: equal stems, listed synonyms, or one
-    spelling apart (rapidfuzz ratio ≥ SPELLING_RATIO, both words of 4+ letters; numbers and colours:
-    equal only). The ratios of all pairs in one call."""
-    alike = a.stem_array[:, None] == b.stem_array
-    spellable = a.spellable[:, None] & b.spellable
-    if spellable.any():
-        ratios = process.cdist(a.stems, b.stems, scorer=fuzz.ratio, dtype=np.float64)
-        alike |= spellable & (ratios >= SPELLING_RATIO)
-    if a.listed.any() and b.listed.any():
-        for i in np.flatnonzero(a.listed):
-            for j in np.flatnonzero(b.listed):
-                alike[i, j] |= frozenset((a.stems[i], b.stems[j])) in _SYNONYMS
-    return alike
-
-
 def _word_matrix(tokens_a, tokens_b) -> np.ndarray:
     """How alike each word of a is to each word of b: 1 when `_exactly_alike`, else the cosine of
     their meaning vectors (at least 0; numbers, colours and named times: 1 when equal, else 0)."""
-    a, b = _word_arrays(tuple(tokens_a)), _word_arrays(tuple(tokens_b))
-    alike = _exactly_alike(a, b)
-    markers = a.markers[:, None] | b.markers
+    stems_a, stems_b = [t[0] for t in tokens_a], [t[0] for t in tokens_b]
+    alike = np.array([[_exactly_alike(x, y) for y in stems_b] for x in stems_a], dtype=bool)
+    (marks_a, va), (marks_b, vb) = _word_arrays(tuple(tokens_a)), _word_arrays(tuple(tokens_b))
+    markers = marks_a[:, None] | marks_b
     if (alike | markers).all():
         return alike.astype(float)
-    return np.where(alike, 1.0, np.where(markers, 0.0, np.maximum(a.vectors @ b.vectors.T, 0.0)))
+    return np.where(alike, 1.0, np.where(markers, 0.0, np.maximum(va @ vb.T, 0.0)))
+
+
+@lru_cache(maxsize=1 << 10)  # a wording is compared with the others of its sentence in a row
+def _word_arrays(tokens: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """(which content words are markers, their meaning vectors, a row each) of a wording's tokens."""
+    return (
+        np.array([_marker_word(stem) for stem, _, _ in tokens], dtype=bool),
+        meaning.vectors([surface for _, surface, _ in tokens]),
+    )
 
 
 @lru_cache(maxsize=1 << 16)
@@ -495,13 +470,20 @@ def conflict(a: str, b: str) -> str | None:
     return None
 
 
-@lru_cache(maxsize=1 << 16)  # the same pairs come back for every sentence's clustering
 def paraphrase_similarity(a: str, b: str) -> float:
     """How surely two wordings state one fact, in [0, 1]: the weakest link of their content words
     paired one to one (module doc), a word without a partner counting 0; 0.0 when `conflict` finds
     a reason they differ (consulted only when every word has a partner at least ASK_THRESHOLD alike:
     below, the pair is surely different already and the similarity is that bound). Two texts without content words are the same fact (1.0) when their
-    normalised texts are equal, else 0.0; one without content words against one with gives 0.0."""
+    normalised texts are equal, else 0.0; one without content words against one with gives 0.0.
+    The measure reads both wordings alike (test: equal in either order on the labelled set), and
+    clustering asks for a pair in both orders a third of the time: each pair is computed once."""
+    return _similarity(a, b) if a <= b else _similarity(b, a)
+
+
+@lru_cache(maxsize=1 << 16)  # the same pairs come back for every sentence's clustering
+def _similarity(a: str, b: str) -> float:
+    """`paraphrase_similarity` of two wordings in the order given."""
     if normalise_fact_text(a) == normalise_fact_text(b):
         return 1.0  # the same words: nothing to compare
     counted_a, counted_b = _compared_tokens(a, b)

@@ -186,3 +186,13 @@ def test_a_wording_reads_the_same_whether_or_not_the_patterns_it_cannot_match_ar
     changed = [t for t in texts if every_pattern_tried(t) != paraphrase._words(t)]
     assert changed == []
     assert paraphrase._words("Nothing can be heard.") == ("silent",)
+
+
+def test_the_similarity_and_the_reasons_to_refuse_are_the_same_in_either_order():
+    from annotation.agreement.paraphrase import _similarity
+
+    rows = fact_pairs()
+    texts = sorted({t for r in rows for t in (r["a"], r["b"])})
+    pairs = [(r["a"], r["b"]) for r in rows] + list(zip(texts, texts[1:] + texts[:1], strict=True))
+    assert [_similarity(a, b) for a, b in pairs] == [_similarity(b, a) for a, b in pairs]
+    assert [conflict(a, b) for a, b in pairs] == [conflict(b, a) for a, b in pairs]

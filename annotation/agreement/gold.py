@@ -39,6 +39,7 @@ import json
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from annotation.agreement.clusters import FactCluster, SentenceClusters, response_clusters
@@ -179,9 +180,13 @@ def decide(
     for an unknown rule."""
     if rule not in RULES:
         raise ValueError(f"gold rule '{rule}' is not one of {', '.join(RULES)}")
-    counts = Counter(compared.values())
     n = len(compared)
-    top, m = counts.most_common(1)[0] if counts else (None, 0)
+    values = iter(compared.values())
+    first = next(values, None)
+    if all(value == first for value in values):  # unanimous (or nothing): no counting
+        top, m = first, n
+    else:
+        top, m = Counter(compared.values()).most_common(1)[0]
     agreement = m / n if n else 0.0
     if ruling is not None:
         return ruling.value, Provenance("adjudicated", ruling.provenance), agreement
@@ -200,6 +205,11 @@ def decide(
     return None, Provenance("unresolved", f"unresolved: disputed {m}/{n}"), agreement
 
 
+@lru_cache(maxsize=256)  # a handful of names, asked for every gold fact
+def _value_name(kind: str, j: int | None) -> str:
+    return Task(kind, j).value_name
+
+
 def _fact_dicts(facts) -> list[dict]:
     return [{"text": text, "citations": list(cites)} for text, cites, *_ in facts]
 
@@ -215,6 +225,7 @@ class _Deriver:
         self.clusters = response_clusters(by_name, answers_from_rulings(rulings, response_id))
         self.values: list[GoldValue] = []
         self._found: dict[tuple, FactCluster | None] = {}
+        self._answering_at: dict[int, list] = {}
         self._answers: dict[int, tuple[Fact, list]] = {}  # id(fact) → (the fact, kept alive; its answers)
 
     def _answered(self, fact: Fact, sentence: Sentence) -> list:
@@ -228,15 +239,40 @@ class _Deriver:
                 self._answers[key] = (fact, [])
         return self._answers[key][1]
 
-    def _find(self, clusters: SentenceClusters, fact: Fact) -> FactCluster | None:
-        """`clusters.find` of a voter's fact, once per wording and subset of a sentence (every gold
-        fact of the sentence asks about every voter's facts)."""
-        key = (clusters.sentence, fact.text, tuple(sorted(set(fact.citations))))
+    def _find(self, clusters: SentenceClusters, fact: Fact, subset: tuple[int, ...]) -> FactCluster | None:
+        """`clusters.find` of a voter's fact (cited `subset`, its sorted distinct citations), once per
+        wording and subset of a sentence (every gold fact of the sentence asks about every voter's
+        facts)."""
+        key = (clusters.sentence, fact.text, subset)
         if key not in self._found:
             self._found[key] = clusters.find(fact.text, fact.citations)
         return self._found[key]
 
+    def _answering(self, i: int) -> list[tuple[str, Sentence, list[tuple[Fact, tuple, tuple]]]]:
+        """(name, their sentence i, [(fact, (its wording as compared, sorted citations), its sorted
+        distinct citations)]) of every answering record that has sentence i, by name; read once per
+        sentence, whatever number of gold facts asks."""
+        if i not in self._answering_at:
+            base = self.by_name[min(self.by_name)].sentences[i]
+            rows = []
+            for name, record in sorted(self.answers.items()):
+                sentence = sentence_at(record, i, base)
+                if sentence is not None:
+                    facts = [
+                        (
+                            f,
+                            (f.text.strip().casefold(), tuple(sorted(f.citations))),
+                            tuple(sorted(set(f.citations))),
+                        )
+                        for f in sentence.facts
+                    ]
+                    rows.append((name, sentence, facts))
+            self._answering_at[i] = rows
+        return self._answering_at[i]
+
     def _ruling(self, units, task: str | None) -> Ruling | None:
+        if not self.rulings:
+            return None
         found = [self.rulings[(self.rid, u, task)] for u in units if (self.rid, u, task) in self.rulings]
         return max(found, key=lambda r: r.event_id, default=None)
 
@@ -346,16 +382,14 @@ class _Deriver:
         member of its cluster."""
         wanted = (text.strip().casefold(), tuple(sorted(cites)))
         clusters = self.clusters.get(i) or SentenceClusters(i)
-        base = self.by_name[min(self.by_name)].sentences[i]
         out = {}
-        for name, record in sorted(self.answers.items()):
-            sentence = sentence_at(record, i, base)
-            if sentence is None:
-                continue
-            exact = [
-                f for f in sentence.facts if (f.text.strip().casefold(), tuple(sorted(f.citations))) == wanted
+        for name, sentence, facts in self._answering(i):
+            exact = [f for f, worded, _ in facts if worded == wanted]
+            alike = [
+                f
+                for f, _, subset in facts
+                if cluster is not None and self._find(clusters, f, subset) is cluster
             ]
-            alike = [f for f in sentence.facts if cluster is not None and self._find(clusters, f) is cluster]
             chosen = next((f for f in exact + alike if f.entailment is not None), None)
             if chosen is not None:
                 out[name] = (chosen, sentence)
@@ -387,7 +421,7 @@ class _Deriver:
                 given.all = gold.value
             else:
                 getattr(given, kind)[j] = gold.value
-            provenance[Task(kind, j).value_name] = gold.provenance
+            provenance[_value_name(kind, j)] = gold.provenance
         filled = derive_entailment(Fact(text, cites, given), sentence)
         self._derived_values(i, text, filled, provenance)
         return Fact(text, cites, filled, provenance)
@@ -407,7 +441,7 @@ class _Deriver:
                 spent_units[name] = (fact_unit(i, their.text, list(their.citations)), found[1])
         return self._value(
             i,
-            Task(kind, j).value_name,
+            _value_name(kind, j),
             units[0],
             task,
             values,
@@ -426,7 +460,7 @@ class _Deriver:
         """The values PROTOCOL §2 fills, each a GoldValue of its own with DERIVED provenance."""
         for kind in ("alone", "without"):
             for j, value in enumerate(getattr(filled, kind)):
-                name = Task(kind, j).value_name
+                name = _value_name(kind, j)
                 if name not in provenance:
                     provenance[name] = (
                         DERIVED if value is not None else "unresolved: derived from an unresolved value"

@@ -37,6 +37,7 @@ MODEL_SEPARATOR = "/"
 
 _SENTENCE_RE = re.compile(r"s(0|[1-9][0-9]*)")
 _FACT_KEY_RE = re.compile(r"[0-9a-f]{12}")
+_SPACES_RE = re.compile(r"\s+")
 _VALUE_NAME_RE = re.compile(r"(alone|without)\[(0|[1-9][0-9]*)\]")
 
 
@@ -48,7 +49,7 @@ def fact_key(text: str, citations) -> str:
 
 @lru_cache(maxsize=1 << 17)  # the same facts are keyed again for every label and gold value
 def _fact_key(text: str, subset: tuple[int, ...]) -> str:
-    normal = re.sub(r"\s+", " ", text.strip().lower())
+    normal = _SPACES_RE.sub(" ", text.strip().lower())
     return hashlib.sha1(f"{normal}|{','.join(map(str, subset))}".encode()).hexdigest()[:12]
 
 
@@ -109,7 +110,7 @@ def fact_unit(sentence: int, text: str, citations) -> str:
 
 @lru_cache(maxsize=1 << 17)  # every label, gold value and voter of a fact asks again
 def _fact_unit(sentence: int, text: str, citations: tuple[int, ...]) -> str:
-    return str(Unit.of_fact(sentence, text, citations))
+    return f"s{sentence}/{fact_key(text, citations)}"  # str(Unit.of_fact(…)), without the Unit
 
 
 @dataclass(frozen=True)

@@ -159,3 +159,34 @@ def test_british_and_american_spellings_of_one_word_are_both_right():
     for british, american in (("favourite", "favorite"), ("programme", "program"), ("colour", "color")):
         a, b = f"The {british} is shown.", f"The {american} is shown."
         assert misspelt_words(a, [b]) == [] and misspelt_words(b, [a]) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("IT IS CLEAR THAT a dog barks.", ("dog", "bark")),  # meta-talk in capitals
+        ("We can SEE that the VIDEO shows a dog.", ("dog",)),
+        ("A dog barks ON SCREEN.", ("dog", "bark")),
+        ("A dog barks on ſcreen.", ("dog", "bark")),  # 'ſ' is an 's' to a case-blind pattern
+        ("Nothing can be heard.", ("silent",)),
+        ("She picks up the cup.", ("lift", "cup")),
+        ("The man switches off the TV.", ("man", "switchof", "television")),
+        ("He says thank you at 3 o clock.", ("thank", "3", "oclock")),
+        ("The cup is on top of the table.", ("cup", "tabl")),
+    ],
+)
+def test_meta_talk_and_set_phrases_are_read_in_any_case_and_spelling(text, words):
+    # the patterns are tried only on texts holding a piece of their matches: each group still reads
+    assert content_words(text) == words
+
+
+def test_a_contracted_not_negates_whichever_apostrophe_it_is_written_with():
+    assert conflict("The dog doesn't bark.", "The dog barks.") == "negation differs"
+    assert conflict("The dog doesn’t bark.", "The dog barks.") == "negation differs"
+
+
+def test_the_reasons_to_refuse_are_the_same_in_either_order():
+    rows = fact_pairs()
+    texts = sorted({t for r in rows for t in (r["a"], r["b"])})
+    pairs = [(r["a"], r["b"]) for r in rows] + list(zip(texts, texts[1:] + texts[:1], strict=True))
+    assert [conflict(a, b) for a, b in pairs] == [conflict(b, a) for a, b in pairs]

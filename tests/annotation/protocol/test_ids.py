@@ -92,3 +92,8 @@ def test_source_kinds_and_judge_configurations():
     assert configuration_of("judge:a++b") is None
     assert configuration_of("human:a+b+c") is None
     assert str(Source.judge_configuration("v", "d", "e")) == "judge:v+d+e"
+
+
+@given(st.integers(0, 500), st.text(), st.lists(st.integers(0, 9)))
+def test_a_facts_unit_is_the_string_of_its_unit(sentence, text, citations):
+    assert fact_unit(sentence, text, citations) == str(Unit.of_fact(sentence, text, citations))

@@ -56,10 +56,11 @@ def demo_copy(demo_build, tmp_path) -> Path:
     return Path(shutil.copytree(demo_build, tmp_path / "demo"))
 
 
-# Seconds each slow test file took (sum over its tests, 2 workers, quiet machine; measured 2026-12-01
-# and rounded). Only the order of the run depends on them: under `-n 2` the longest groups start
-# first, so the run does not end with one worker on a long browser or CLI group and the other idle.
-# A file not listed weighs nothing; a stale figure costs some balance, never a test.
+# Seconds each slow test file takes (wall summed over its tests under `-n 2`: a run of 2026-12-01
+# at load ≈ 10, divided by 4 to match a quiet run's total; rounded). Only the order of the run
+# depends on them: under `-n 2` the longest groups start first, so the run does not end with one
+# worker on a long browser or CLI group and the other idle. A file not listed weighs nothing; a
+# stale figure costs some balance, never a test.
 FILE_SECONDS = {
     "tests/e2e/test_browser.py": 51,
     "tests/annotation/cli/test_annotation_cli.py": 48,

@@ -56,6 +56,55 @@ def demo_copy(demo_build, tmp_path) -> Path:
     return Path(shutil.copytree(demo_build, tmp_path / "demo"))
 
 
+# Seconds each slow test file takes (wall summed over its tests under `-n 2`: a run of 2026-12-01
+# at load ≈ 10, divided by 4 to match a quiet run's total; rounded). Only the order of the run
+# depends on them: under `-n 2` the longest groups start first, so the run does not end with one
+# worker on a long browser or CLI group and the other idle. A file not listed weighs nothing; a
+# stale figure costs some balance, never a test.
+FILE_SECONDS = {
+    "tests/e2e/test_browser.py": 51,
+    "tests/annotation/cli/test_annotation_cli.py": 48,
+    "tests/e2e/test_adjudication.py": 38,
+    "tests/e2e/test_fact_keys.py": 38,
+    "tests/annotation/cli/test_import_kill.py": 32,
+    "tests/pages/test_app_calibrate.py": 29,
+    "tests/e2e/test_sso.py": 27,
+    "tests/annotation/media/test_soundview.py": 26,
+    "tests/e2e/test_admin_console.py": 25,
+    "tests/annotation/store/test_accounts_sign_in.py": 24,
+    "tests/e2e/test_rendering.py": 23,
+    "tests/annotation/cli/test_import_model.py": 23,
+    "tests/calibration/cli/test_estimate_cli.py": 20,
+    "tests/pages/test_app_annotate.py": 20,
+    "tests/e2e/test_keys.py": 20,
+    "tests/e2e/test_calibrate_acknowledgement.py": 19,
+    "tests/pages/test_app_judges.py": 19,
+    "tests/pages/test_app_roles.py": 19,
+    "tests/e2e/test_sound_colours.py": 17,
+    "tests/pages/test_app_disputes.py": 16,
+    "tests/e2e/test_sessions_across_tabs.py": 15,
+    "tests/e2e/test_model_scores.py": 15,
+    "tests/annotation/cli/test_never_a_traceback.py": 15,
+    "tests/pages/test_app_agreement.py": 14,
+    "tests/annotation/demo/test_demo.py": 14,
+    "tests/pages/test_app_player.py": 13,
+    "tests/calibration/sweep/test_sweep.py": 12,
+    "tests/annotation/store/test_sign_in_hardening.py": 11,
+    "tests/annotation/cli/test_hostile_corpus.py": 11,
+    "tests/pages/test_app_admin.py": 10,
+    "tests/e2e/test_same_fact_by_key.py": 10,
+    "tests/pages/test_app_model_scores.py": 10,
+    "tests/calibration/cli/test_score_cli.py": 10,
+    "tests/pages/test_app_sso.py": 9,
+    "tests/annotation/cli/test_users_cli.py": 8,
+    "tests/e2e/test_disk_full.py": 8,
+    "tests/annotation/agreement/test_alpha_linear.py": 7,
+    "tests/pages/test_app_sessions.py": 7,
+    "tests/calibration/sweep/test_inputs.py": 7,
+    "tests/test_readme_commands.py": 5,
+}
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Under `pytest -n N --dist loadgroup`, the tests that share a module-scoped fixture (a
@@ -84,3 +133,22 @@ def pytest_collection_modifyitems(config, items):
         name = str(group.args[0] if group.args else group.kwargs.get("name", "default"))
         if loadgroup and not item.nodeid.endswith("@" + name):
             item._id = NodeId.parse(f"{item.nodeid}@{name}")
+    if loadgroup:
+        _longest_first(items)
+
+
+def _longest_first(items) -> None:
+    """Order the run's work units (a group, or one ungrouped test) by their expected seconds, longest
+    first (pyproject turns off xdist's own reordering by test count, which keeps this order)."""
+    per_file: dict[str, int] = {}
+    for item in items:
+        path = item.nodeid.split("::")[0]
+        per_file[path] = per_file.get(path, 0) + 1
+
+    def expected_seconds(item) -> float:
+        path = item.nodeid.split("::")[0]
+        seconds = FILE_SECONDS.get(path, 0)
+        grouped = item.get_closest_marker("xdist_group") is not None
+        return seconds if grouped else seconds / per_file[path]
+
+    items.sort(key=lambda item: -expected_seconds(item))

@@ -15,7 +15,6 @@ from annotation.cli.settings import add_settings_parser
 from annotation.cli.users import add_users_parser
 from annotation.formats.atomic_file import describe_os_error
 from annotation.protocol.errors import InputError
-from annotation.store.database import ProjectFileError
 
 
 def _print_problems(exc: InputError, what: str = "nothing was imported") -> None:
@@ -184,9 +183,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except OSError as exc:  # the file named, and a full disk called so
         return _fail(describe_os_error(exc))
-    except ProjectFileError as exc:  # empty, not SQLite, newer, damaged: one line says which
-        return _fail(str(exc))
-    except sqlite3.DatabaseError as exc:  # e.g. a project.db that is not a SQLite file
-        return _fail(
+    except sqlite3.DatabaseError as exc:
+        # loaded already by the store that raised it: the module's import (sqlite_utils) is not
+        # paid by a run that never opens a project (`--help`, bad arguments)
+        from annotation.store.database import ProjectFileError
+
+        if isinstance(exc, ProjectFileError):  # empty, not SQLite, newer, damaged: one line says which
+            return _fail(str(exc))
+        return _fail(  # e.g. a project.db that is not a SQLite file
             f"{getattr(args, 'project', None) or 'the project'}: its database cannot be used ({exc})"
         )

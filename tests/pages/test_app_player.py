@@ -3,6 +3,8 @@ player per citation (a components-v2 module), opening on the cited start, in sou
 
 import base64
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 from app_support import click, components, signed_in_app, tiny_project
@@ -16,10 +18,19 @@ TEXT = (
 )
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    """The project as `tiny_project` makes it (its clip encoded by ffmpeg), once per module; never
+    opened by a test."""
+    directory = tmp_path_factory.mktemp("player") / "p"
+    tiny_project(directory, texts=(TEXT,), with_media=True).close()
+    return directory
+
+
 @pytest.fixture
-def project(tmp_path):
-    tiny_project(tmp_path / "p", texts=(TEXT,), with_media=True)
-    return tmp_path / "p"
+def project(built, tmp_path):
+    """This test's own copy of the project, before any page ran on it (nothing cut or cached)."""
+    return Path(shutil.copytree(built, tmp_path / "p"))
 
 
 @pytest.fixture

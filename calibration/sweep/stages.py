@@ -15,7 +15,10 @@ a rule, so they are left out.
 from __future__ import annotations
 
 import math
+import threading
+import weakref
 from dataclasses import asdict, dataclass, field
+from functools import partial
 
 from annotation.agreement.alignment import fact_match_counts, normalise_fact_text
 from annotation.protocol.derivation import derive_entailment
@@ -153,6 +156,78 @@ def _in_r_vc(sentence: Sentence) -> bool:
     return sentence.verifiable is True and sentence.has_valid_citation
 
 
+@dataclass
+class _PairCounts:
+    """What one judge record shows against its response's gold record: the label pairs (judge,
+    gold) of each stage in the order met, and the counts; summed over a source's records."""
+
+    verifier: tuple[list, list] = field(default_factory=lambda: ([], []))
+    labels: dict[str, tuple[list, list]] = field(
+        default_factory=lambda: {name: ([], []) for name in ENTAILMENT_FIELDS}
+    )
+    unmatched: int = 0
+    unlabelled: int = 0
+    decomposer_sentences: int = 0
+    found: int = 0
+    judge_total: int = 0
+    gold_total: int = 0
+    n_facts: int = 0
+    matched_facts: int = 0
+
+
+def _pair_counts(gold_record: EvaluationRecord, record: EvaluationRecord, threshold: float) -> _PairCounts:
+    out = _PairCounts()
+    pairs = match_sentences(gold_record, record)
+    out.unmatched = len(gold_record.sentences) - len(pairs)
+    for i, j in pairs:
+        gold_s, judge_s = gold_record.sentences[i], record.sentences[j]
+        if gold_s.verifiable is None or judge_s.verifiable is None:
+            out.unlabelled += 1
+        else:
+            out.verifier[0].append(judge_s.verifiable)
+            out.verifier[1].append(gold_s.verifiable)
+        if _in_r_vc(gold_s) and _in_r_vc(judge_s):
+            out.decomposer_sentences += 1
+            m, n_j, n_g = fact_match_counts(
+                [f.text for f in judge_s.facts], [f.text for f in gold_s.facts], threshold
+            )
+            out.found, out.judge_total, out.gold_total = (
+                out.found + m,
+                out.judge_total + n_j,
+                out.gold_total + n_g,
+            )
+        g, m = _compare_facts(gold_s, judge_s, out.labels)
+        out.n_facts, out.matched_facts = out.n_facts + g, out.matched_facts + m
+    return out
+
+
+# {id(judge record): (its weak reference, the gold record's, threshold, counts)}: the project state
+# keeps a response's gold record object until a change touches it, and the sweep's judge records
+# stay the same objects while no record is imported, so after a label only its response is compared
+_kept_pairs: dict[int, tuple] = {}
+_kept_lock = threading.Lock()
+
+
+def _forget(kept: dict, key: int, ref: weakref.ref) -> None:
+    """A weak reference's callback: drop the entry of the record that died (the dict is bound, not
+    looked up, so this also works while the interpreter shuts down; the GIL makes it one step)."""
+    if kept.get(key, (None,))[0] is ref:
+        kept.pop(key, None)
+
+
+def _kept_pair_counts(gold_record, record, threshold: float) -> _PairCounts:
+    key = id(record)
+    with _kept_lock:
+        found = _kept_pairs.get(key)
+    if found is not None and found[0]() is record and found[1]() is gold_record and found[2] == threshold:
+        return found[3]
+    counts = _pair_counts(gold_record, record, threshold)
+    ref = weakref.ref(record, partial(_forget, _kept_pairs, key))
+    with _kept_lock:
+        _kept_pairs[key] = (ref, weakref.ref(gold_record), threshold, counts)
+    return counts
+
+
 def stage_loss(
     gold: list[EvaluationRecord],
     judge: list[EvaluationRecord],
@@ -174,10 +249,8 @@ def stage_loss(
     if len(sources) != 1:
         raise ValueError(f"stage_loss needs the records of exactly one source, got {sorted(sources)}")
     gold_by_id = {r.response_id: r for r in gold}
-    verifier_pairs: tuple[list, list] = ([], [])
-    labels: dict[str, tuple[list, list]] = {name: ([], []) for name in ENTAILMENT_FIELDS}
-    matched_facts = n_facts = unmatched = unlabelled = shared = 0
-    decomposer_sentences = found = judge_total = gold_total = 0
+    total = _PairCounts()
+    shared = 0
     not_in_gold = []
     for record in judge:
         gold_record = gold_by_id.get(record.response_id)
@@ -185,23 +258,26 @@ def stage_loss(
             not_in_gold.append(record.response_id)
             continue
         shared += 1
-        pairs = match_sentences(gold_record, record)
-        unmatched += len(gold_record.sentences) - len(pairs)
-        for i, j in pairs:
-            gold_s, judge_s = gold_record.sentences[i], record.sentences[j]
-            if gold_s.verifiable is None or judge_s.verifiable is None:
-                unlabelled += 1
-            else:
-                verifier_pairs[0].append(judge_s.verifiable)
-                verifier_pairs[1].append(gold_s.verifiable)
-            if _in_r_vc(gold_s) and _in_r_vc(judge_s):
-                decomposer_sentences += 1
-                m, n_j, n_g = fact_match_counts(
-                    [f.text for f in judge_s.facts], [f.text for f in gold_s.facts], threshold
-                )
-                found, judge_total, gold_total = found + m, judge_total + n_j, gold_total + n_g
-            g, m = _compare_facts(gold_s, judge_s, labels)
-            n_facts, matched_facts = n_facts + g, matched_facts + m
+        counts = _kept_pair_counts(gold_record, record, threshold)
+        for mine, theirs in (
+            (total.verifier, counts.verifier),
+            *((total.labels[name], counts.labels[name]) for name in ENTAILMENT_FIELDS),
+        ):
+            mine[0].extend(theirs[0])
+            mine[1].extend(theirs[1])
+        for name in (
+            "unmatched",
+            "unlabelled",
+            "decomposer_sentences",
+            "found",
+            "judge_total",
+            "gold_total",
+            "n_facts",
+            "matched_facts",
+        ):
+            setattr(total, name, getattr(total, name) + getattr(counts, name))
+    verifier_pairs, found = total.verifier, total.found
+    judge_total, gold_total = total.judge_total, total.gold_total
     precision, recall, f1 = binary_prf(*verifier_pairs)
     verifier = VerifierLoss(
         len(verifier_pairs[0]),
@@ -210,22 +286,29 @@ def stage_loss(
         precision,
         recall,
         f1,
-        unmatched,
-        unlabelled,
+        total.unmatched,
+        total.unlabelled,
     )
     p = found / judge_total if judge_total else math.nan
     r = found / gold_total if gold_total else math.nan
     decomposer = DecomposerLoss(
-        decomposer_sentences,
+        total.decomposer_sentences,
         p,
         r,
         2 * found / (judge_total + gold_total) if judge_total + gold_total else math.nan,
     )
-    entailment = {name: LabelAgreement.of(*labels[name]) for name in ENTAILMENT_FIELDS}
+    entailment = {name: LabelAgreement.of(*total.labels[name]) for name in ENTAILMENT_FIELDS}
     if judged is not None:
         not_in_gold = list(set(judged) - set(gold_by_id))
     return StageLoss(
-        sources.pop(), shared, verifier, decomposer, entailment, n_facts, matched_facts, sorted(not_in_gold)
+        sources.pop(),
+        shared,
+        verifier,
+        decomposer,
+        entailment,
+        total.n_facts,
+        total.matched_facts,
+        sorted(not_in_gold),
     )
 
 

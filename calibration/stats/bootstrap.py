@@ -101,16 +101,23 @@ def bootstrap_spearman(X, Y, weights: np.ndarray, chunk_size: int = 256) -> np.n
     X, Y = paired_rows(X, Y)
     W = np.asarray(weights, float)
     out = np.full((W.shape[0], X.shape[0]), np.nan)
+    # rows with the same gold values on the same responses (one precision mode, sources that scored
+    # the same responses) share y's ranks in every resample: ranked once per group
+    groups: dict[tuple[bytes, bytes], list[int]] = {}
     for i in range(X.shape[0]):
         both = np.isfinite(X[i]) & np.isfinite(Y[i])
-        if not both.any():  # a source with no scored gold response: ρ undefined in every resample
-            continue
-        x, y, Wi = X[i, both], Y[i, both], W[:, both]
+        if both.any():  # a source with no scored gold response: ρ undefined in every resample
+            groups.setdefault((both.tobytes(), Y[i, both].tobytes()), []).append(i)
+    for rows in groups.values():
+        both = np.isfinite(X[rows[0]]) & np.isfinite(Y[rows[0]])
+        y, Wi = Y[rows[0], both], W[:, both]
         for start in range(0, W.shape[0], chunk_size):
             Wc = Wi[start : start + chunk_size]
-            out[start : start + chunk_size, i] = _weighted_pearson(
-                _weighted_ranks(x, Wc), _weighted_ranks(y, Wc), Wc
-            )
+            ranks_y = _weighted_ranks(y, Wc)
+            for i in rows:
+                out[start : start + chunk_size, i] = _weighted_pearson(
+                    _weighted_ranks(X[i, both], Wc), ranks_y, Wc
+                )
     return out
 
 

@@ -20,8 +20,13 @@ def multiplicities(indices: np.ndarray, n: int) -> np.ndarray:
 
     With W, every bootstrap sum is one matrix product (Σ_b x = W @ x)."""
     B = indices.shape[0]
-    flat = (indices + n * np.arange(B)[:, None]).ravel()
-    return np.bincount(flat, minlength=B * n).reshape(B, n).astype(float)
+    out = np.empty((B, n))
+    step = max(1, 2**20 // max(n, 1))  # a block of resamples at a time: no full-size integer copies
+    for start in range(0, B, step):
+        block = indices[start : start + step]
+        flat = (block + n * np.arange(block.shape[0])[:, None]).ravel()
+        out[start : start + step] = np.bincount(flat, minlength=block.shape[0] * n).reshape(-1, n)
+    return out
 
 
 def bootstrap_pearson(X, Y, weights: np.ndarray, chunk_size: int = 256) -> np.ndarray:
@@ -83,14 +88,22 @@ def _weighted_ranks(values: np.ndarray, W: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def _weighted_pearson(A, C, W):
+def _weighted_centred(C, W) -> tuple:
+    """(Σw per resample, C centred on its weighted mean, its weighted sum of squares): the half of a
+    weighted r that one side decides, computed once for every row compared with it."""
     count = W.sum(1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        ma = (W * A).sum(1) / count
-        mc = (W * C).sum(1) / count
-        da, dc = A - ma[:, None], C - mc[:, None]
-        vx, vy = (W * da * da).sum(1), (W * dc * dc).sum(1)
-        r = (W * da * dc).sum(1) / np.sqrt(vx * vy)
+        dc = C - ((W * C).sum(1) / count)[:, None]
+    return count, dc, (W * dc * dc).sum(1)
+
+
+def _weighted_pearson_against(A, centred: tuple, W):
+    count, dc, vy = centred
+    with np.errstate(invalid="ignore", divide="ignore"):
+        da = A - ((W * A).sum(1) / count)[:, None]
+        weighted = W * da
+        vx = (weighted * da).sum(1)
+        r = (weighted * dc).sum(1) / np.sqrt(vx * vy)
     # Ranks are on a scale of n, so "constant" is a spread far below one rank step.
     r[(count < MIN_PAIRS) | (vx < 1e-9) | (vy < 1e-9)] = np.nan
     return np.clip(r, -1.0, 1.0)
@@ -110,13 +123,13 @@ def bootstrap_spearman(X, Y, weights: np.ndarray, chunk_size: int = 256) -> np.n
             groups.setdefault((both.tobytes(), Y[i, both].tobytes()), []).append(i)
     for rows in groups.values():
         both = np.isfinite(X[rows[0]]) & np.isfinite(Y[rows[0]])
-        y, Wi = Y[rows[0], both], W[:, both]
+        y = Y[rows[0], both]
         for start in range(0, W.shape[0], chunk_size):
-            Wc = Wi[start : start + chunk_size]
-            ranks_y = _weighted_ranks(y, Wc)
+            Wc = W[start : start + chunk_size][:, both]  # a block's columns, not a copy of all of W
+            centred_y = _weighted_centred(_weighted_ranks(y, Wc), Wc)
             for i in rows:
-                out[start : start + chunk_size, i] = _weighted_pearson(
-                    _weighted_ranks(X[i, both], Wc), ranks_y, Wc
+                out[start : start + chunk_size, i] = _weighted_pearson_against(
+                    _weighted_ranks(X[i, both], Wc), centred_y, Wc
                 )
     return out
 

@@ -122,8 +122,18 @@ def _answered_positions(fact: Fact, sentence: Sentence, name: str) -> list[int]:
     return [j for j, index in enumerate(fact.citations) if sentence.citations[index].valid]
 
 
+def _gold_side(fact: Fact, sentence: Sentence, gold_work: dict) -> list:
+    """[the fact, its key, its derived entailment or None until asked] of a gold fact, computed once
+    for every judge source compared with it (`gold_work` lives for one `stage_losses`; it holds the
+    fact, so its id names it)."""
+    found = gold_work.get(id(fact))
+    if found is None:
+        found = gold_work[id(fact)] = [fact, _fact_key(fact, sentence), None]
+    return found
+
+
 def _compare_facts(
-    gold_s: Sentence, judge_s: Sentence, labels: dict[str, tuple[list, list]]
+    gold_s: Sentence, judge_s: Sentence, labels: dict[str, tuple[list, list]], gold_work: dict
 ) -> tuple[int, int]:
     """Add the judge/gold label pairs of matching facts to `labels`; (gold facts, matched)."""
     available: dict[tuple, list[Fact]] = {}
@@ -131,12 +141,15 @@ def _compare_facts(
         available.setdefault(_fact_key(fact, judge_s), []).append(fact)
     matched = 0
     for gold_fact in gold_s.facts:
-        candidates = available.get(_fact_key(gold_fact, gold_s))
+        gold_side = _gold_side(gold_fact, gold_s, gold_work)
+        candidates = available.get(gold_side[1])
         if not candidates:
             continue
         judge_fact = candidates.pop(0)
         matched += 1
-        gold_e, judge_e = derive_entailment(gold_fact, gold_s), derive_entailment(judge_fact, judge_s)
+        if gold_side[2] is None:
+            gold_side[2] = derive_entailment(gold_fact, gold_s)
+        gold_e, judge_e = gold_side[2], derive_entailment(judge_fact, judge_s)
         judge_position = {
             _citation_identity(judge_s, index): j for j, index in enumerate(judge_fact.citations)
         }
@@ -175,7 +188,9 @@ class _PairCounts:
     matched_facts: int = 0
 
 
-def _pair_counts(gold_record: EvaluationRecord, record: EvaluationRecord, threshold: float) -> _PairCounts:
+def _pair_counts(
+    gold_record: EvaluationRecord, record: EvaluationRecord, threshold: float, gold_work: dict
+) -> _PairCounts:
     out = _PairCounts()
     pairs = match_sentences(gold_record, record)
     out.unmatched = len(gold_record.sentences) - len(pairs)
@@ -196,7 +211,7 @@ def _pair_counts(gold_record: EvaluationRecord, record: EvaluationRecord, thresh
                 out.judge_total + n_j,
                 out.gold_total + n_g,
             )
-        g, m = _compare_facts(gold_s, judge_s, out.labels)
+        g, m = _compare_facts(gold_s, judge_s, out.labels, gold_work)
         out.n_facts, out.matched_facts = out.n_facts + g, out.matched_facts + m
     return out
 
@@ -215,13 +230,13 @@ def _forget(kept: dict, key: int, ref: weakref.ref) -> None:
         kept.pop(key, None)
 
 
-def _kept_pair_counts(gold_record, record, threshold: float) -> _PairCounts:
+def _kept_pair_counts(gold_record, record, threshold: float, gold_work: dict) -> _PairCounts:
     key = id(record)
     with _kept_lock:
         found = _kept_pairs.get(key)
     if found is not None and found[0]() is record and found[1]() is gold_record and found[2] == threshold:
         return found[3]
-    counts = _pair_counts(gold_record, record, threshold)
+    counts = _pair_counts(gold_record, record, threshold, gold_work)
     ref = weakref.ref(record, partial(_forget, _kept_pairs, key))
     with _kept_lock:
         _kept_pairs[key] = (ref, weakref.ref(gold_record), threshold, counts)
@@ -235,13 +250,15 @@ def stage_loss(
     *,
     source: str | None = None,
     judged: list[str] | None = None,
+    gold_work: dict | None = None,
 ) -> StageLoss:
     """Per-stage loss of one judge source (`judge`, all records of one source) against gold.
 
     Records are matched by response_id; judge records for responses without gold are
     listed in `responses_not_in_gold`. `judged` (every response the source has a record for)
     and `source` are given when `judge` holds only its records of gold responses (then it may be
-    empty): the responses without gold come from `judged`. Raises ValueError when `judge` mixes
+    empty): the responses without gold come from `judged`. `gold_work`: the gold side's work, kept
+    for the next source compared with the same gold (`stage_losses`). Raises ValueError when `judge` mixes
     sources (or is not `source`'s), or (from the scorer's derivations) on a fact whose citation
     indices are out of range.
     """
@@ -249,6 +266,7 @@ def stage_loss(
     if len(sources) != 1:
         raise ValueError(f"stage_loss needs the records of exactly one source, got {sorted(sources)}")
     gold_by_id = {r.response_id: r for r in gold}
+    gold_work = {} if gold_work is None else gold_work
     total = _PairCounts()
     shared = 0
     not_in_gold = []
@@ -258,7 +276,7 @@ def stage_loss(
             not_in_gold.append(record.response_id)
             continue
         shared += 1
-        counts = _kept_pair_counts(gold_record, record, threshold)
+        counts = _kept_pair_counts(gold_record, record, threshold, gold_work)
         for mine, theirs in (
             (total.verifier, counts.verifier),
             *((total.labels[name], counts.labels[name]) for name in ENTAILMENT_FIELDS),
@@ -323,7 +341,10 @@ def stage_losses(
     by_source: dict[str, list[EvaluationRecord]] = {source: [] for source in judged or {}}
     for record in judges:
         by_source.setdefault(record.source, []).append(record)
+    gold_work: dict = {}
     return [
-        stage_loss(gold, records, threshold, source=source, judged=(judged or {}).get(source))
+        stage_loss(
+            gold, records, threshold, source=source, judged=(judged or {}).get(source), gold_work=gold_work
+        )
         for source, records in sorted(by_source.items())
     ]

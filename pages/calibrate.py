@@ -98,6 +98,18 @@ def sweep_watch(store, settings: dict) -> None:
         st.rerun()
 
 
+def response_models(store) -> dict[str, str | None]:
+    """{response: its model}, read once per responses mark in this session (50,000 rows are a third
+    of a rerun; only an import of responses changes them)."""
+    marks = current_state(store).revision
+    key = (str(store.db_path), marks.responses)
+    found = st.session_state.get("calibrate_models_of")
+    if found is None or found[0] != key:
+        found = (key, dict(store.response_models()))
+        st.session_state["calibrate_models_of"] = found
+    return found[1]
+
+
 def response_scores(cached: dict, source: str, mode: str) -> dict[str, float | None]:
     """{response_id: MURGAT-S} of `source` in `mode` over the gold responses, as the sweep scored them."""
     return cached["report"].scores.get((source, mode), {})
@@ -442,7 +454,7 @@ def calibrate(me: dict, store) -> None:
     decision_sentence(first_sentence, report, choice)
     chosen_summary(report, choice, rule)
     st.subheader("Figures")
-    model_of = dict(store.response_models())
+    model_of = response_models(store)
     models = choose_models(
         list(dict.fromkeys(model_of.get(r.response_id) for r in gold)),
         key="calibrate_models",

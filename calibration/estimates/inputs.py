@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from annotation.agreement.gold import without_cycle_collection
 from annotation.state import project_state
 from calibration.scoring.kept_scores import kept_scores
 from calibration.scoring.murgat_s import PRECISION_MODES, ResponseScore
@@ -64,7 +65,8 @@ def _once_per_revision(store, asked: tuple, compute):
         if key in _kept:
             _kept.move_to_end(key)
             return _kept[key]
-    found = compute(state)
+    with without_cycle_collection():  # many small objects beside the state's: nothing to collect
+        found = compute(state)
     with _cache_lock:
         _kept[key] = found
         while len(_kept) > KEPT:
@@ -96,7 +98,8 @@ def _per_records_mark(store, state, asked: tuple, compute):
         if key in _kept:
             _kept.move_to_end(key)
             return _kept[key]
-    found = compute()
+    with without_cycle_collection():
+        found = compute()
     with _cache_lock:
         _kept[key] = found
         while len(_kept) > KEPT:

@@ -79,6 +79,13 @@ def stored_scores(
     ValueError (from the scorer, naming response, sentence and fact) for a record it rejects."""
     if mode not in PRECISION_MODES:
         raise ValueError(f"unknown precision mode '{mode}' (expected one of {', '.join(PRECISION_MODES)})")
+    # reading and scoring make many small objects, none in a cycle: beside a project's state the
+    # cyclic collector would walk the whole heap again and again for nothing
+    with without_cycle_collection():
+        return _stored_scores(store, source, mode, response_ids)
+
+
+def _stored_scores(store, source: str, mode: str, response_ids) -> dict[str, ResponseScore]:
     kept = _kept(store)
     latest = store.latest_record_ids(source, response_ids)
     out: dict[str, ResponseScore] = {}
@@ -94,8 +101,7 @@ def stored_scores(
             out[response_id] = ResponseScore(response_id, source, mode, *head, bool(no_verifiable))
     missing = sorted(record_id for rid, record_id in latest.items() if rid not in out)
     rows = []
-    with without_cycle_collection():  # decoding and scoring make many small objects, no cycle
-        _score_missing(store, missing, mode, out, rows)
+    _score_missing(store, missing, mode, out, rows)
     if kept and rows:
         try:
             store.database.write(

@@ -6,7 +6,9 @@ The sweep is `calibration.sweep.run.run_sweep` over the project state's inputs
 path of `sweep --project` and `export --project` too, so the page and the commands give the same
 numbers. It runs once per (project revision, settings) (`calibration.sweep.project_sweep`), so
 reruns (a click on the scatter, a tab) and other sessions do not redo it, and the scatter reads
-the scores the sweep computed.
+the scores the sweep computed. After a change (a new label) the page shows the last report at
+once, saying which revision it is of, while the new one runs in the background; a timed fragment
+looks every 2 s and draws the new report when it is ready.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from calibration.scoring.murgat_s import PRECISION_MODES
 from calibration.stats.numbers import interval, number, share
 from calibration.sweep.inputs import inputs_from_state
 from calibration.sweep.parity import DEFAULT_EPSILON
-from calibration.sweep.project_sweep import project_sweep
+from calibration.sweep.project_sweep import latest_project_sweep
 from calibration.sweep.verdict import decision, export_refusal
 from pages.widgets import calibration_charts as charts
 from pages.widgets.calibration_tables import (
@@ -61,17 +63,51 @@ SCATTER_KEY = "calibrate_scatter"
 
 
 def cached_sweep(store, settings: dict) -> dict:
-    """{'key', 'report', …} for the project's revision and these settings: the sweep is run once per
-    (revision, settings) for every session (`project_sweep`); the dict keeps this session's
-    choices about that report (the cheapest rule's pick). InputError passes through."""
+    """{'key', 'report', 'fresh', 'as_of', …} for the project's revision and these settings: the
+    sweep is run once per (revision, settings) for every session (`latest_project_sweep`: after a
+    change, the last report while the new one runs); the dict keeps this session's choices about
+    that report (the cheapest rule's pick). InputError passes through."""
     with st.spinner("Running the sweep (bootstrap, confidence set, cross-validation, human parity)…"):
-        report = project_sweep(store, settings)
+        latest = latest_project_sweep(store, settings)
     cached = st.session_state.get("calibrate_sweep")
-    if cached is None or cached["report"] is not report:
-        key = (str(current_state(store).revision), json.dumps(settings, sort_keys=True))
-        cached = {"key": key, "report": report}
+    if cached is None or cached["report"] is not latest.report:
+        key = (str(latest.as_of), json.dumps(settings, sort_keys=True))
+        cached = {"key": key, "report": latest.report}
         st.session_state["calibrate_sweep"] = cached
+    cached["fresh"], cached["as_of"] = latest.fresh, latest.as_of
     return cached
+
+
+def as_of_caption(store, cached: dict, settings: dict) -> None:
+    """What revision the figures are of; while a newer sweep runs, say so and look again every 2 s."""
+    as_of = cached["as_of"]
+    said = f"event {as_of.events:,}, record {as_of.records:,} of the project's logs"
+    if cached["fresh"]:
+        st.caption(f"Figures as of the latest change ({said}).")
+        return
+    st.caption(
+        f"⟳ updating… the figures below are the last measured ones, as of {said}; the sweep of the "
+        "latest labels runs in the background and shows here when it is done."
+    )
+    st.fragment(sweep_watch, run_every=2.0)(store, settings)
+
+
+def sweep_watch(store, settings: dict) -> None:
+    """A timed fragment: once the current revision's sweep is done, one whole run draws it."""
+    if latest_project_sweep(store, settings).fresh:
+        st.rerun()
+
+
+def response_models(store) -> dict[str, str | None]:
+    """{response: its model}, read once per responses mark in this session (50,000 rows are a third
+    of a rerun; only an import of responses changes them)."""
+    marks = current_state(store).revision
+    key = (str(store.db_path), marks.responses)
+    found = st.session_state.get("calibrate_models_of")
+    if found is None or found[0] != key:
+        found = (key, dict(store.response_models()))
+        st.session_state["calibrate_models_of"] = found
+    return found[1]
 
 
 def response_scores(cached: dict, source: str, mode: str) -> dict[str, float | None]:
@@ -411,13 +447,14 @@ def calibrate(me: dict, store) -> None:
         show_problems(error, "The sweep cannot run on these records:")
         return
     report = cached["report"]
+    as_of_caption(store, cached, settings)
     sweep_section(report, settings)
     st.subheader("Choice")
     choice, rule, reason = choose(store, report, cached)
     decision_sentence(first_sentence, report, choice)
     chosen_summary(report, choice, rule)
     st.subheader("Figures")
-    model_of = dict(store.response_models())
+    model_of = response_models(store)
     models = choose_models(
         list(dict.fromkeys(model_of.get(r.response_id) for r in gold)),
         key="calibrate_models",
@@ -436,6 +473,11 @@ def calibrate(me: dict, store) -> None:
                 annotator_rows(report), hide_index=True, width="stretch", column_config=dataframe_numbers()
             )
     st.subheader("Export")
+    if not cached["fresh"]:  # the evidence exported must be the current gold's
+        st.info(
+            "The export waits for the sweep of the latest labels (updating above).", icon=":material/info:"
+        )
+        return
     export_section(store, report, choice, rule, gold, reason)
 
 

@@ -202,6 +202,21 @@ def downloads(report, metric: str) -> None:
     )
 
 
+def estimates(rows: list, models: list, metric: str, alpha: float):
+    """(the estimate report, each model's sample) of the chosen models' rows, computed once per
+    (rows, models, metric, level) in this session: `scored_responses` hands every rerun of one
+    revision the same rows, so a click elsewhere on the page (the planner, a download) does not
+    estimate 50,000 responses again."""
+    key = (tuple(models), metric, alpha)
+    found = st.session_state.get("scores_estimates")
+    if found is not None and found[0] is rows and found[1] == key:
+        return found[2], found[3]
+    chosen = [r for r in rows if r.model in models]
+    report, by_model = estimate_models(chosen, metric, alpha), model_samples(chosen, metric)
+    st.session_state["scores_estimates"] = (rows, key, report, by_model)
+    return report, by_model
+
+
 def model_scores_page(me: dict, store) -> None:
     st.title("Model scores")
     sources = judge_sources(store)
@@ -214,11 +229,9 @@ def model_scores_page(me: dict, store) -> None:
     with st.spinner("Scoring the responses…"):
         rows = scored_responses(store, chosen["source"], chosen["mode"])
     models = choose_models(list(dict.fromkeys(r.model for r in rows)), key="scores_models")
-    rows = [r for r in rows if r.model in models]
-    report = estimate_models(rows, chosen["metric"], chosen["alpha"])
+    report, by_model = estimates(rows, models, chosen["metric"], chosen["alpha"])
     estimates_section(report, METRIC_NAMES[chosen["metric"]], chosen)
     differences_section(report)
-    by_model = model_samples(rows, chosen["metric"])
     st.fragment(planner)(store, [by_model[m.model] for m in report.models], chosen["alpha"])
     st.subheader("Downloads")
     downloads(report, chosen["metric"])

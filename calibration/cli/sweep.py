@@ -14,6 +14,7 @@ import json
 import math
 import sys
 
+from annotation.agreement.gold import without_cycle_collection
 from annotation.cli.options import finite_float
 from annotation.protocol.errors import InputError, Problem
 from calibration.scoring.murgat_s import PRECISION_MODES
@@ -269,5 +270,6 @@ def cmd_sweep(args) -> int:
         for problem in problems:
             print(f"error: {problem}", file=sys.stderr)
         return 2
-    print(json.dumps(report.to_dict(), allow_nan=False) if args.json else format_sweep_table(report))
+    with without_cycle_collection():  # the report's many small objects, beside the project's state
+        print(json.dumps(report.to_dict(), allow_nan=False) if args.json else format_sweep_table(report))
     return 0

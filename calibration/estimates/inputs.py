@@ -11,8 +11,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from annotation.agreement.gold import without_cycle_collection
 from annotation.state import project_state
-from calibration.scoring.murgat_s import PRECISION_MODES, ResponseScore, score_records
+from calibration.scoring.kept_scores import kept_scores
+from calibration.scoring.murgat_s import PRECISION_MODES, ResponseScore
 from calibration.scoring.stored_scores import stored_scores
 from calibration.stats.correlation import pearson_rows
 
@@ -63,7 +65,8 @@ def _once_per_revision(store, asked: tuple, compute):
         if key in _kept:
             _kept.move_to_end(key)
             return _kept[key]
-    found = compute(state)
+    with without_cycle_collection():  # many small objects beside the state's: nothing to collect
+        found = compute(state)
     with _cache_lock:
         _kept[key] = found
         while len(_kept) > KEPT:
@@ -77,14 +80,42 @@ def scored_responses(store, source: str, mode: str) -> list[ScoredResponse]:
     ValueError (naming the response) for a record the scorer rejects."""
 
     def compute(state) -> list[ScoredResponse]:
-        gold = {s.response_id: s for s in score_records(state.gold.records, [mode])}
-        judged = stored_scores(store, source, mode)
+        gold = {s.response_id: s for s in kept_scores(state.gold.records, [mode])}
+        judged = _judge_scores(store, state, source, mode)
         return [
             ScoredResponse(response_id, model, question, gold.get(response_id), judged.get(response_id))
-            for response_id, model, question in store.response_questions()
+            for response_id, model, question in _questions(store, state)
         ]
 
     return _once_per_revision(store, ("scored", source, mode), compute)
+
+
+def _per_records_mark(store, state, asked: tuple, compute):
+    """`compute()` once per (project file, its records and responses marks, `asked`): judge scores
+    and questions do not move with a label, so a new label reads them from memory."""
+    key = (str(store.db_path.resolve()), state.revision.records, state.revision.responses, *asked)
+    with _cache_lock:
+        if key in _kept:
+            _kept.move_to_end(key)
+            return _kept[key]
+    with without_cycle_collection():
+        found = compute()
+    with _cache_lock:
+        _kept[key] = found
+        while len(_kept) > KEPT:
+            _kept.popitem(last=False)
+    return found
+
+
+def _judge_scores(store, state, source: str, mode: str) -> dict[str, ResponseScore]:
+    """{response: `source`'s score in `mode`} of every response it has a record for."""
+    return _per_records_mark(
+        store, state, ("judge", source, mode), lambda: stored_scores(store, source, mode)
+    )
+
+
+def _questions(store, state) -> list[tuple]:
+    return _per_records_mark(store, state, ("questions",), store.response_questions)
 
 
 def calibrated_mode(store, source: str) -> tuple[str, float]:
@@ -103,8 +134,9 @@ def _calibrated_mode(store, state, source: str) -> tuple[str, float]:
     rows_x, rows_y = [], []
     for mode in PRECISION_MODES:
         x, y = np.full(len(ids), np.nan), np.full(len(ids), np.nan)
-        mine = stored_scores(store, source, mode, ids).values() if ids else []
-        for values, scored in ((x, mine), (y, score_records(gold, [mode]))):
+        judged = _judge_scores(store, state, source, mode)
+        mine = [judged[rid] for rid in ids if rid in judged]
+        for values, scored in ((x, mine), (y, kept_scores(gold, [mode]))):
             for score in scored:
                 if score.murgat_s is not None:
                     values[column[score.response_id]] = score.murgat_s

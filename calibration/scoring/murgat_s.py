@@ -4,10 +4,13 @@
 with the §2 derivation rules and three-valued logic for values nobody judged. (The reference
 code's own semantics for metric files are in reference.py.)
 
-Exact arithmetic: every score is computed in rationals (`fractions.Fraction`) and rounded once, at
-the end, to the nearest float. Equal MURGAT-S values are therefore equal floats (s(1/5, 1/6, 1/6)
-and s(1/6, 1/5, 1/5) are the same number), so rankings, ties and "constant gold" checks see the
-mathematics, not the order of floating-point operations.
+Exact arithmetic: every score is computed in rationals and rounded once, at the end, to the
+nearest float. Equal MURGAT-S values are therefore equal floats (s(1/5, 1/6, 1/6) and
+s(1/6, 1/5, 1/5) are the same number), so rankings, ties and "constant gold" checks see the
+mathematics, not the order of floating-point operations. A record's scores are kept as integer
+numerators and denominators (a fact's precision is a count over its citations) and divided once:
+Python's int / int is correctly rounded, so this is `float(Fraction(...))` to the last bit at a
+fraction of `Fraction`'s cost; each record is walked once for every mode asked.
 
 An undetermined response (PROTOCOL §3: its facts exist but every precision, or every recall, is
 undetermined) has precision or recall, F1 and MURGAT-S `None`: it is counted and reported, and
@@ -93,21 +96,22 @@ def fact_recall(fact: Fact, sentence: Sentence) -> Fraction | None:
     return Fraction(1) if fact.entailment.all else Fraction(0)
 
 
-def _precision_if_all_known(ent: Entailment, mode: str) -> Fraction | None:
-    """Precision of a derived entailment whose `all` is known; None if a null still matters."""
+def _counted_if_all_known(ent: Entailment, mode: str) -> tuple[int, int] | None:
+    """Precision of a derived entailment whose `all` is known, as (citations counted, k); None if
+    a null still matters."""
     k = len(ent.alone)
     if mode == "individual":
         # #{j: alone[j]} / k — the reference's per-citation rate; `all` plays no part
-        if any(a is None for a in ent.alone):
+        if None in ent.alone:
             return None
-        return Fraction(sum(1 for a in ent.alone if a), k)
+        return sum(1 for a in ent.alone if a), k
     if not ent.all:
-        return Fraction(0)
+        return 0, k
     if mode == "necessity":
         # counts only citations whose removal breaks support; an unknown `without` decides nothing
-        if any(w is None for w in ent.without):
+        if None in ent.without:
             return None
-        return Fraction(sum(1 for w in ent.without if w is False), k)
+        return sum(1 for w in ent.without if w is False), k
     # alce: j counts unless irrelevant (not alone and without); either known True-side decides it
     counted = 0
     for a, w in zip(ent.alone, ent.without, strict=True):
@@ -115,7 +119,33 @@ def _precision_if_all_known(ent: Entailment, mode: str) -> Fraction | None:
             counted += 1
         elif a is None or w is None:
             return None
-    return Fraction(counted, k)
+    return counted, k
+
+
+def _fact_counts(fact: Fact, sentence: Sentence, modes: list[str]) -> list[tuple[int, int] | None]:
+    """`fact_precision` in each of `modes` as (counted, k) or None, deriving the entailment once
+    (three times when `all` is null) for all of them."""
+    ent = derive_entailment(fact, sentence)
+    if fact.entailment is None or not fact.citations:
+        return [None] * len(modes)
+    if ent.all is not None:
+        return [_counted_if_all_known(ent, mode) for mode in modes]
+    assumed = [
+        derive_entailment(
+            Fact(
+                fact.text, fact.citations, Entailment(value, fact.entailment.alone, fact.entailment.without)
+            ),
+            sentence,
+        )
+        for value in (True, False)
+    ]
+    out = []
+    for mode in modes:
+        first, second = (_counted_if_all_known(e, mode) for e in assumed)
+        # decided only when both ways of filling `all` give the same number
+        agree = first is not None and second is not None and first[0] * second[1] == second[0] * first[1]
+        out.append(first if agree else None)
+    return out
 
 
 def fact_precision(fact: Fact, sentence: Sentence, mode: str) -> Fraction | None:
@@ -135,20 +165,8 @@ def fact_precision(fact: Fact, sentence: Sentence, mode: str) -> Fraction | None
     ValueError for an unknown mode or a fact `derive_entailment` rejects.
     """
     _check_mode(mode)
-    ent = derive_entailment(fact, sentence)
-    if fact.entailment is None or not fact.citations:
-        return None
-    if ent.all is not None:
-        return _precision_if_all_known(ent, mode)
-    outcomes = set()
-    for assumed in (True, False):
-        assumed_fact = Fact(
-            fact.text, fact.citations, Entailment(assumed, fact.entailment.alone, fact.entailment.without)
-        )
-        outcomes.add(_precision_if_all_known(derive_entailment(assumed_fact, sentence), mode))
-    if len(outcomes) == 1:
-        return outcomes.pop()
-    return None
+    (counted,) = _fact_counts(fact, sentence, [mode])
+    return None if counted is None else Fraction(*counted)
 
 
 def _exact(value) -> Fraction:
@@ -221,10 +239,18 @@ def score_record(record: EvaluationRecord, mode: str) -> ResponseScore:
     every recall) is undetermined make the response undetermined (None). Raises ValueError naming
     the response, sentence and fact for an unknown mode or a malformed fact.
     """
-    _check_mode(mode)
+    return score_record_modes(record, [mode])[0]
+
+
+def score_record_modes(record: EvaluationRecord, modes: Iterable[str]) -> list[ResponseScore]:
+    """`score_record` in each of `modes` (in that order), the record walked once. ValueError as
+    `score_record`."""
+    modes = list(modes)
+    for mode in modes:
+        _check_mode(mode)
     n_verifiable = n_cited = 0
-    precisions: list[Fraction | None] = []
-    recalls: list[Fraction | None] = []
+    precisions: list[list[tuple[int, int] | None]] = []  # per fact, one entry per mode
+    recalls: list[int | None] = []
     for s_index, sentence in enumerate(record.sentences):
         if sentence.verifiable is not True:
             continue
@@ -236,14 +262,72 @@ def score_record(record: EvaluationRecord, mode: str) -> ResponseScore:
             try:
                 if not any(fact_citation_validity(fact, sentence)):
                     continue
-                precisions.append(fact_precision(fact, sentence, mode))
-                recalls.append(fact_recall(fact, sentence))
+                precisions.append(_fact_counts(fact, sentence, modes))
+                given = fact.entailment  # fact_recall's rule, without its Fraction
+                recalls.append(None if given is None or given.all is None else int(bool(given.all)))
             except ValueError as exc:
                 raise ValueError(
                     f"response '{record.response_id}' ({record.source}), "
                     f"sentence {s_index}, fact {f_index}: {exc}"
                 ) from None
-    return response_score(record.response_id, record.source, mode, n_verifiable, n_cited, precisions, recalls)
+    recall = _integer_mean([(r, 1) for r in recalls if r is not None], len(recalls))
+    return [
+        _integer_score(
+            record,
+            mode,
+            n_verifiable,
+            n_cited,
+            [fact[m] for fact in precisions],
+            recall,
+            len(recalls) - sum(1 for r in recalls if r is not None),
+        )
+        for m, mode in enumerate(modes)
+    ]
+
+
+def _integer_mean(known: list[tuple[int, int]], n_values: int) -> tuple[int, int] | None:
+    """The exact mean of the fractions a/b in `known` as (numerator, denominator), one of
+    `n_values` values (the rest undetermined): `_pool_mean`'s rule, in integers."""
+    if not known:
+        return (0, 1) if not n_values else None
+    by_denominator: dict[int, int] = {}
+    for count, k in known:
+        by_denominator[k] = by_denominator.get(k, 0) + count
+    common = math.lcm(*by_denominator)
+    numerator = sum(count * (common // k) for k, count in by_denominator.items())
+    return numerator, common * len(known)
+
+
+def _ratio(value: tuple[int, int] | None) -> float | None:
+    return None if value is None else value[0] / value[1]  # int / int: correctly rounded
+
+
+def _integer_score(record, mode, n_verifiable, n_cited, precisions, recall, n_recall_undetermined):
+    """`response_score` of per-fact (counted, k) precisions and an exact recall mean, in integers."""
+    known = [p for p in precisions if p is not None]
+    precision = _integer_mean(known, len(precisions))
+    f1 = murgat = None
+    if precision is not None and recall is not None:
+        (a, b), (c, d) = precision, recall
+        # 2PR / (P + R) with P = a/b, R = c/d is 2ac / (ad + cb); 0 when P + R = 0
+        f1 = (2 * a * c, a * d + c * b) if a * d + c * b else (0, 1)
+        murgat = (n_cited * f1[0], n_verifiable * f1[1]) if n_verifiable else (0, 1)
+    return ResponseScore(
+        response_id=record.response_id,
+        source=record.source,
+        precision_mode=mode,
+        coverage=n_cited / n_verifiable if n_verifiable else 0.0,
+        precision=_ratio(precision),
+        recall=_ratio(recall),
+        f1=_ratio(f1),
+        murgat_s=_ratio(murgat),
+        n_verifiable=n_verifiable,
+        n_cited=n_cited,
+        n_facts=len(precisions),
+        n_undetermined=len(precisions) - len(known),
+        n_recall_undetermined=n_recall_undetermined,
+        no_verifiable=n_verifiable == 0,
+    )
 
 
 def score_records(records: Iterable[EvaluationRecord], modes: Iterable[str]) -> list[ResponseScore]:
@@ -251,7 +335,7 @@ def score_records(records: Iterable[EvaluationRecord], modes: Iterable[str]) -> 
     modes = list(modes)
     for mode in modes:
         _check_mode(mode)
-    return [score_record(record, mode) for record in records for mode in modes]
+    return [score for record in records for score in score_record_modes(record, modes)]
 
 
 def _mean_of_known(values: list[float | None]) -> float | None:

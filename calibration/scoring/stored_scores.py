@@ -17,11 +17,14 @@ import sqlite3
 from collections.abc import Iterable
 from functools import cache
 
+from annotation.agreement.gold import without_cycle_collection
 from annotation.store.database import ProjectFileError
 from calibration.scoring import murgat_s
-from calibration.scoring.murgat_s import ResponseScore, score_records
+from calibration.scoring.murgat_s import PRECISION_MODES, ResponseScore, score_record_modes
 
 OWNER = "record_scores"
+# records decoded at a time when scoring: 50,000 judged responses are never all in memory at once
+DECODED_AT_ONCE = 2000
 # Append, never edit.
 MIGRATIONS: list[str] = [
     """
@@ -74,6 +77,15 @@ def stored_scores(
     """{response: the MURGAT-S of `source`'s record in force for it, in `mode`} (of `response_ids`
     only, when given), in no particular order: read back where kept, else scored now and kept.
     ValueError (from the scorer, naming response, sentence and fact) for a record it rejects."""
+    if mode not in PRECISION_MODES:
+        raise ValueError(f"unknown precision mode '{mode}' (expected one of {', '.join(PRECISION_MODES)})")
+    # reading and scoring make many small objects, none in a cycle: beside a project's state the
+    # cyclic collector would walk the whole heap again and again for nothing
+    with without_cycle_collection():
+        return _stored_scores(store, source, mode, response_ids)
+
+
+def _stored_scores(store, source: str, mode: str, response_ids) -> dict[str, ResponseScore]:
     kept = _kept(store)
     latest = store.latest_record_ids(source, response_ids)
     out: dict[str, ResponseScore] = {}
@@ -87,17 +99,10 @@ def stored_scores(
         for response_id, *values in rows:
             *head, no_verifiable = values
             out[response_id] = ResponseScore(response_id, source, mode, *head, bool(no_verifiable))
-    missing = {record_id: rid for rid, record_id in latest.items() if rid not in out}
-    if not missing:
-        return out
-    records = store.records_by_id(missing)
-    scored = dict(zip(records, score_records(records.values(), [mode]), strict=True))
-    out.update({score.response_id: score for score in scored.values()})
-    if kept:
-        rows = [
-            (record_id, mode, scorer(), *(getattr(score, v) for v in _VALUES))
-            for record_id, score in scored.items()
-        ]
+    missing = sorted(record_id for rid, record_id in latest.items() if rid not in out)
+    rows = []
+    _score_missing(store, missing, mode, out, rows)
+    if kept and rows:
         try:
             store.database.write(
                 lambda c: c.executemany(
@@ -112,3 +117,18 @@ def stored_scores(
 
 def _json_ids(ids: Iterable[int]) -> str:
     return "[" + ",".join(str(int(i)) for i in ids) + "]"
+
+
+def _score_missing(store, missing: list[int], mode: str, out: dict, rows: list) -> None:
+    """Score the records of ids `missing` in every mode, `DECODED_AT_ONCE` decoded at a time:
+    `mode`'s scores into `out` by response, a `record_scores` row per mode into `rows`."""
+    for start in range(0, len(missing), DECODED_AT_ONCE):
+        records = store.records_by_id(missing[start : start + DECODED_AT_ONCE])
+        for record_id, record in records.items():
+            # every mode at once: the walk is shared, and the next mode asked is a read
+            for score in score_record_modes(record, PRECISION_MODES):
+                if score.precision_mode == mode:
+                    out[score.response_id] = score
+                rows.append(
+                    (record_id, score.precision_mode, scorer(), *(getattr(score, v) for v in _VALUES))
+                )

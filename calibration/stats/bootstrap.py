@@ -20,8 +20,13 @@ def multiplicities(indices: np.ndarray, n: int) -> np.ndarray:
 
     With W, every bootstrap sum is one matrix product (Σ_b x = W @ x)."""
     B = indices.shape[0]
-    flat = (indices + n * np.arange(B)[:, None]).ravel()
-    return np.bincount(flat, minlength=B * n).reshape(B, n).astype(float)
+    out = np.empty((B, n))
+    step = max(1, 2**20 // max(n, 1))  # a block of resamples at a time: no full-size integer copies
+    for start in range(0, B, step):
+        block = indices[start : start + step]
+        flat = (block + n * np.arange(block.shape[0])[:, None]).ravel()
+        out[start : start + step] = np.bincount(flat, minlength=block.shape[0] * n).reshape(-1, n)
+    return out
 
 
 def bootstrap_pearson(X, Y, weights: np.ndarray, chunk_size: int = 256) -> np.ndarray:
@@ -83,14 +88,22 @@ def _weighted_ranks(values: np.ndarray, W: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def _weighted_pearson(A, C, W):
+def _weighted_centred(C, W) -> tuple:
+    """(Σw per resample, C centred on its weighted mean, its weighted sum of squares): the half of a
+    weighted r that one side decides, computed once for every row compared with it."""
     count = W.sum(1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        ma = (W * A).sum(1) / count
-        mc = (W * C).sum(1) / count
-        da, dc = A - ma[:, None], C - mc[:, None]
-        vx, vy = (W * da * da).sum(1), (W * dc * dc).sum(1)
-        r = (W * da * dc).sum(1) / np.sqrt(vx * vy)
+        dc = C - ((W * C).sum(1) / count)[:, None]
+    return count, dc, (W * dc * dc).sum(1)
+
+
+def _weighted_pearson_against(A, centred: tuple, W):
+    count, dc, vy = centred
+    with np.errstate(invalid="ignore", divide="ignore"):
+        da = A - ((W * A).sum(1) / count)[:, None]
+        weighted = W * da
+        vx = (weighted * da).sum(1)
+        r = (weighted * dc).sum(1) / np.sqrt(vx * vy)
     # Ranks are on a scale of n, so "constant" is a spread far below one rank step.
     r[(count < MIN_PAIRS) | (vx < 1e-9) | (vy < 1e-9)] = np.nan
     return np.clip(r, -1.0, 1.0)
@@ -101,16 +114,23 @@ def bootstrap_spearman(X, Y, weights: np.ndarray, chunk_size: int = 256) -> np.n
     X, Y = paired_rows(X, Y)
     W = np.asarray(weights, float)
     out = np.full((W.shape[0], X.shape[0]), np.nan)
+    # rows with the same gold values on the same responses (one precision mode, sources that scored
+    # the same responses) share y's ranks in every resample: ranked once per group
+    groups: dict[tuple[bytes, bytes], list[int]] = {}
     for i in range(X.shape[0]):
         both = np.isfinite(X[i]) & np.isfinite(Y[i])
-        if not both.any():  # a source with no scored gold response: ρ undefined in every resample
-            continue
-        x, y, Wi = X[i, both], Y[i, both], W[:, both]
+        if both.any():  # a source with no scored gold response: ρ undefined in every resample
+            groups.setdefault((both.tobytes(), Y[i, both].tobytes()), []).append(i)
+    for rows in groups.values():
+        both = np.isfinite(X[rows[0]]) & np.isfinite(Y[rows[0]])
+        y = Y[rows[0], both]
         for start in range(0, W.shape[0], chunk_size):
-            Wc = Wi[start : start + chunk_size]
-            out[start : start + chunk_size, i] = _weighted_pearson(
-                _weighted_ranks(x, Wc), _weighted_ranks(y, Wc), Wc
-            )
+            Wc = W[start : start + chunk_size][:, both]  # a block's columns, not a copy of all of W
+            centred_y = _weighted_centred(_weighted_ranks(y, Wc), Wc)
+            for i in rows:
+                out[start : start + chunk_size, i] = _weighted_pearson_against(
+                    _weighted_ranks(X[i, both], Wc), centred_y, Wc
+                )
     return out
 
 

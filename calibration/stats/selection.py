@@ -69,10 +69,11 @@ def _standardised_held_out(X, Y, train, held_out, row: int) -> tuple[np.ndarray,
 
 
 def _pooled_r(X, Y, folds: list[np.ndarray], chosen: np.ndarray) -> float:
-    everything = np.arange(X.shape[1])
     sxy = sxx = syy = 0.0
     for held_out in folds:
-        train = np.setdiff1d(everything, held_out)
+        training = np.ones(X.shape[1], bool)
+        training[held_out] = False
+        train = np.flatnonzero(training)  # the positions not held out, in order (a set difference)
         row = _pick(X, Y, train)
         if row is None:
             continue

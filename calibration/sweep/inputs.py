@@ -9,6 +9,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import NamedTuple
 
+from annotation.agreement.gold import without_cycle_collection
 from annotation.formats.readers import load_rows, read_any
 from annotation.protocol.errors import InputError, Problem
 from annotation.protocol.ids import Source, source_kind
@@ -100,6 +101,9 @@ def inputs_from_project(store) -> SweepInputs:
 
 KEPT_JUDGES = 8  # the least recently read project revision's gold judge records dropped beyond this
 _gold_judges: OrderedDict[tuple, tuple[list[EvaluationRecord], dict[str, list[str]]]] = OrderedDict()
+# per project file: (records mark, {gold response: its judge records}, judged) of the last read, so
+# that a new label (no record imported) reads only the judge records of responses new to gold
+_by_response: dict[str, tuple[int, dict[str, list[EvaluationRecord]], dict[str, list[str]]]] = {}
 _cache_lock = threading.Lock()
 
 
@@ -107,22 +111,49 @@ def inputs_from_state(state) -> SweepInputs:
     """The sweep's inputs of one project state (`annotation.state.ProjectState`): its gold and
     annotators, and of the judge records only the gold responses' (50,000 judged responses need
     not be decoded to sweep 1,000 gold ones), with every judge source's responses counted in SQL.
-    Read once per (project file, revision)."""
+    Read once per (project file, revision); while no record is imported, a response's judge
+    records are read once, whatever labels come."""
     gold = state.gold.records
-    key = (str(state.store.db_path.resolve()), state.revision)
+    path = str(state.store.db_path.resolve())
+    key = (path, state.revision)
     with _cache_lock:
         found = _gold_judges.get(key)
         if found is not None:
             _gold_judges.move_to_end(key)
+        known = _by_response.get(path)
     if found is None:
-        gold_ids = [r.response_id for r in gold]
-        judges = state.store.list_records("judge", response_ids=gold_ids) if gold_ids else []
-        found = (judges, state.store.record_responses("judge"))
+        with without_cycle_collection():  # decoding makes many small objects beside the state
+            found = _read_gold_judges(state, gold, known)
         with _cache_lock:
             _gold_judges[key] = found
             while len(_gold_judges) > KEPT_JUDGES:
                 _gold_judges.popitem(last=False)
     return SweepInputs(gold, state.annotators, *found)
+
+
+def _read_gold_judges(state, gold, known) -> tuple[list[EvaluationRecord], dict[str, list[str]]]:
+    """(the gold responses' judge records in source then import order, every judge source's
+    responses), reusing `known` (the last read of this project) while its records mark holds."""
+    gold_ids = [r.response_id for r in gold]
+    store, mark = state.store, state.revision.records
+    if known is None or known[0] != mark:
+        by_response, judged = {}, store.record_responses("judge")
+    else:
+        by_response, judged = known[1], known[2]
+    new = [rid for rid in gold_ids if rid not in by_response]
+    by_response = {rid: by_response[rid] for rid in gold_ids if rid in by_response}
+    for rid in new:
+        by_response[rid] = []
+    for record in store.list_records("judge", response_ids=new) if new else []:
+        by_response[record.response_id].append(record)
+    with _cache_lock:
+        _by_response[str(store.db_path.resolve())] = (mark, by_response, judged)
+    order = state.order
+    judges = sorted(
+        (record for records in by_response.values() for record in records),
+        key=lambda r: (r.source, order.get(r.response_id, 0)),
+    )
+    return judges, judged
 
 
 def inputs_from_project_dir(directory: str, problems: list[Problem]) -> SweepInputs:

@@ -1,12 +1,19 @@
 """A project's sweep, run once per (project revision, settings): the Calibrate page's reruns, its
 sessions and threads read the same report, with its per-response scores (`SweepReport.scores`)
-for the scatter, until a label, ruling, import or setting moves the revision."""
+for the scatter, until a label, ruling, import or setting moves the revision.
+
+`latest_project_sweep` is the page's way in: after a change it returns at once the last report of
+the same settings (marked not fresh, with the revision it is as of) while the new one runs on a
+background thread, so a new label does not make the page wait for the bootstraps."""
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import NamedTuple
 
 from annotation.state import project_state
 from calibration.sweep.inputs import inputs_from_state
@@ -16,6 +23,16 @@ KEPT_SWEEPS = 4  # the least recently read is dropped beyond this many
 _reports: OrderedDict[tuple, SweepReport] = OrderedDict()
 _locks: dict[tuple, threading.Lock] = {}
 _cache_lock = threading.Lock()
+# the background sweeps of `latest_project_sweep`: one at a time, the newest asked for next
+_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="project-sweep")
+_running: dict[tuple, Future] = {}  # (project file, settings) → the sweep running for it
+_last: dict[tuple, tuple] = {}  # (project file, settings) → the key of its last finished report
+_failed: dict[tuple, BaseException] = {}  # key → why its background sweep failed
+START_AFTER_S = 1.0  # a background sweep waits this long (see `_sweep_after_a_pause`)
+
+
+def _key(store, state, settings: dict) -> tuple:
+    return (str(store.db_path.resolve()), state.revision, json.dumps(settings, sort_keys=True))
 
 
 def project_sweep(store, settings: dict) -> SweepReport:
@@ -23,7 +40,10 @@ def project_sweep(store, settings: dict) -> SweepReport:
     epsilon), cached by the project file, its revision and the settings. InputError and ValueError
     pass through (nothing is cached then)."""
     state = project_state(store)
-    key = (str(store.db_path.resolve()), state.revision, json.dumps(settings, sort_keys=True))
+    return _sweep_of(state, _key(store, state, settings), settings)
+
+
+def _sweep_of(state, key: tuple, settings: dict) -> SweepReport:
     with _cache_lock:
         lock = _locks.setdefault(key, threading.Lock())
     with lock:
@@ -45,7 +65,66 @@ def project_sweep(store, settings: dict) -> SweepReport:
         )
         with _cache_lock:
             _reports[key] = report
+            _last[(key[0], key[2])] = key
             while len(_reports) > KEPT_SWEEPS:
                 dropped, _ = _reports.popitem(last=False)
                 _locks.pop(dropped, None)
         return report
+
+
+class LatestSweep(NamedTuple):
+    """The report to show: `fresh` when it is of the project's current revision; otherwise the
+    last one finished with these settings, as of `as_of` (that revision), while the current one
+    runs in the background."""
+
+    report: SweepReport
+    fresh: bool
+    as_of: object
+
+
+def latest_project_sweep(store, settings: dict) -> LatestSweep:
+    """The current revision's sweep when it is done; else, when a sweep of these settings finished
+    before (in this process), that one at once, not fresh, with the current revision's started in
+    the background (one at a time: a sweep asked for while another runs waits for it); else the
+    current one, run now. InputError and ValueError of the current revision's sweep pass through
+    (from the background: on the next call)."""
+    state = project_state(store)
+    key = _key(store, state, settings)
+    with _cache_lock:
+        if key in _reports:
+            _reports.move_to_end(key)
+            return LatestSweep(_reports[key], True, state.revision)
+        if key in _failed:
+            raise _failed[key]  # a sweep fails the same way every time: not retried
+        last = _last.get((key[0], key[2]))
+        shown = _reports.get(last) if last is not None else None
+        if shown is not None:
+            running = _running.get((key[0], key[2]))
+            if running is None or running.done():
+                future = _EXECUTOR.submit(_sweep_after_a_pause, state, key, settings)
+                _running[(key[0], key[2])] = future
+                future.add_done_callback(lambda f: _finished(key, f))
+            return LatestSweep(shown, False, last[1])
+    return LatestSweep(_sweep_of(state, key, settings), True, state.revision)
+
+
+def _sweep_after_a_pause(state, key: tuple, settings: dict) -> SweepReport:
+    """`_sweep_of`, begun `START_AFTER_S` late: the sweep is Python under the GIL, so started at
+    once it would halve the speed of the page run that asked for it, which only has to draw the
+    last report."""
+    time.sleep(START_AFTER_S)
+    return _sweep_of(state, key, settings)
+
+
+def _finished(key: tuple, future: Future) -> None:
+    error = future.exception()
+    if error is not None:
+        with _cache_lock:
+            _failed[key] = error
+
+
+def background_sweep(store, settings: dict) -> Future | None:
+    """The background sweep of this project and these settings started by `latest_project_sweep`
+    (running or finished), or None: wait on it for the next fresh report."""
+    with _cache_lock:
+        return _running.get((str(store.db_path.resolve()), json.dumps(settings, sort_keys=True)))

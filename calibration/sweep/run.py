@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from annotation.agreement.gold import without_cycle_collection
 from annotation.formats.json_values import json_safe
 from annotation.protocol.errors import InputError, Problem
 from annotation.protocol.ids import source_kind
@@ -318,6 +319,13 @@ def run_sweep(
     modes, humans = tuple(modes), list(humans or [])
     if n_boot < 1 or folds < 2:
         raise ValueError(f"need n_boot >= 1 and folds >= 2, got n_boot={n_boot}, folds={folds}")
+    # scoring and comparing allocate many small objects, none in a cycle: beside a project's state,
+    # the cyclic collector walks the whole heap again and again for nothing
+    with without_cycle_collection():
+        return _run_sweep(gold, judges, modes, humans, n_boot, folds, seed, alpha, epsilon, judged)
+
+
+def _run_sweep(gold, judges, modes, humans, n_boot, folds, seed, alpha, epsilon, judged) -> SweepReport:
     gold_by, judges_by, humans_by = _check_inputs(gold, judges, humans, modes, judged)
     ((gold_source, gold_records),) = gold_by.items()
     ids, notes = sorted(gold_records), []

@@ -10,7 +10,7 @@ import numpy as np
 
 from annotation.protocol.errors import InputError, Problem
 from annotation.protocol.records import EvaluationRecord
-from calibration.scoring.murgat_s import score_records
+from calibration.scoring.kept_scores import kept_scores
 
 
 @dataclass
@@ -34,7 +34,7 @@ def score_rows(records_by_source: dict[str, dict[str, EvaluationRecord]], ids: l
             values[(source, mode)] = np.full(len(ids), np.nan)
             undetermined[(source, mode)] = []
         try:
-            scores = score_records([r for rid, r in records.items() if rid in column], modes)
+            scores = kept_scores([r for rid, r in records.items() if rid in column], modes)
         except ValueError as exc:  # the scorer names response, sentence and fact
             raise InputError(Problem(f"<{source}>", None, "sentences", str(exc))) from None
         for score in scores:

@@ -15,7 +15,10 @@ a rule, so they are left out.
 from __future__ import annotations
 
 import math
+import threading
+import weakref
 from dataclasses import asdict, dataclass, field
+from functools import partial
 
 from annotation.agreement.alignment import fact_match_counts, normalise_fact_text
 from annotation.protocol.derivation import derive_entailment
@@ -119,8 +122,18 @@ def _answered_positions(fact: Fact, sentence: Sentence, name: str) -> list[int]:
     return [j for j, index in enumerate(fact.citations) if sentence.citations[index].valid]
 
 
+def _gold_side(fact: Fact, sentence: Sentence, gold_work: dict) -> list:
+    """[the fact, its key, its derived entailment or None until asked] of a gold fact, computed once
+    for every judge source compared with it (`gold_work` lives for one `stage_losses`; it holds the
+    fact, so its id names it)."""
+    found = gold_work.get(id(fact))
+    if found is None:
+        found = gold_work[id(fact)] = [fact, _fact_key(fact, sentence), None]
+    return found
+
+
 def _compare_facts(
-    gold_s: Sentence, judge_s: Sentence, labels: dict[str, tuple[list, list]]
+    gold_s: Sentence, judge_s: Sentence, labels: dict[str, tuple[list, list]], gold_work: dict
 ) -> tuple[int, int]:
     """Add the judge/gold label pairs of matching facts to `labels`; (gold facts, matched)."""
     available: dict[tuple, list[Fact]] = {}
@@ -128,12 +141,15 @@ def _compare_facts(
         available.setdefault(_fact_key(fact, judge_s), []).append(fact)
     matched = 0
     for gold_fact in gold_s.facts:
-        candidates = available.get(_fact_key(gold_fact, gold_s))
+        gold_side = _gold_side(gold_fact, gold_s, gold_work)
+        candidates = available.get(gold_side[1])
         if not candidates:
             continue
         judge_fact = candidates.pop(0)
         matched += 1
-        gold_e, judge_e = derive_entailment(gold_fact, gold_s), derive_entailment(judge_fact, judge_s)
+        if gold_side[2] is None:
+            gold_side[2] = derive_entailment(gold_fact, gold_s)
+        gold_e, judge_e = gold_side[2], derive_entailment(judge_fact, judge_s)
         judge_position = {
             _citation_identity(judge_s, index): j for j, index in enumerate(judge_fact.citations)
         }
@@ -153,6 +169,80 @@ def _in_r_vc(sentence: Sentence) -> bool:
     return sentence.verifiable is True and sentence.has_valid_citation
 
 
+@dataclass
+class _PairCounts:
+    """What one judge record shows against its response's gold record: the label pairs (judge,
+    gold) of each stage in the order met, and the counts; summed over a source's records."""
+
+    verifier: tuple[list, list] = field(default_factory=lambda: ([], []))
+    labels: dict[str, tuple[list, list]] = field(
+        default_factory=lambda: {name: ([], []) for name in ENTAILMENT_FIELDS}
+    )
+    unmatched: int = 0
+    unlabelled: int = 0
+    decomposer_sentences: int = 0
+    found: int = 0
+    judge_total: int = 0
+    gold_total: int = 0
+    n_facts: int = 0
+    matched_facts: int = 0
+
+
+def _pair_counts(
+    gold_record: EvaluationRecord, record: EvaluationRecord, threshold: float, gold_work: dict
+) -> _PairCounts:
+    out = _PairCounts()
+    pairs = match_sentences(gold_record, record)
+    out.unmatched = len(gold_record.sentences) - len(pairs)
+    for i, j in pairs:
+        gold_s, judge_s = gold_record.sentences[i], record.sentences[j]
+        if gold_s.verifiable is None or judge_s.verifiable is None:
+            out.unlabelled += 1
+        else:
+            out.verifier[0].append(judge_s.verifiable)
+            out.verifier[1].append(gold_s.verifiable)
+        if _in_r_vc(gold_s) and _in_r_vc(judge_s):
+            out.decomposer_sentences += 1
+            m, n_j, n_g = fact_match_counts(
+                [f.text for f in judge_s.facts], [f.text for f in gold_s.facts], threshold
+            )
+            out.found, out.judge_total, out.gold_total = (
+                out.found + m,
+                out.judge_total + n_j,
+                out.gold_total + n_g,
+            )
+        g, m = _compare_facts(gold_s, judge_s, out.labels, gold_work)
+        out.n_facts, out.matched_facts = out.n_facts + g, out.matched_facts + m
+    return out
+
+
+# {id(judge record): (its weak reference, the gold record's, threshold, counts)}: the project state
+# keeps a response's gold record object until a change touches it, and the sweep's judge records
+# stay the same objects while no record is imported, so after a label only its response is compared
+_kept_pairs: dict[int, tuple] = {}
+_kept_lock = threading.Lock()
+
+
+def _forget(kept: dict, key: int, ref: weakref.ref) -> None:
+    """A weak reference's callback: drop the entry of the record that died (the dict is bound, not
+    looked up, so this also works while the interpreter shuts down; the GIL makes it one step)."""
+    if kept.get(key, (None,))[0] is ref:
+        kept.pop(key, None)
+
+
+def _kept_pair_counts(gold_record, record, threshold: float, gold_work: dict) -> _PairCounts:
+    key = id(record)
+    with _kept_lock:
+        found = _kept_pairs.get(key)
+    if found is not None and found[0]() is record and found[1]() is gold_record and found[2] == threshold:
+        return found[3]
+    counts = _pair_counts(gold_record, record, threshold, gold_work)
+    ref = weakref.ref(record, partial(_forget, _kept_pairs, key))
+    with _kept_lock:
+        _kept_pairs[key] = (ref, weakref.ref(gold_record), threshold, counts)
+    return counts
+
+
 def stage_loss(
     gold: list[EvaluationRecord],
     judge: list[EvaluationRecord],
@@ -160,13 +250,15 @@ def stage_loss(
     *,
     source: str | None = None,
     judged: list[str] | None = None,
+    gold_work: dict | None = None,
 ) -> StageLoss:
     """Per-stage loss of one judge source (`judge`, all records of one source) against gold.
 
     Records are matched by response_id; judge records for responses without gold are
     listed in `responses_not_in_gold`. `judged` (every response the source has a record for)
     and `source` are given when `judge` holds only its records of gold responses (then it may be
-    empty): the responses without gold come from `judged`. Raises ValueError when `judge` mixes
+    empty): the responses without gold come from `judged`. `gold_work`: the gold side's work, kept
+    for the next source compared with the same gold (`stage_losses`). Raises ValueError when `judge` mixes
     sources (or is not `source`'s), or (from the scorer's derivations) on a fact whose citation
     indices are out of range.
     """
@@ -174,10 +266,9 @@ def stage_loss(
     if len(sources) != 1:
         raise ValueError(f"stage_loss needs the records of exactly one source, got {sorted(sources)}")
     gold_by_id = {r.response_id: r for r in gold}
-    verifier_pairs: tuple[list, list] = ([], [])
-    labels: dict[str, tuple[list, list]] = {name: ([], []) for name in ENTAILMENT_FIELDS}
-    matched_facts = n_facts = unmatched = unlabelled = shared = 0
-    decomposer_sentences = found = judge_total = gold_total = 0
+    gold_work = {} if gold_work is None else gold_work
+    total = _PairCounts()
+    shared = 0
     not_in_gold = []
     for record in judge:
         gold_record = gold_by_id.get(record.response_id)
@@ -185,23 +276,26 @@ def stage_loss(
             not_in_gold.append(record.response_id)
             continue
         shared += 1
-        pairs = match_sentences(gold_record, record)
-        unmatched += len(gold_record.sentences) - len(pairs)
-        for i, j in pairs:
-            gold_s, judge_s = gold_record.sentences[i], record.sentences[j]
-            if gold_s.verifiable is None or judge_s.verifiable is None:
-                unlabelled += 1
-            else:
-                verifier_pairs[0].append(judge_s.verifiable)
-                verifier_pairs[1].append(gold_s.verifiable)
-            if _in_r_vc(gold_s) and _in_r_vc(judge_s):
-                decomposer_sentences += 1
-                m, n_j, n_g = fact_match_counts(
-                    [f.text for f in judge_s.facts], [f.text for f in gold_s.facts], threshold
-                )
-                found, judge_total, gold_total = found + m, judge_total + n_j, gold_total + n_g
-            g, m = _compare_facts(gold_s, judge_s, labels)
-            n_facts, matched_facts = n_facts + g, matched_facts + m
+        counts = _kept_pair_counts(gold_record, record, threshold, gold_work)
+        for mine, theirs in (
+            (total.verifier, counts.verifier),
+            *((total.labels[name], counts.labels[name]) for name in ENTAILMENT_FIELDS),
+        ):
+            mine[0].extend(theirs[0])
+            mine[1].extend(theirs[1])
+        for name in (
+            "unmatched",
+            "unlabelled",
+            "decomposer_sentences",
+            "found",
+            "judge_total",
+            "gold_total",
+            "n_facts",
+            "matched_facts",
+        ):
+            setattr(total, name, getattr(total, name) + getattr(counts, name))
+    verifier_pairs, found = total.verifier, total.found
+    judge_total, gold_total = total.judge_total, total.gold_total
     precision, recall, f1 = binary_prf(*verifier_pairs)
     verifier = VerifierLoss(
         len(verifier_pairs[0]),
@@ -210,22 +304,29 @@ def stage_loss(
         precision,
         recall,
         f1,
-        unmatched,
-        unlabelled,
+        total.unmatched,
+        total.unlabelled,
     )
     p = found / judge_total if judge_total else math.nan
     r = found / gold_total if gold_total else math.nan
     decomposer = DecomposerLoss(
-        decomposer_sentences,
+        total.decomposer_sentences,
         p,
         r,
         2 * found / (judge_total + gold_total) if judge_total + gold_total else math.nan,
     )
-    entailment = {name: LabelAgreement.of(*labels[name]) for name in ENTAILMENT_FIELDS}
+    entailment = {name: LabelAgreement.of(*total.labels[name]) for name in ENTAILMENT_FIELDS}
     if judged is not None:
         not_in_gold = list(set(judged) - set(gold_by_id))
     return StageLoss(
-        sources.pop(), shared, verifier, decomposer, entailment, n_facts, matched_facts, sorted(not_in_gold)
+        sources.pop(),
+        shared,
+        verifier,
+        decomposer,
+        entailment,
+        total.n_facts,
+        total.matched_facts,
+        sorted(not_in_gold),
     )
 
 
@@ -240,7 +341,10 @@ def stage_losses(
     by_source: dict[str, list[EvaluationRecord]] = {source: [] for source in judged or {}}
     for record in judges:
         by_source.setdefault(record.source, []).append(record)
+    gold_work: dict = {}
     return [
-        stage_loss(gold, records, threshold, source=source, judged=(judged or {}).get(source))
+        stage_loss(
+            gold, records, threshold, source=source, judged=(judged or {}).get(source), gold_work=gold_work
+        )
         for source, records in sorted(by_source.items())
     ]

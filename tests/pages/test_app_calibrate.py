@@ -15,6 +15,7 @@ from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sent
 from annotation.store.project_store import ProjectStore
 from calibration.scoring.murgat_s import PRECISION_MODES
 from calibration.sweep.parity import DEFAULT_EPSILON
+from calibration.sweep.project_sweep import background_sweep
 from pages.widgets import opened_response
 
 DEMO_SOURCES = {
@@ -309,6 +310,8 @@ def test_changed_records_make_a_new_sweep(monkeypatch, configured):
     before = app.session_state["calibrate_sweep"]["key"]
     store = ProjectStore.open(configured)
     store.add_records([record(store, "r6", "judge:j+j+j", (1, 0, 0))])
+    assert app.run().session_state["calibrate_sweep"]["key"] == before  # shown while the new one runs
+    background_sweep(store, FEWER_RESAMPLES).result()
     assert app.run().session_state["calibrate_sweep"]["key"] != before
 
 
@@ -369,3 +372,26 @@ def test_the_scatter_and_the_chooser_narrow_to_the_models_chosen(page, demo):
     assert shown and all(model_of[rid] == one for rid in shown) and len(shown) < 24
     chooser = app.selectbox(key=opened_response.OPEN_KEY)
     assert [rid for rid in chooser.options if rid in model_of] == shown
+
+
+def test_after_a_new_label_the_page_shows_the_last_sweep_marked_updating_then_the_new_one(
+    monkeypatch, demo_copy
+):
+    settings = {**FEWER_RESAMPLES, "seed": 3}
+    app = calibrate_page(monkeypatch, demo_copy, calibrate_settings=dict(settings))
+    assert any("Figures as of the latest change" in c.value for c in app.caption)
+    shown_before = sweep_table(app)
+    store = ProjectStore.open(demo_copy)
+    try:
+        store.events.append("alice", store.response_ids()[0], "s0", "verifiable", False, spent_ms=1000)
+        app.run()
+        updating = [c.value for c in app.caption if "updating" in c.value]
+        assert updating and "the last measured ones" in updating[0]
+        assert sweep_table(app).equals(shown_before)  # the last report, drawn at once
+        assert not app.exception
+        background_sweep(store, settings).result()
+    finally:
+        store.close()
+    app.run()
+    assert any("Figures as of the latest change" in c.value for c in app.caption)
+    assert not any("updating" in c.value for c in app.caption)

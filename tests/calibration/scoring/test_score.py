@@ -594,3 +594,19 @@ def test_adding_a_citation_that_supports_nothing_never_raises_precision(
         after = fact_precision(longer, extended, mode)
         if before is not None and after is not None:
             assert after <= before
+
+
+def test_a_response_score_is_the_exact_rational_rounded_once():
+    # facts of precision 1/3 and 1/2 (individual), both entailed; 1 of 3 verifiable sentences cited:
+    # P = 5/12, R = 1, F1 = 10/17, MURGAT-S = 1/3 · 10/17 = 10/51, each rounded from the exact value
+    cited = sentence_with(
+        [VISUAL, AUDIO, VISUAL_LATE],
+        [
+            judged([0, 1, 2], all=True, alone=[True, False, False], without=[True, True, True]),
+            judged([0, 1], all=True, alone=[True, False]),
+        ],
+    )
+    score = score_record(record_of(cited, sentence_with([]), sentence_with([])), "individual")
+    assert score.precision == 5 / 12 and score.recall == 1.0
+    assert score.f1 == 10 / 17 and score.coverage == 1 / 3
+    assert score.murgat_s == float(Fraction(1, 3) * Fraction(10, 17)) == 10 / 51

@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from annotation.store.project_store import ProjectStore
-from calibration.scoring.murgat_s import score_records
+from calibration.scoring.murgat_s import PRECISION_MODES, score_records
 from calibration.scoring.stored_scores import scorer, stored_scores
 
 
@@ -24,14 +24,14 @@ def kept_rows(store) -> int:
     return store.database.connection.execute("SELECT COUNT(*) FROM record_scores").fetchone()[0]
 
 
-def test_stored_scores_equal_the_scores_of_the_records_in_force_and_are_kept_once(store):
+def test_stored_scores_equal_the_scores_of_the_records_in_force_and_are_kept_once_in_every_mode(store):
     source = store.record_sources()[-1]
     records = store.list_records(source=source)
     for mode in ("individual", "alce"):
         expected = {s.response_id: s for s in score_records(records, [mode])}
-        assert stored_scores(store, source, mode) == expected  # scored now, kept
+        assert stored_scores(store, source, mode) == expected  # scored now (every mode), kept
         assert stored_scores(store, source, mode) == expected  # read back
-    assert kept_rows(store) == 2 * len(records)
+    assert kept_rows(store) == len(PRECISION_MODES) * len(records)  # the first read kept all three
     some = [r.response_id for r in records[:3]]
     assert stored_scores(store, source, "individual", some) == {
         s.response_id: s for s in score_records(records[:3], ["individual"])

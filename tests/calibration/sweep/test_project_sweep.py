@@ -8,7 +8,7 @@ import pytest
 from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
 from calibration.scoring.murgat_s import score_records
-from calibration.sweep.project_sweep import project_sweep
+from calibration.sweep.project_sweep import background_sweep, latest_project_sweep, project_sweep
 
 SETTINGS = {"modes": ["individual"], "n_boot": 100, "folds": 3, "seed": 0, "epsilon": 0.1}
 
@@ -37,3 +37,18 @@ def test_the_report_keeps_each_responses_score_as_the_scorer_gives_it(demo):
     judged = [r for r in state.judges if r.source == source and r.response_id in gold]
     expected = {s.response_id: s.murgat_s for s in score_records(judged, ["individual"])}
     assert report.scores[(source, "individual")] == expected
+
+
+def test_after_a_label_the_last_report_shows_at_once_and_the_new_one_comes_from_the_background(demo):
+    settings = {**SETTINGS, "seed": 7}
+    first = latest_project_sweep(demo, settings)
+    assert first.fresh and first.as_of == project_state(demo).revision
+    assert latest_project_sweep(demo, settings).report is first.report
+    demo.events.append("alice", demo.response_ids()[1], "s0", "verifiable", False)
+    stale = latest_project_sweep(demo, settings)
+    assert stale.report is first.report and not stale.fresh and stale.as_of == first.as_of
+    background_sweep(demo, settings).result()
+    fresh = latest_project_sweep(demo, settings)
+    assert fresh.fresh and fresh.report is not first.report
+    assert fresh.as_of == project_state(demo).revision != first.as_of
+    assert fresh.report is project_sweep(demo, settings)

@@ -11,7 +11,9 @@ responses of the demo's world: nothing rendered; a pool of 1,000 written, then r
 ids). Measured, each in its own process (so nothing is warm that a person's first visit would not
 find warm, and each has its own peak memory, from the kernel's rusage):
 - import: `ProjectStore.add_records` of the judged responses' records, records/s;
-- gold cold: `annotation.state.project_state` in a new process;
+- gold cold: `annotation.state.project_state` in a new process, first with nothing kept (every
+  response derived), then in a second new process that reads the results the first kept in the
+  project file (`annotation/store/derived_results.py`): what every later process finds;
 - pages (Streamlit AppTest, signed in as the admin, the Annotate page as an annotator with work
   left): the first open, a rerun (warm) and a rerun after one new label, wall seconds;
 - `python -m calibration sweep --json` and `estimate --json`, wall seconds; `estimate again`: the
@@ -321,7 +323,9 @@ def measure(project: Path, steps: list[str], work: Path) -> dict:
         )
 
     if "gold" in steps:
-        run("gold", "gold")
+        run("gold", "gold")  # nothing kept yet: every response derived
+        # a second new process on the same copy reads what the first kept (derived_results)
+        run("gold kept", "gold")
     for page in PAGES:
         if "pages" in steps or f"page:{page}" in steps:
             run(f"page {page}", f"page:{page}")
@@ -352,6 +356,9 @@ def figures(result: dict) -> dict[str, float | None]:
     if "gold" in result:
         out["gold cold s"] = result["gold"].get("gold_cold_s")
         out["gold cold CPU s"] = result["gold"].get("gold_cold_cpu_s")
+    if "gold kept" in result:
+        out["gold cold, kept s"] = result["gold kept"].get("gold_cold_s")
+        out["gold cold, kept CPU s"] = result["gold kept"].get("gold_cold_cpu_s")
     for page in PAGES:
         found = result.get(f"page {page}")
         if found:
@@ -400,6 +407,7 @@ def targets(sizes: list[int], table: list[dict], clock: str) -> dict[str, bool |
     timed = [n for n in table[0] if n.endswith(unit) and (clock == "CPU" or " CPU " not in n)]
     needs = {
         "gold cold ≤ 3 s": [f"gold cold{unit}"],
+        "gold cold ≤ 3 s, results kept": [f"gold cold, kept{unit}"],
         "pages ≤ 1 s warm and after a label": [
             f"{p} {w}{unit}" for p in PAGES for w in ("warm", "after label")
         ],
@@ -415,6 +423,7 @@ def targets(sizes: list[int], table: list[dict], clock: str) -> dict[str, bool |
 def _targets_met(sizes, table, last, unit, timed) -> dict[str, bool]:
     return {
         "gold cold ≤ 3 s": (last.get(f"gold cold{unit}") or math.inf) <= 3,
+        "gold cold ≤ 3 s, results kept": (last.get(f"gold cold, kept{unit}") or math.inf) <= 3,
         "pages ≤ 1 s warm and after a label": all(
             (last.get(f"{p} {w}{unit}") or math.inf) <= 1 for p in PAGES for w in ("warm", "after label")
         ),

@@ -311,7 +311,7 @@ def disputes(me: dict, store) -> None:
     dispute_screen(me, store)
     st.divider()
     downloads(store)
-    if me["role"] == "admin":
+    if me.role == "admin":
         gold_settings_panel(store)
 
 
@@ -351,7 +351,7 @@ def screen_body(me: dict, store) -> None:
     view = ruling.dispute_view(store, state)
     if view.questions:  # wordings the matcher could not settle: asked first
         counts_line(view)
-        same_fact_question(store, me["name"], list(view.questions), state.settings.pad_s)
+        same_fact_question(store, me.name, list(view.questions), state.settings.pad_s)
         return
     counts_slot = st.container()
     list_side, dispute_side = st.columns([1.25, 3.4], gap="medium")
@@ -401,7 +401,7 @@ def open_body(me: dict, store, state, view, shown):
         )
         return None
     value, upcoming = open_dispute(shown)
-    show_dispute(store, me["name"], value, upcoming, state.settings, notice)
+    show_dispute(store, me.name, value, upcoming, state.settings, notice)
     return value
 
 

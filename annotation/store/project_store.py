@@ -22,9 +22,11 @@ from annotation.protocol.ids import Source
 from annotation.protocol.records import EvaluationRecord, Response, Sentence
 from annotation.store.database import Database, ProjectFileError, check_database_file
 from annotation.store.event_log import EventLog, utc_now
+from annotation.store.rows import Account, MediaFile
 
 DB_NAME = "project.db"
 ROLES = ("annotator", "adjudicator", "admin")
+_ACCOUNT_COLUMNS = "name, role, email, password_hash"  # `Account`'s fields, in order
 
 # Each migration takes the schema from version i to i+1. Append, never edit. (The first one also
 # created the event log's tables and the judge-call cache's table until each got its own owner
@@ -332,22 +334,16 @@ class ProjectStore:
             lambda c: c.execute("UPDATE media SET proxy_path = ? WHERE name = ?", [stored, name])
         )
 
-    def media(self, name: str) -> dict | None:
-        """{'name','path','sha256','info': dict,'proxy_path'} or None when not registered. `path`
-        is relative to the media root: read the file through `annotation.project.media_source`,
-        which checks it again; `proxy_path` is the proxy's full path (or None)."""
+    def media(self, name: str) -> MediaFile | None:
+        """The media row `name`, or None when not registered (see `MediaFile`; its `proxy_path`
+        is the proxy's full path)."""
         row = self.database.connection.execute(
             "SELECT name, path, sha256, info, proxy_path FROM media WHERE name = ?", [name]
         ).fetchone()
         if row is None:
             return None
-        return {
-            "name": row[0],
-            "path": row[1],
-            "sha256": row[2],
-            "info": json.loads(row[3]),
-            "proxy_path": None if row[4] is None else str(self.directory / row[4]),
-        }
+        proxy = None if row[4] is None else str(self.directory / row[4])
+        return MediaFile(row[0], row[1], row[2], json.loads(row[3]), proxy)
 
     def media_names(self) -> list[str]:
         return [r[0] for r in self.database.connection.execute("SELECT name FROM media ORDER BY name")]
@@ -638,17 +634,13 @@ class ProjectStore:
 
         self.database.write(update)
 
-    def user(self, name: str) -> dict | None:
+    def user(self, name: str) -> Account | None:
         row = self.database.connection.execute(
-            "SELECT name, role, password_hash, email FROM users WHERE name = ?", [name]
+            f"SELECT {_ACCOUNT_COLUMNS} FROM users WHERE name = ?", [name]
         ).fetchone()
-        return (
-            None
-            if row is None
-            else {"name": row[0], "role": row[1], "password_hash": row[2], "email": row[3]}
-        )
+        return None if row is None else Account(*row)
 
-    def user_ignoring_case(self, name: str) -> dict | None:
+    def user_ignoring_case(self, name: str) -> Account | None:
         """The account named `name`, or else the one whose name differs from it only in case
         (None when there is none, or several and none exactly)."""
         exact = self.user(name)
@@ -659,15 +651,16 @@ class ProjectStore:
         matches = [n for n in names if n.casefold() == wanted]
         return self.user(matches[0]) if len(matches) == 1 else None
 
-    def user_by_email(self, email: str) -> dict | None:
-        """The account whose email equals `email` ignoring case (same keys as `user`), or None."""
+    def user_by_email(self, email: str) -> Account | None:
+        """The account whose email equals `email` ignoring case, or None."""
         row = self.database.connection.execute(
             "SELECT name FROM users WHERE lower(email) = lower(?)", [email.strip()]
         ).fetchone()
         return None if row is None else self.user(row[0])
 
-    def users(self) -> list[dict]:
+    def users(self) -> list[Account]:
+        """Every account, by name."""
         return [
-            {"name": r[0], "role": r[1], "email": r[2]}
-            for r in self.database.connection.execute("SELECT name, role, email FROM users ORDER BY name")
+            Account(*row)
+            for row in self.database.connection.execute(f"SELECT {_ACCOUNT_COLUMNS} FROM users ORDER BY name")
         ]

@@ -136,7 +136,7 @@ def test_a_project_file_of_the_first_schema_opens_and_every_owner_migrates(tmp_p
     assert [(e.who, e.value) for e in store.events.current_labels()] == [("ann", True)]
     save_draft(store, "ann", "r1", "s0", [{"text": "One.", "citations": []}])
     assert load_draft(store, "ann", "r1", "s0") == [{"text": "One.", "citations": []}]
-    assert session_user(store, start_session(store, "ann"))["name"] == "ann"
+    assert session_user(store, start_session(store, "ann")).name == "ann"
     create_sample_queue(store, "first", [("r1", None)])
     assert sample_queue(store, "first") == [("r1", None)]
     assert store.database.query("SELECT key, response FROM judge_calls") == [{"key": "k1", "response": "yes"}]

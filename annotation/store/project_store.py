@@ -167,6 +167,18 @@ def compact_record(record_json: str, response_sentences_json: str | None) -> str
     return json.dumps(_compact(record, json.loads(response_sentences_json or "[]")))
 
 
+class NoProjectError(FileNotFoundError):
+    """There is no project in `directory` (its database is missing). `problem` says so without
+    the directory, for a caller that names the directory itself (a located error)."""
+
+    def __init__(self, directory: Path):
+        self.directory = Path(directory)
+        self.problem = (
+            f"no project here ({DB_NAME} missing); create one with `python -m annotation import` or `demo`"
+        )
+        super().__init__(f"{directory}: {self.problem}")
+
+
 class ProjectStore:
     """A project directory: `project.db`, a media root, and caches.
 
@@ -186,15 +198,12 @@ class ProjectStore:
         """The project at `directory` (made there when `create`). FileNotFoundError when there is
         none; ProjectFileError (one line: the file and what is wrong) for a database that is
         empty, not SQLite, damaged, newer than this tool, or has a malformed JSON cell. A file
-        this process may not write opens read-only."""
+        this process may not write opens read-only. (NoProjectError is a FileNotFoundError.)"""
         directory = Path(directory)
         check_database_file(directory / DB_NAME)
         if not (directory / DB_NAME).exists():
             if not create:
-                raise FileNotFoundError(
-                    f"{directory}: no project here ({DB_NAME} missing); "
-                    "create one with `python -m annotation import` or `demo`"
-                )
+                raise NoProjectError(directory)
             directory.mkdir(parents=True, exist_ok=True)
         store = cls(directory)
         store.database.connection.create_function("compact_record", 2, compact_record, deterministic=True)

@@ -15,7 +15,7 @@ from annotation.protocol.errors import InputError, Problem
 from annotation.protocol.ids import Source, source_kind
 from annotation.protocol.records import EvaluationRecord
 from annotation.state import project_state
-from annotation.store.project_store import ProjectStore
+from annotation.store.project_store import NoProjectError, ProjectStore
 
 
 class SweepInputs(NamedTuple):
@@ -162,11 +162,11 @@ def inputs_from_project_dir(directory: str, problems: list[Problem]) -> SweepInp
     empty)."""
     try:
         store = ProjectStore.open(directory)
-    except (FileNotFoundError, InputError) as exc:
+    except (NoProjectError, InputError) as exc:
         if isinstance(exc, InputError):
             problems.extend(exc.problems)
         else:
-            problems.append(Problem(directory, None, None, str(exc).removeprefix(f"{directory}: ")))
+            problems.append(Problem(directory, None, None, exc.problem))
         return SweepInputs([], [], [])
     try:
         inputs = inputs_from_project(store)

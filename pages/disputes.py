@@ -342,9 +342,10 @@ def dispute_screen(me: dict, store) -> None:
 def screen_body(me: dict, store) -> None:
     try:
         state = current_state(store)  # once per revision: rulings are written before the rerun
-    except ValueError as exc:  # an unknown gold_rule setting
+    except SettingError as exc:  # a stored setting refused: name which (Gold settings or Admin)
         st.error(
-            "The project's gold rule is unknown; an admin sets the rule under Gold settings on this page."
+            f"The project setting {', '.join(exc.names)} holds a value this tool refuses; an admin sets "
+            "it again (the gold rule under Gold settings on this page, the others on the Admin page)."
         )
         show_text(str(exc))
         return

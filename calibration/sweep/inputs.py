@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from annotation.agreement.gold import without_cycle_collection
 from annotation.formats.readers import load_rows, read_any
+from annotation.project_settings import SettingError
 from annotation.protocol.errors import InputError, Problem
 from annotation.protocol.ids import Source, source_kind
 from annotation.protocol.records import EvaluationRecord
@@ -170,8 +171,8 @@ def inputs_from_project_dir(directory: str, problems: list[Problem]) -> SweepInp
         return SweepInputs([], [], [])
     try:
         inputs = inputs_from_project(store)
-    except ValueError as exc:  # e.g. a gold_rule setting the gold derivation does not know
-        problems.append(Problem(directory, None, "gold_rule", str(exc)))
+    except SettingError as exc:  # a setting written by hand or by an older tool: each one named
+        problems.extend(Problem(directory, None, name, problem) for name, problem in exc.refused.items())
         return SweepInputs([], [], [])
     finally:
         store.close()

@@ -28,6 +28,7 @@ import threading
 import time
 import unicodedata
 
+from annotation.store.database import declare_tables
 from annotation.store.project_store import ROLES, ProjectStore
 from annotation.store.rows import Account, Person
 from annotation.store.sessions import forget_sessions, revoke_sessions
@@ -63,6 +64,7 @@ MIGRATIONS = [
     CREATE INDEX sign_in_failures_by_age ON sign_in_failures(last_at);
     """,
 ]
+TABLES = declare_tables(OWNER, MIGRATIONS)
 # Free failures before the first wait, per bucket: 'account' is one name from one client, 'name'
 # that name from anywhere, 'client' one client under any name (many people may share an address).
 FREE_FAILURES = {"account": 3, "name": 10, "client": 20}
@@ -344,7 +346,7 @@ def sign_in_wait_s(
     """Seconds before the next sign-in attempt for this name (known or not) from this client is
     heard; 0 when it may be made now. `client` identifies where attempts come from (an address,
     see `sign_in_client`); `now` is a time.time() value (default: now)."""
-    store.database.migrate(OWNER, MIGRATIONS)
+    TABLES.ready(store.database)
     now = time.time() if now is None else now
     return _remaining_wait_s(store.database.connection, name, client, now)
 
@@ -352,7 +354,7 @@ def sign_in_wait_s(
 def _count_attempt(store: ProjectStore, name: str, client: str | None, now: float) -> bool:
     """In one transaction: forget old failures, check the wait, and (when none) count this
     attempt as a failure before any hashing; False when the attempt must wait."""
-    store.database.migrate(OWNER, MIGRATIONS)
+    TABLES.ready(store.database)
 
     def count(conn) -> bool:
         conn.execute("DELETE FROM sign_in_failures WHERE last_at <= ?", [now - FORGET_AFTER_S])

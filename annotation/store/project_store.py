@@ -20,7 +20,13 @@ from pathlib import Path
 
 from annotation.protocol.ids import Source
 from annotation.protocol.records import EvaluationRecord, Response, Sentence
-from annotation.store.database import Database, ProjectFileError, check_database_file
+from annotation.store.database import (
+    FILE_OWNER,
+    Database,
+    ProjectFileError,
+    check_database_file,
+    declare_tables,
+)
 from annotation.store.event_log import EventLog, utc_now
 from annotation.store.rows import Account, MediaFile
 
@@ -86,6 +92,7 @@ MIGRATIONS: list[str] = [
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
+TABLES = declare_tables(FILE_OWNER, MIGRATIONS, required=True)
 # The columns that hold JSON text: a malformed cell is named when the project is opened, not a
 # traceback later. Scanning them all on every open cost 0.5 s at 50,000 judge records, so each
 # column has triggers (`JSON_CELL_MIGRATIONS`) that note a malformed value whenever one is written —
@@ -127,6 +134,9 @@ def _json_cell_triggers(cells) -> str:
 JSON_CELL_MIGRATIONS: list[str] = [
     "CREATE TABLE json_cell_faults (tbl TEXT NOT NULL, key NOT NULL);\n" + _json_cell_triggers(JSON_CELLS),
 ]
+# Not required: a read-only file without the triggers is left as it is (then `_check_json_cells`
+# scans every cell).
+JSON_CELL_TABLES = declare_tables(JSON_CELL_OWNER, JSON_CELL_MIGRATIONS)
 
 
 # What a record's sentence repeats of its response's sentence (the keys Sentence.to_dict writes).
@@ -198,7 +208,8 @@ class ProjectStore:
         """The project at `directory` (made there when `create`). FileNotFoundError when there is
         none; ProjectFileError (one line: the file and what is wrong) for a database that is
         empty, not SQLite, damaged, newer than this tool, or has a malformed JSON cell. A file
-        this process may not write opens read-only. (NoProjectError is a FileNotFoundError.)"""
+        this process may not write opens read-only. (NoProjectError is a FileNotFoundError.)
+        Opening brings every declared owner's tables current (`Database.migrate_declared`)."""
         directory = Path(directory)
         check_database_file(directory / DB_NAME)
         if not (directory / DB_NAME).exists():
@@ -208,9 +219,7 @@ class ProjectStore:
         store = cls(directory)
         store.database.connection.create_function("compact_record", 2, compact_record, deterministic=True)
         try:
-            store.database.migrate_file(MIGRATIONS)
-            store.events.migrate()
-            store._migrate_json_cells()
+            store.database.migrate_declared()
             store._check_json_cells()
         except ProjectFileError:
             store.close()
@@ -219,15 +228,6 @@ class ProjectStore:
             store.close()
             raise ProjectFileError(f"{store.db_path}: cannot be used ({exc})") from None
         return store
-
-    def _migrate_json_cells(self) -> None:
-        """The JSON-cell triggers (see JSON_CELLS); a read-only file without them is left as it is
-        (then `_check_json_cells` scans every cell)."""
-        try:
-            self.database.migrate(JSON_CELL_OWNER, JSON_CELL_MIGRATIONS)
-        except ProjectFileError:
-            if not self.database.read_only:
-                raise
 
     def _check_json_cells(self) -> None:
         """ProjectFileError naming the first cell of a JSON column that is not valid JSON: in the rows

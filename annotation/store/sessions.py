@@ -20,6 +20,7 @@ import hmac
 import secrets
 import time
 
+from annotation.store.database import declare_tables
 from annotation.store.event_log import utc_now
 from annotation.store.project_store import ProjectStore
 from annotation.store.rows import Person
@@ -36,12 +37,13 @@ MIGRATIONS: list[str] = [
         created_at TEXT NOT NULL);
     """,
 ]
+TABLES = declare_tables(OWNER, MIGRATIONS)
 DEFAULT_LIFETIME_S = 14 * 24 * 3600
 
 
 def _ready(store: ProjectStore) -> None:
     """This module's tables, brought current once per database (`Database.migrate`)."""
-    store.database.migrate(OWNER, MIGRATIONS)
+    TABLES.ready(store.database)
 
 
 def _secret(store: ProjectStore) -> bytes:

@@ -6,7 +6,7 @@ import sqlite3
 import pytest
 
 from annotation.store.accounts import account_for_identity, add_account, normalise_email, set_email
-from annotation.store.database import Database
+from annotation.store.database import FILE_OWNER, Database
 from annotation.store.project_store import DB_NAME, MIGRATIONS, ProjectStore
 from annotation.store.rows import Account, Person
 
@@ -105,7 +105,7 @@ def test_a_project_from_before_emails_gains_the_column_keeping_its_accounts(tmp_
     directory = tmp_path / "old"
     directory.mkdir()
     old = Database(directory / DB_NAME)
-    old.migrate_file(MIGRATIONS[:1])  # the schema before emails (later migrations may follow it)
+    old.migrate(FILE_OWNER, MIGRATIONS[:1])  # the schema before emails (later migrations may follow it)
     old.connection.execute("INSERT INTO users(name, role, created_at) VALUES ('ann', 'annotator', 'then')")
     old.close()
     store = ProjectStore.open(directory)

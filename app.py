@@ -42,5 +42,5 @@ user = signed_in_user()
 if user is None:
     page = st.navigation([st.Page(sign_in_screen, title="Sign in", url_path="sign-in")], position="hidden")
 else:
-    page = st.navigation(pages_for(user["role"]), position="top")
+    page = st.navigation(pages_for(user.role), position="top")
 page.run()

@@ -25,6 +25,7 @@ from annotation.protocol.records import EvaluationRecord, Response, Sentence
 from annotation.protocol.sentences import sentences_for_response
 from annotation.state import project_state
 from annotation.store.project_store import DB_NAME, ProjectStore
+from annotation.store.rows import MediaFile
 
 EXPORT_SOURCES = ("gold", "human", "judge", "all")
 
@@ -50,15 +51,15 @@ class MediaFacts:
     info: dict
 
 
-def media_facts(root: Path, name: str, known: dict | None = None) -> MediaFacts:
+def media_facts(root: Path, name: str, known: MediaFile | None = None) -> MediaFacts:
     """Resolve `name` inside `root` and probe it, unless `known` (its stored row) still names
     the same file with the same size. Raises ValueError (escapes the root, not a regular file,
     a name the file system refuses), FileNotFoundError, MediaError or OSError (unreadable)."""
     path = resolve_media(root, name)
     relative = path.relative_to(root).as_posix()
     found = path.stat()
-    if known and known["path"] == relative and _same_file_state(known["info"], found):
-        return MediaFacts(relative, known["sha256"], known["info"])
+    if known and known.path == relative and _same_file_state(known.info, found):
+        return MediaFacts(relative, known.sha256, known.info)
     info = probe_media(path).to_dict()
     info["size"], info["mtime_ns"] = found.st_size, found.st_mtime_ns
     return MediaFacts(relative, file_sha256(path), info)
@@ -101,7 +102,7 @@ def _plan_within_media_root(store: ProjectStore | None, directory: Path, media_r
     return plan
 
 
-def register_media(store: ProjectStore, name: str) -> dict:
+def register_media(store: ProjectStore, name: str) -> MediaFile:
     """Resolve `name` inside the project's media root, probe it once, store the facts.
 
     Raises as `media_facts`.
@@ -111,35 +112,35 @@ def register_media(store: ProjectStore, name: str) -> dict:
     return store.media(name)
 
 
-def media_source(store: ProjectStore, media: dict) -> Path:
+def media_source(store: ProjectStore, media: MediaFile) -> Path:
     """The file of a media row (`store.media(name)`), resolved again inside the media root on
     every read: ValueError when it now leads outside (a symlink swapped in) or is no regular
     file, FileNotFoundError when it is gone; ValueError naming the media when its size or
     modification time changed and its content is no longer what was hashed at import (a file
     swapped after import must not be used under the old content's hash). A row stored before
     paths were relative is found by its name."""
-    stored = media["path"]
+    stored = media.path
     if Path(stored).is_absolute():
-        path = resolve_media(store.media_root, media["name"])
+        path = resolve_media(store.media_root, media.name)
     else:
         path = media_file(store.media_root, stored)
     found = path.stat()
-    if not _same_file_state(media["info"], found):
-        if file_sha256(path) != media["sha256"]:
+    if not _same_file_state(media.info, found):
+        if file_sha256(path) != media.sha256:
             raise ValueError(
-                f"media '{media['name']}' has changed since it was imported (its content differs "
+                f"media '{media.name}' has changed since it was imported (its content differs "
                 "from what was hashed then); import it again"
             )
-        info = {**media["info"], "size": found.st_size, "mtime_ns": found.st_mtime_ns}
-        store.register_media(media["name"], stored, media["sha256"], info)  # same content: remember
+        info = {**media.info, "size": found.st_size, "mtime_ns": found.st_mtime_ns}
+        store.register_media(media.name, stored, media.sha256, info)  # same content: remember
     return path
 
 
-def proxy_path_for(store: ProjectStore, media: dict) -> Path:
-    return store.cache_dir / "proxies" / f"{media['sha256'][:20]}.mp4"
+def proxy_path_for(store: ProjectStore, media: MediaFile) -> Path:
+    return store.cache_dir / "proxies" / f"{media.sha256[:20]}.mp4"
 
 
-def prepare_media(store: ProjectStore, name: str, *, sound_view: bool = True) -> dict:
+def prepare_media(store: ProjectStore, name: str, *, sound_view: bool = True) -> MediaFile:
     """The slow once-per-file work done ahead of annotation: the low-resolution proxy that
     clips are stream-copied from, and the whole file's sound view (decoding an hour of
     audio takes seconds; the cached view loads in a millisecond). Idempotent."""
@@ -149,13 +150,13 @@ def prepare_media(store: ProjectStore, name: str, *, sound_view: bool = True) ->
     if media is None:
         raise KeyError(f"media '{name}' is not registered in {store.directory}")
     source = media_source(store, media)
-    if not (media.get("proxy_path") and Path(media["proxy_path"]).exists()):
+    if not (media.proxy_path and Path(media.proxy_path).exists()):
         out = proxy_path_for(store, media)
         out.parent.mkdir(parents=True, exist_ok=True)
         make_proxy(source, out)
         store.set_proxy(name, out)
-    if sound_view and media["info"].get("has_audio"):
-        load_sound_view(source, media["sha256"], store.cache_dir / "clips")
+    if sound_view and media.has_audio:
+        load_sound_view(source, media.sha256, store.cache_dir / "clips")
     return store.media(name)
 
 
@@ -168,7 +169,7 @@ class _Target:
 
     media_root: Path
     responses: dict[str, tuple[str, str | None]]  # response id → (text, video)
-    media: dict[str, dict]
+    media: dict[str, MediaFile]
 
     @classmethod
     def of(cls, store: ProjectStore | None, directory: Path, media_root: Path | None) -> _Target:
@@ -324,12 +325,8 @@ def _plan(target: _Target, paths: list[Path], options: dict, model: str | None =
     return plan
 
 
-def _changed(facts: MediaFacts, known: dict | None) -> bool:
-    return known is None or (known["path"], known["sha256"], known["info"]) != (
-        facts.path,
-        facts.sha256,
-        facts.info,
-    )
+def _changed(facts: MediaFacts, known: MediaFile | None) -> bool:
+    return known is None or MediaFacts(known.path, known.sha256, known.info) != facts
 
 
 def _as_written_by(item, model: str | None, where) -> tuple[Response, EvaluationRecord | None, list]:

@@ -32,11 +32,21 @@ MAX_COOLDOWN_MS = 5000
 
 
 class SettingError(ValueError):
-    """Settings refused: `problems` (one line each) name each bad setting and what it allows."""
+    """Settings refused: `refused` maps each bad setting's name to its problem (one line naming the
+    setting and what it allows); `names` and `problems` are its keys and values, in order. A
+    caller that locates the error (a CLI problem's field, a page's note) takes the name from here."""
 
-    def __init__(self, *problems: str):
-        super().__init__("; ".join(problems))
-        self.problems = list(problems)
+    def __init__(self, refused: Mapping[str, str]):
+        self.refused = dict(refused)
+        super().__init__("; ".join(self.refused.values()))
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.refused)
+
+    @property
+    def problems(self) -> list[str]:
+        return list(self.refused.values())
 
 
 @dataclass(frozen=True)
@@ -168,26 +178,26 @@ def check_setting(name: str, value) -> object:
     (or, for an unknown name, the known ones)."""
     setting = KNOWN.get(name)
     if setting is None:
-        raise SettingError(f"{name!r} is not a project setting (the settings: {', '.join(KNOWN)})")
+        raise SettingError({name: f"{name!r} is not a project setting (the settings: {', '.join(KNOWN)})"})
     try:
         return setting.check(value)
     except ValueError:
         raise SettingError(
-            f"project setting {name} = {value!r} is refused: it must be {setting.allows}"
+            {name: f"project setting {name} = {value!r} is refused: it must be {setting.allows}"}
         ) from None
 
 
 def write_settings(store, values: Mapping[str, object]) -> None:
     """Check every value, then write them all in one transaction. SettingError listing each bad
     one (its name and what it allows); then nothing is written."""
-    checked, problems = {}, []
+    checked, refused = {}, {}
     for name, value in values.items():
         try:
             checked[name] = check_setting(name, value)
         except SettingError as exc:
-            problems += exc.problems
-    if problems:
-        raise SettingError(*problems)
+            refused.update(exc.refused)
+    if refused:
+        raise SettingError(refused)
     store.set_settings({name: list(v) if isinstance(v, tuple) else v for name, v in checked.items()})
 
 

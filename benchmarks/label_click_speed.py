@@ -99,7 +99,7 @@ def generate(directory: Path, n_responses: int) -> ProjectStore:
         ],
         check=True,
     )
-    duration = register_media(store, "clip.mp4")["info"]["duration_s"]
+    duration = register_media(store, "clip.mp4").duration_s
     store.add_responses(
         [
             (

@@ -7,6 +7,7 @@ import streamlit as st
 from annotation.project_settings import MAX_OVERLAP, MAX_PAD_S, ProjectSettings, SettingError, write_settings
 from annotation.store.accounts import add_account, remove_account, set_email, set_password, set_role
 from annotation.store.project_store import ROLES
+from annotation.store.rows import Person
 from annotation.store.sessions import live_sessions, revoke_sessions
 from annotation.work.queues import pool, team_progress
 from annotation.work.session import CAMPAIGN_MODES
@@ -19,11 +20,19 @@ MODE_NAMES = {
 }
 
 
-def people_tab(store, me: dict) -> None:
+def people_tab(store, me: Person) -> None:
     users = store.users()
     sessions = live_sessions(store)
     st.dataframe(
-        [u | {"signed in (sessions)": sessions.get(u["name"], 0)} for u in users],
+        [
+            {
+                "name": u.name,
+                "role": u.role,
+                "email": u.email,
+                "signed in (sessions)": sessions.get(u.name, 0),
+            }
+            for u in users
+        ],
         hide_index=True,
         width="stretch",
     )
@@ -44,9 +53,9 @@ def people_tab(store, me: dict) -> None:
     st.subheader("Change a role, password or email")
     # The person is chosen outside the form, so the role below starts at theirs: saving a new
     # password alone must not change anybody's role.
-    who = st.selectbox("Person", [u["name"] for u in users], key="edit_name")
-    current = next(u for u in users if u["name"] == who)
-    current_role = current["role"]
+    who = st.selectbox("Person", [u.name for u in users], key="edit_name")
+    current = next(u for u in users if u.name == who)
+    current_role = current.role
     with st.form("set_role"):
         new_role = st.selectbox("Role", ROLES, index=ROLES.index(current_role), key=f"edit_role:{who}")
         new_password = st.text_input(
@@ -54,10 +63,10 @@ def people_tab(store, me: dict) -> None:
         )
         # Keyed per person (like the role) so the field starts at the chosen person's email.
         new_email = st.text_input(
-            "Email for single sign-on (empty: none)", value=current["email"] or "", key=f"edit_email:{who}"
+            "Email for single sign-on (empty: none)", value=current.email or "", key=f"edit_email:{who}"
         )
         if st.form_submit_button("Save"):
-            admins = [u["name"] for u in users if u["role"] == "admin"]
+            admins = [u.name for u in users if u.role == "admin"]
             if new_role != "admin" and admins == [who]:
                 st.error("The project needs at least one admin.")
             else:
@@ -75,7 +84,7 @@ def people_tab(store, me: dict) -> None:
     sessions_and_removal(store, me, who)
 
 
-def sessions_and_removal(store, me: dict, who: str) -> None:
+def sessions_and_removal(store, me: Person, who: str) -> None:
     """End a person's sessions (they must sign in again), or remove the account with them."""
     st.subheader("Sessions and removal")
     left, right = st.columns(2)
@@ -83,7 +92,7 @@ def sessions_and_removal(store, me: dict, who: str) -> None:
         ended = revoke_sessions(store, who)
         st.success(f"Ended {ended} session{'s' if ended != 1 else ''} of {literal(who)}.")
     confirm = right.checkbox(f"Yes, remove {literal(who)}", key=f"confirm_remove:{who}")
-    if right.button("Remove the account", key=f"remove:{who}", disabled=not confirm or who == me["name"]):
+    if right.button("Remove the account", key=f"remove:{who}", disabled=not confirm or who == me.name):
         try:
             remove_account(store, who)
             st.success(f"Removed {literal(who)} and ended their sessions; their labels stay.")
@@ -92,7 +101,7 @@ def sessions_and_removal(store, me: dict, who: str) -> None:
 
 
 def queue_tab(store) -> None:
-    names = [u["name"] for u in store.users()]
+    names = [u.name for u in store.users()]
     settings, problems = ProjectSettings.for_correction(store)
     for problem in problems.values():  # a file edited by hand: name it, let the admin set it again
         st.error(literal(f"{problem}. Until it is set again its default is used."))
@@ -154,7 +163,7 @@ def progress_tab(store) -> None:
     st.dataframe([r.to_dict() for r in rows], hide_index=True, width="stretch")
 
 
-def admin(me: dict, store) -> None:
+def admin(me: Person, store) -> None:
     st.title("Admin")
     people, queue, progress = st.tabs(["People", "Queue and campaign", "Progress"])
     with people:

@@ -220,8 +220,8 @@ def segments_to_play(sentences, sentence, question: Question, chosen: int | None
 
 
 def annotate(me: dict, store) -> None:
-    tools(store, me["name"])
-    decision_screen(me["name"], store)
+    tools(store, me.name)
+    decision_screen(me.name, store)
 
 
 @st.fragment

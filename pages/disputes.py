@@ -311,7 +311,7 @@ def disputes(me: dict, store) -> None:
     dispute_screen(me, store)
     st.divider()
     downloads(store)
-    if me["role"] == "admin":
+    if me.role == "admin":
         gold_settings_panel(store)
 
 
@@ -342,16 +342,17 @@ def dispute_screen(me: dict, store) -> None:
 def screen_body(me: dict, store) -> None:
     try:
         state = current_state(store)  # once per revision: rulings are written before the rerun
-    except ValueError as exc:  # an unknown gold_rule setting
+    except SettingError as exc:  # a stored setting refused: name which (Gold settings or Admin)
         st.error(
-            "The project's gold rule is unknown; an admin sets the rule under Gold settings on this page."
+            f"The project setting {', '.join(exc.names)} holds a value this tool refuses; an admin sets "
+            "it again (the gold rule under Gold settings on this page, the others on the Admin page)."
         )
         show_text(str(exc))
         return
     view = ruling.dispute_view(store, state)
     if view.questions:  # wordings the matcher could not settle: asked first
         counts_line(view)
-        same_fact_question(store, me["name"], list(view.questions), state.settings.pad_s)
+        same_fact_question(store, me.name, list(view.questions), state.settings.pad_s)
         return
     counts_slot = st.container()
     list_side, dispute_side = st.columns([1.25, 3.4], gap="medium")
@@ -401,7 +402,7 @@ def open_body(me: dict, store, state, view, shown):
         )
         return None
     value, upcoming = open_dispute(shown)
-    show_dispute(store, me["name"], value, upcoming, state.settings, notice)
+    show_dispute(store, me.name, value, upcoming, state.settings, notice)
     return value
 
 

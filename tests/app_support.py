@@ -80,7 +80,7 @@ def tiny_project(
     duration = None
     if with_media:
         make_video(store.media_root / "clip.mp4")
-        duration = register_media(store, "clip.mp4")["info"]["duration_s"]
+        duration = register_media(store, "clip.mp4").duration_s
     store.add_responses(
         [
             (
@@ -129,7 +129,7 @@ def signed_in_app(monkeypatch, project: Path, name: str, **session_state) -> App
     monkeypatch.setenv("MURGAT_PROJECT", str(project))
     app = AppTest.from_file(str(APP), default_timeout=SCRIPT_RUN_TIMEOUT_S)
     app.session_state["project"] = str(project)
-    app.session_state["user"] = {"name": account["name"], "role": account["role"]}
+    app.session_state["user"] = account.person
     app.session_state["session_token"] = token
     for key, value in session_state.items():
         app.session_state[key] = value

@@ -405,7 +405,7 @@ def make_project(directory: Path, video: Path, responses: dict[str, str] = RESPO
     (store.media_root).mkdir(parents=True, exist_ok=True)
     shutil.copy(video, store.media_root / "clip.mp4")
     media = register_media(store, "clip.mp4")
-    duration = media["info"]["duration_s"]
+    duration = media.duration_s
     store.add_responses(
         [
             (

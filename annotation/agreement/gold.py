@@ -571,7 +571,7 @@ def adjudicate(
     reason tag, a non-bool value on a yes/no question, or a fact list `check_fact_list` rejects.
     """
     user = store.user(who)
-    if user is None or user["role"] not in ("adjudicator", "admin"):
+    if user is None or user.role not in ("adjudicator", "admin"):
         raise PermissionError(f"'{who}' may not adjudicate (adjudicators and admins only)")
     if reason is not None and reason not in REASONS:
         raise ValueError(f"reason '{reason}' is not one of {', '.join(REASONS)}")

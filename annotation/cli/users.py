@@ -38,8 +38,8 @@ def cmd_users(args) -> int:
         if args.action == "list":
             sessions = live_sessions(store)
             for user in store.users():
-                email = user["email"] or "-"
-                print(f"{user['name']}\t{user['role']}\t{email}\t{sessions.get(user['name'], 0)} session(s)")
+                email = user.email or "-"
+                print(f"{user.name}\t{user.role}\t{email}\t{sessions.get(user.name, 0)} session(s)")
             return 0
         if args.action == "add":
             add_account(store, args.name, args.role, read_password(args.name), args.email or "")

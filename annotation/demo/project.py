@@ -246,7 +246,7 @@ def add_judged_responses(
     """Store the models' judged responses (written again should a probed duration differ from
     the planned one: citations are validated against the probed duration)."""
     planned = {truth.name: float(truth.duration_s) for truth in videos}
-    probed = {truth.name: store.media(truth.name)["info"].get("duration_s") for truth in videos}
+    probed = {truth.name: store.media(truth.name).duration_s for truth in videos}
     if probed != planned:
         judged = model_responses(videos, probed, JUDGE_CONFIGS[0], seed)
     with store.database.transaction():
@@ -261,7 +261,7 @@ def add_labelled_responses(store: ProjectStore, videos: list[VideoTruth], seed: 
     (video truth, plan) pairs in import order."""
     plans: list[tuple[VideoTruth, Plan]] = []
     for truth in videos:
-        duration = register_media(store, truth.name)["info"].get("duration_s")
+        duration = register_media(store, truth.name).duration_s
         for k in range(RESPONSES_PER_VIDEO):
             rid = f"{Path(truth.name).stem}-{k + 1:02d}"
             plan = make_response(rid, truth, len(plans), random.Random(f"{seed}:response:{rid}"))

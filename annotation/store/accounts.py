@@ -28,7 +28,9 @@ import threading
 import time
 import unicodedata
 
+from annotation.store.database import declare_tables
 from annotation.store.project_store import ROLES, ProjectStore
+from annotation.store.rows import Account, Person
 from annotation.store.sessions import forget_sessions, revoke_sessions
 
 # OWASP's scrypt guidance (2023): N = 2^17, r = 8, p = 1; it needs 128 MiB, above hashlib's
@@ -62,6 +64,7 @@ MIGRATIONS = [
     CREATE INDEX sign_in_failures_by_age ON sign_in_failures(last_at);
     """,
 ]
+TABLES = declare_tables(OWNER, MIGRATIONS)
 # Free failures before the first wait, per bucket: 'account' is one name from one client, 'name'
 # that name from anywhere, 'client' one client under any name (many people may share an address).
 FREE_FAILURES = {"account": 3, "name": 10, "client": 20}
@@ -161,14 +164,13 @@ def normalise_email(email: str) -> str:
     return normalised
 
 
-def account_by_email(store: ProjectStore, email: str) -> dict | None:
+def account_by_email(store: ProjectStore, email: str) -> Account | None:
     """The account whose stored email normalises to the same address as `email` (stored
     emails made before issue 23 were only lower-cased, so both sides are normalised here)."""
     wanted = normalise_email(email)
-    for user in store.users():
-        if user["email"] and _normalised_or_none(user["email"]) == wanted:
-            return store.user(user["name"])
-    return None
+    return next(
+        (user for user in store.users() if user.email and _normalised_or_none(user.email) == wanted), None
+    )
 
 
 def _normalised_or_none(email: str) -> str | None:
@@ -197,9 +199,9 @@ def verified_identity_email(identity: dict | None) -> tuple[str | None, str]:
 
 def _check_email_free(store: ProjectStore, email: str, name: str) -> None:
     owner = account_by_email(store, email)
-    if owner is not None and owner["name"] != name:
+    if owner is not None and owner.name != name:
         raise ValueError(
-            f"the email {email} already belongs to '{owner['name']}' (emails are unique per project)"
+            f"the email {email} already belongs to '{owner.name}' (emails are unique per project)"
         )
 
 
@@ -213,7 +215,7 @@ def add_account(store: ProjectStore, name: str, role: str, password: str, email:
         raise ValueError(f"role '{role}' is not one of {', '.join(ROLES)}")
     existing = store.user_ignoring_case(name)
     if existing is not None:
-        also = "" if existing["name"] == name else f" as '{existing['name']}' (names ignore case)"
+        also = "" if existing.name == name else f" as '{existing.name}' (names ignore case)"
         raise ValueError(f"user '{name}' already exists{also}")
     email = normalise_email(email) if email.strip() else None
     if email:
@@ -236,7 +238,7 @@ def set_email(store: ProjectStore, name: str, email: str) -> str | None:
     email = normalise_email(email) if email.strip() else None
     if email:
         _check_email_free(store, email, name)
-    if email != user["email"]:
+    if email != user.email:
         with store.database.transaction():
             store.set_user(name, email=email or "")
             revoke_sessions(store, name)
@@ -261,7 +263,7 @@ def set_role(store: ProjectStore, name: str, role: str) -> None:
         raise ValueError(f"there is no user '{name}'")
     if role not in ROLES:
         raise ValueError(f"role '{role}' is not one of {', '.join(ROLES)}")
-    if role == user["role"]:
+    if role == user.role:
         return
     _keep_an_admin(store, name, role)
     with store.database.transaction():
@@ -270,7 +272,7 @@ def set_role(store: ProjectStore, name: str, role: str) -> None:
 
 
 def _keep_an_admin(store: ProjectStore, name: str, new_role: str | None) -> None:
-    admins = [u["name"] for u in store.users() if u["role"] == "admin"]
+    admins = [u.name for u in store.users() if u.role == "admin"]
     if admins == [name] and new_role != "admin":
         raise ValueError("the project needs at least one admin")
 
@@ -286,14 +288,14 @@ def remove_account(store: ProjectStore, name: str) -> None:
         conn.execute("DELETE FROM users WHERE name = ?", [name])
 
 
-def account_for_identity(store: ProjectStore, email: str | None) -> dict | None:
-    """{'name', 'role'} of the account whose email is `email` (case and surrounding spaces
-    ignored), or None when there is none or `email` is empty or not an address."""
+def account_for_identity(store: ProjectStore, email: str | None) -> Person | None:
+    """The person whose account's email is `email` (case and surrounding spaces ignored), or
+    None when there is none or `email` is empty or not an address."""
     try:
         user = account_by_email(store, email or "")
     except ValueError:
         return None
-    return None if user is None else {"name": user["name"], "role": user["role"]}
+    return None if user is None else user.person
 
 
 def sign_in_client(peer: str | None, forwarded_for: str | None, proxy_configured: bool) -> str | None:
@@ -344,7 +346,7 @@ def sign_in_wait_s(
     """Seconds before the next sign-in attempt for this name (known or not) from this client is
     heard; 0 when it may be made now. `client` identifies where attempts come from (an address,
     see `sign_in_client`); `now` is a time.time() value (default: now)."""
-    store.database.migrate(OWNER, MIGRATIONS)
+    TABLES.ready(store.database)
     now = time.time() if now is None else now
     return _remaining_wait_s(store.database.connection, name, client, now)
 
@@ -352,7 +354,7 @@ def sign_in_wait_s(
 def _count_attempt(store: ProjectStore, name: str, client: str | None, now: float) -> bool:
     """In one transaction: forget old failures, check the wait, and (when none) count this
     attempt as a failure before any hashing; False when the attempt must wait."""
-    store.database.migrate(OWNER, MIGRATIONS)
+    TABLES.ready(store.database)
 
     def count(conn) -> bool:
         conn.execute("DELETE FROM sign_in_failures WHERE last_at <= ?", [now - FORGET_AFTER_S])
@@ -389,8 +391,8 @@ def _uncount_success(store: ProjectStore, name: str, client: str | None) -> None
 
 def authenticate(
     store: ProjectStore, name: str, password: str, *, client: str | None = None, now: float | None = None
-) -> dict | None:
-    """{'name', 'role'} when name (case and surrounding space ignored) and password match, else
+) -> Person | None:
+    """The person when name (case and surrounding space ignored) and password match, else
     None. None without hashing while `sign_in_wait_s` says to wait (ask it why); the attempt is
     counted against the buckets before the password is hashed, so parallel attempts are
     throttled like sequential ones; an unknown name costs what a wrong password does. A success
@@ -399,10 +401,10 @@ def authenticate(
     if not _count_attempt(store, name, client, now):
         return None
     user = store.user_ignoring_case(name.strip())
-    stored = None if user is None else user["password_hash"]
+    stored = None if user is None else user.password_hash
     if not verify_password(password, stored):
         return None
     _uncount_success(store, name, client)
     if needs_rehash(stored):
-        store.set_user(user["name"], password_hash=hash_password(password))
-    return {"name": user["name"], "role": user["role"]}
+        store.set_user(user.name, password_hash=hash_password(password))
+    return user.person

@@ -5,13 +5,15 @@ Streamlit runs each session in its own thread and a sqlite3 connection must not 
 use. Writes run in one IMMEDIATE transaction each, retried while another process holds the lock;
 a write inside `transaction()` joins it, so a caller can make several writes all or nothing.
 
-Each table has one owner module, which declares `OWNER` and `MIGRATIONS` (an append-only list of
-SQL scripts) and calls `database.migrate(OWNER, MIGRATIONS)` where its tables are first needed (the
-project store and the event log on open; accounts, sessions, drafts, sample queues, the judge-call
-cache on first use). That is the one way tables are made and changed: each owner is brought
-current once per `Database` (a project file opened in this process), never per call. The file's
-own owner (`FILE_OWNER`) keeps its version in `PRAGMA user_version`, every other in
-`schema_versions`.
+Each table has one owner module, which declares its tables once, at import:
+`TABLES = declare_tables(OWNER, MIGRATIONS)` (an append-only list of SQL scripts). That is the one
+way tables are made and changed: opening a project brings every declared owner current, in one
+place (`Database.migrate_declared`, the file's own owner first, then in the order declared; all
+that is behind in one transaction), versioned, and each owner once per `Database` (a project file
+opened in this process). Where an owner uses its tables it calls `TABLES.ready(database)`: a dictionary
+look-up once the open has migrated it, and the migration itself for a module first imported after
+the project was opened. The file's own owner (`FILE_OWNER`) keeps its version in
+`PRAGMA user_version`, every other in `schema_versions`.
 
 A file that cannot be a project (empty, not SQLite, damaged, newer than this tool) raises
 `ProjectFileError` with one line saying what is wrong. A file or directory this process may not
@@ -27,8 +29,9 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import sqlite_utils
@@ -77,6 +80,39 @@ def _is_disk_full(exc: BaseException) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class TableOwner:
+    """A module's tables: the owner's name (its row in `schema_versions`) and its migrations, each
+    taking the tables from version i to i + 1. `required`: a read-only file must hold them current
+    to open at all (the project's own tables, the event log); any other owner a read-only file does
+    not hold current is left as it is on open, and its first use says why (ProjectFileError)."""
+
+    name: str
+    migrations: tuple[str, ...]
+    required: bool = False
+
+    def ready(self, database: Database) -> None:
+        """Bring these tables current in `database` (nothing once they are: see `Database.migrate`)."""
+        database.migrate(self.name, self.migrations)
+
+
+# Every owner declared in this process, by name, in the order declared.
+_DECLARED: dict[str, TableOwner] = {}
+
+
+def declare_tables(name: str, migrations: Sequence[str], *, required: bool = False) -> TableOwner:
+    """Declare `name`'s tables (the owning module does, at import): every project opened from now
+    on brings them current (`Database.migrate_declared`). Declaring a name again replaces it."""
+    owner = TableOwner(name, tuple(migrations), required)
+    _DECLARED[name] = owner
+    return owner
+
+
+def declared_tables() -> list[TableOwner]:
+    """The declared owners in the order they are migrated: the file's own first, then as declared."""
+    return sorted(_DECLARED.values(), key=lambda owner: owner.name != FILE_OWNER)
+
+
 class Database:
     """A SQLite file with a connection per thread (WAL, foreign keys, 30 s busy timeout)."""
 
@@ -96,6 +132,8 @@ class Database:
         self.on_disk_full: Callable[[DiskFullError], None] | None = None
         # {owner: version} of the table owners brought current through this object (`migrate`).
         self._current: dict[str, int] = {}
+        # (owner, version reached) of every migration this object ran, in order (what an open did).
+        self.migrations_run: list[tuple[str, int]] = []
 
     @property
     def rows(self) -> sqlite_utils.Database:
@@ -184,11 +222,31 @@ class Database:
     def file_version(self) -> int:
         return self.connection.execute("PRAGMA user_version").fetchone()[0]
 
-    def migrate_file(self, migrations: list[str]) -> None:
-        """The file's own tables (the project store's): `migrate(FILE_OWNER, migrations)`."""
-        self.migrate(FILE_OWNER, migrations)
+    def migrate_declared(self) -> None:
+        """Bring every declared owner's tables current (`declared_tables` order): what opening a
+        project does. Whatever is behind is migrated in one transaction (all or nothing; the WAL
+        then holds each page once, so a new project fits a small disk); a current file is only read.
+        ProjectFileError as `migrate` — except that on a read-only file an owner that is not
+        `required` is left as it is (its first use raises then)."""
+        owners = declared_tables()
+        behind = [
+            owner
+            for owner in owners
+            if self._current.get(owner.name) != len(owner.migrations)
+            and self._version_of(self.connection, owner.name) != len(owner.migrations)
+        ]
+        if behind and not self.read_only:
+            with self.transaction():
+                for owner in behind:
+                    owner.ready(self)
+        for owner in owners:  # now remembered as current (inside the transaction they were not)
+            try:
+                owner.ready(self)
+            except ProjectFileError:
+                if owner.required or not self.read_only:
+                    raise
 
-    def migrate(self, owner: str, migrations: list[str]) -> None:
+    def migrate(self, owner: str, migrations: Sequence[str]) -> None:
         """Bring `owner`'s tables to len(migrations), one migration per transaction, once per
         Database (per file opened in this process): a later call for an owner already brought
         current reads and writes nothing, so an owner may call it wherever its tables are used.
@@ -224,7 +282,7 @@ class Database:
             [owner, version],
         )
 
-    def _migrate(self, owner: str, migrations: list[str]) -> None:
+    def _migrate(self, owner: str, migrations: Sequence[str]) -> None:
         newest = len(migrations)
         current = self._version_of(self.connection, owner)
         tables = "schema" if owner == FILE_OWNER else f"{owner} tables' schema"
@@ -242,6 +300,7 @@ class Database:
             if self._version_of(conn, owner) == version:  # another process may have migrated meanwhile
                 _run_script(conn, migrations[version])
                 self._set_version(conn, owner, version + 1)
+                self.migrations_run.append((owner, version + 1))
 
         for version in range(current, newest):
             self.write(lambda conn, v=version: step(conn, v))

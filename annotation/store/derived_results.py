@@ -40,7 +40,7 @@ from functools import cache
 from importlib import metadata
 from pathlib import Path
 
-from annotation.store.database import ProjectFileError
+from annotation.store.database import ProjectFileError, declare_tables
 
 OWNER = "derived_results"
 # Append, never edit.
@@ -51,6 +51,7 @@ MIGRATIONS: list[str] = [
         key TEXT NOT NULL, result BLOB NOT NULL);
     """,
 ]
+TABLES = declare_tables(OWNER, MIGRATIONS)
 ANNOTATION = Path(__file__).resolve().parents[1]
 # The code a response's derived result is a function of (package folders and modules, relative to
 # annotation/), and the libraries whose numbers the clustering uses.
@@ -103,7 +104,7 @@ def deriver() -> str:
 def kept(store) -> bool:
     """Whether results can be read from this project (its table made, or already there)."""
     try:
-        store.database.migrate(OWNER, MIGRATIONS)
+        TABLES.ready(store.database)
     except ProjectFileError:  # read-only, and the table is not there yet
         return False
     return True

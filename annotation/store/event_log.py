@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from annotation.store.database import Database
+from annotation.store.database import Database, declare_tables
 
 EVENT_KINDS = ("label", "undo", "skip", "flag")
 OWNER = "events"
@@ -73,6 +73,7 @@ MIGRATIONS: list[str] = [
     END;
     """,
 ]
+TABLES = declare_tables(OWNER, MIGRATIONS, required=True)
 # An event's columns in table order (events, the views and labels_in_force share them)
 COLUMNS = "id, at, who, response_id, unit, task, kind, value, spent_ms, ref"
 
@@ -142,10 +143,6 @@ class EventLog:
 
     def __init__(self, database: Database):
         self.database = database
-
-    def migrate(self) -> None:
-        """Bring the event log's tables to their current schema (the project store calls it on open)."""
-        self.database.migrate(OWNER, MIGRATIONS)
 
     def append(
         self,

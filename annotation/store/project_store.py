@@ -20,11 +20,19 @@ from pathlib import Path
 
 from annotation.protocol.ids import Source
 from annotation.protocol.records import EvaluationRecord, Response, Sentence
-from annotation.store.database import Database, ProjectFileError, check_database_file
+from annotation.store.database import (
+    FILE_OWNER,
+    Database,
+    ProjectFileError,
+    check_database_file,
+    declare_tables,
+)
 from annotation.store.event_log import EventLog, utc_now
+from annotation.store.rows import Account, MediaFile
 
 DB_NAME = "project.db"
 ROLES = ("annotator", "adjudicator", "admin")
+_ACCOUNT_COLUMNS = "name, role, email, password_hash"  # `Account`'s fields, in order
 
 # Each migration takes the schema from version i to i+1. Append, never edit. (The first one also
 # created the event log's tables and the judge-call cache's table until each got its own owner
@@ -84,6 +92,7 @@ MIGRATIONS: list[str] = [
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
+TABLES = declare_tables(FILE_OWNER, MIGRATIONS, required=True)
 # The columns that hold JSON text: a malformed cell is named when the project is opened, not a
 # traceback later. Scanning them all on every open cost 0.5 s at 50,000 judge records, so each
 # column has triggers (`JSON_CELL_MIGRATIONS`) that note a malformed value whenever one is written —
@@ -125,6 +134,9 @@ def _json_cell_triggers(cells) -> str:
 JSON_CELL_MIGRATIONS: list[str] = [
     "CREATE TABLE json_cell_faults (tbl TEXT NOT NULL, key NOT NULL);\n" + _json_cell_triggers(JSON_CELLS),
 ]
+# Not required: a read-only file without the triggers is left as it is (then `_check_json_cells`
+# scans every cell).
+JSON_CELL_TABLES = declare_tables(JSON_CELL_OWNER, JSON_CELL_MIGRATIONS)
 
 
 # What a record's sentence repeats of its response's sentence (the keys Sentence.to_dict writes).
@@ -165,6 +177,18 @@ def compact_record(record_json: str, response_sentences_json: str | None) -> str
     return json.dumps(_compact(record, json.loads(response_sentences_json or "[]")))
 
 
+class NoProjectError(FileNotFoundError):
+    """There is no project in `directory` (its database is missing). `problem` says so without
+    the directory, for a caller that names the directory itself (a located error)."""
+
+    def __init__(self, directory: Path):
+        self.directory = Path(directory)
+        self.problem = (
+            f"no project here ({DB_NAME} missing); create one with `python -m annotation import` or `demo`"
+        )
+        super().__init__(f"{directory}: {self.problem}")
+
+
 class ProjectStore:
     """A project directory: `project.db`, a media root, and caches.
 
@@ -184,22 +208,18 @@ class ProjectStore:
         """The project at `directory` (made there when `create`). FileNotFoundError when there is
         none; ProjectFileError (one line: the file and what is wrong) for a database that is
         empty, not SQLite, damaged, newer than this tool, or has a malformed JSON cell. A file
-        this process may not write opens read-only."""
+        this process may not write opens read-only. (NoProjectError is a FileNotFoundError.)
+        Opening brings every declared owner's tables current (`Database.migrate_declared`)."""
         directory = Path(directory)
         check_database_file(directory / DB_NAME)
         if not (directory / DB_NAME).exists():
             if not create:
-                raise FileNotFoundError(
-                    f"{directory}: no project here ({DB_NAME} missing); "
-                    "create one with `python -m annotation import` or `demo`"
-                )
+                raise NoProjectError(directory)
             directory.mkdir(parents=True, exist_ok=True)
         store = cls(directory)
         store.database.connection.create_function("compact_record", 2, compact_record, deterministic=True)
         try:
-            store.database.migrate_file(MIGRATIONS)
-            store.events.migrate()
-            store._migrate_json_cells()
+            store.database.migrate_declared()
             store._check_json_cells()
         except ProjectFileError:
             store.close()
@@ -208,15 +228,6 @@ class ProjectStore:
             store.close()
             raise ProjectFileError(f"{store.db_path}: cannot be used ({exc})") from None
         return store
-
-    def _migrate_json_cells(self) -> None:
-        """The JSON-cell triggers (see JSON_CELLS); a read-only file without them is left as it is
-        (then `_check_json_cells` scans every cell)."""
-        try:
-            self.database.migrate(JSON_CELL_OWNER, JSON_CELL_MIGRATIONS)
-        except ProjectFileError:
-            if not self.database.read_only:
-                raise
 
     def _check_json_cells(self) -> None:
         """ProjectFileError naming the first cell of a JSON column that is not valid JSON: in the rows
@@ -332,22 +343,16 @@ class ProjectStore:
             lambda c: c.execute("UPDATE media SET proxy_path = ? WHERE name = ?", [stored, name])
         )
 
-    def media(self, name: str) -> dict | None:
-        """{'name','path','sha256','info': dict,'proxy_path'} or None when not registered. `path`
-        is relative to the media root: read the file through `annotation.project.media_source`,
-        which checks it again; `proxy_path` is the proxy's full path (or None)."""
+    def media(self, name: str) -> MediaFile | None:
+        """The media row `name`, or None when not registered (see `MediaFile`; its `proxy_path`
+        is the proxy's full path)."""
         row = self.database.connection.execute(
             "SELECT name, path, sha256, info, proxy_path FROM media WHERE name = ?", [name]
         ).fetchone()
         if row is None:
             return None
-        return {
-            "name": row[0],
-            "path": row[1],
-            "sha256": row[2],
-            "info": json.loads(row[3]),
-            "proxy_path": None if row[4] is None else str(self.directory / row[4]),
-        }
+        proxy = None if row[4] is None else str(self.directory / row[4])
+        return MediaFile(row[0], row[1], row[2], json.loads(row[3]), proxy)
 
     def media_names(self) -> list[str]:
         return [r[0] for r in self.database.connection.execute("SELECT name FROM media ORDER BY name")]
@@ -638,17 +643,13 @@ class ProjectStore:
 
         self.database.write(update)
 
-    def user(self, name: str) -> dict | None:
+    def user(self, name: str) -> Account | None:
         row = self.database.connection.execute(
-            "SELECT name, role, password_hash, email FROM users WHERE name = ?", [name]
+            f"SELECT {_ACCOUNT_COLUMNS} FROM users WHERE name = ?", [name]
         ).fetchone()
-        return (
-            None
-            if row is None
-            else {"name": row[0], "role": row[1], "password_hash": row[2], "email": row[3]}
-        )
+        return None if row is None else Account(*row)
 
-    def user_ignoring_case(self, name: str) -> dict | None:
+    def user_ignoring_case(self, name: str) -> Account | None:
         """The account named `name`, or else the one whose name differs from it only in case
         (None when there is none, or several and none exactly)."""
         exact = self.user(name)
@@ -659,15 +660,16 @@ class ProjectStore:
         matches = [n for n in names if n.casefold() == wanted]
         return self.user(matches[0]) if len(matches) == 1 else None
 
-    def user_by_email(self, email: str) -> dict | None:
-        """The account whose email equals `email` ignoring case (same keys as `user`), or None."""
+    def user_by_email(self, email: str) -> Account | None:
+        """The account whose email equals `email` ignoring case, or None."""
         row = self.database.connection.execute(
             "SELECT name FROM users WHERE lower(email) = lower(?)", [email.strip()]
         ).fetchone()
         return None if row is None else self.user(row[0])
 
-    def users(self) -> list[dict]:
+    def users(self) -> list[Account]:
+        """Every account, by name."""
         return [
-            {"name": r[0], "role": r[1], "email": r[2]}
-            for r in self.database.connection.execute("SELECT name, role, email FROM users ORDER BY name")
+            Account(*row)
+            for row in self.database.connection.execute(f"SELECT {_ACCOUNT_COLUMNS} FROM users ORDER BY name")
         ]

@@ -20,8 +20,10 @@ import hmac
 import secrets
 import time
 
+from annotation.store.database import declare_tables
 from annotation.store.event_log import utc_now
 from annotation.store.project_store import ProjectStore
+from annotation.store.rows import Person
 
 OWNER = "sessions"
 # Append, never edit.
@@ -35,12 +37,13 @@ MIGRATIONS: list[str] = [
         created_at TEXT NOT NULL);
     """,
 ]
+TABLES = declare_tables(OWNER, MIGRATIONS)
 DEFAULT_LIFETIME_S = 14 * 24 * 3600
 
 
 def _ready(store: ProjectStore) -> None:
     """This module's tables, brought current once per database (`Database.migrate`)."""
-    store.database.migrate(OWNER, MIGRATIONS)
+    TABLES.ready(store.database)
 
 
 def _secret(store: ProjectStore) -> bytes:
@@ -96,8 +99,8 @@ def _parse(token: str | None) -> tuple[str, int, str] | None:
     return parts[0], int(parts[1]), parts[2]
 
 
-def session_user(store: ProjectStore, token: str | None, now: float | None = None) -> dict | None:
-    """{'name', 'role'} of the live session `token` names; None for anything else (malformed,
+def session_user(store: ProjectStore, token: str | None, now: float | None = None) -> Person | None:
+    """The person of the live session `token` names; None for anything else (malformed,
     badly signed, expired, revoked, unknown, or the account is gone)."""
     parsed = _parse(token)
     if parsed is None:
@@ -113,7 +116,7 @@ def session_user(store: ProjectStore, token: str | None, now: float | None = Non
     if row is None or row[2] is not None or row[1] != expires:
         return None
     user = store.user(row[0])
-    return None if user is None else {"name": user["name"], "role": user["role"]}
+    return None if user is None else user.person
 
 
 def end_session(store: ProjectStore, token: str | None) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from annotation.store.database import declare_tables
 from annotation.store.event_log import utc_now
 
 OWNER = "drafts"
@@ -22,11 +23,12 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (who, response_id, unit));
     """,
 ]
+TABLES = declare_tables(OWNER, MIGRATIONS)
 
 
 def _ready(store) -> None:
     """This module's tables, brought current once per database (`Database.migrate`)."""
-    store.database.migrate(OWNER, MIGRATIONS)
+    TABLES.ready(store.database)
 
 
 def _clean(facts: list[dict]) -> list[dict]:

@@ -57,7 +57,7 @@ def overlap(store) -> int:
 def pool(store) -> list[str]:
     """The annotators who receive responses, sorted: setting `pool` (names of existing
     accounts; unknown names are ignored), else every account whose role is annotator."""
-    known = {u["name"]: u["role"] for u in store.users()}
+    known = {u.name: u.role for u in store.users()}
     chosen = store.get_setting("pool")
     if chosen is None:
         return sorted(name for name, role in known.items() if role == "annotator")
@@ -138,7 +138,7 @@ def team_progress(store) -> tuple[list[Progress], Progress]:
     the response list and the pool once."""
     ids = annotation_response_ids(store)
     members = pool(store)
-    roles = {u["name"]: u["role"] for u in store.users()}
+    roles = {u.name: u.role for u in store.users()}
     labellers = {who for who in store.events.event_authors() if roles.get(who, "annotator") == "annotator"}
     rows = [
         progress(store, who, assigned=assigned_response_ids(store, who, response_ids=ids, members=members))

@@ -2,7 +2,7 @@
 stratified random sample of each model's responses), and which responses annotators are asked.
 
 A queue is a name and its responses in the order drawn, each with its stratum (table
-`sample_queues`, owned here, migrated with `store.database.migrate` when the first queue is made;
+`sample_queues`, owned and declared here, made when a project opens (`declare_tables`);
 queues are never changed once made). Annotators are asked `annotation_response_ids`: the queued
 responses first, queue by queue in the order they were made, then — unless the project's setting
 `annotate` is "queues" — every other response in import order. A project that scores thousands of
@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from annotation.store.database import declare_tables
 from annotation.store.event_log import utc_now
 
 OWNER = "sample_queues"
@@ -27,6 +28,7 @@ MIGRATIONS: list[str] = [
     CREATE INDEX sample_queues_by_response ON sample_queues(response_id);
     """,
 ]
+TABLES = declare_tables(OWNER, MIGRATIONS)
 SCOPE_SETTING = "annotate"
 SCOPES = ("all", "queues")  # every response (queued ones first), or only the queued ones
 
@@ -83,7 +85,7 @@ def create_sample_queue(store, name: str, sample: list[tuple[str, str | None]]) 
         )
         if wrong
     ]
-    store.database.migrate(OWNER, MIGRATIONS)
+    TABLES.ready(store.database)
     now = utc_now()
     with store.database.transaction() as conn:  # the name is checked and taken at once
         if name and name in queue_names(store):

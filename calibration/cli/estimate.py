@@ -203,7 +203,7 @@ def _gold_used_once(store, calibrated, rows, report, args, notes: list[str]):
 
 def cmd_estimate(args) -> int:
     """Estimate, print; bad input → every problem on stderr, exit 2."""
-    from annotation.store.project_store import ProjectStore
+    from annotation.store.project_store import NoProjectError, ProjectStore
 
     problems = _argument_problems(args)
     if problems:
@@ -211,8 +211,8 @@ def cmd_estimate(args) -> int:
         return 2
     try:
         store = ProjectStore.open(args.project)
-    except FileNotFoundError as exc:
-        _print_problems([Problem(args.project, None, None, str(exc).removeprefix(f"{args.project}: "))])
+    except NoProjectError as exc:
+        _print_problems([Problem(args.project, None, None, exc.problem)])
         return 2
     notes: list[str] = []
     try:

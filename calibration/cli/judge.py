@@ -79,7 +79,7 @@ def _problems(exc: InputError) -> int:
 
 
 def cmd_judge(args) -> int:
-    from annotation.store.project_store import ProjectStore
+    from annotation.store.project_store import NoProjectError, ProjectStore
     from calibration.judges.judges_file import load_judges, parse_configuration
 
     try:
@@ -93,8 +93,8 @@ def cmd_judge(args) -> int:
         if args.project:
             try:
                 store = ProjectStore.open(args.project)
-            except FileNotFoundError as exc:
-                raise InputError(str(exc), path=args.project, field="--project") from None
+            except NoProjectError as exc:
+                raise InputError(exc.problem, path=args.project, field="--project") from None
         if args.judge_command == "list":
             return _list(judges, store)
         if args.judge_command == "assemble":

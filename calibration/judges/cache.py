@@ -14,6 +14,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 
+from annotation.store.database import declare_tables
 from annotation.store.event_log import utc_now
 from annotation.store.project_store import ProjectStore
 
@@ -29,6 +30,7 @@ MIGRATIONS: list[str] = [
         created_at TEXT NOT NULL);
     """,
 ]
+TABLES = declare_tables(OWNER, MIGRATIONS)
 
 
 def call_key(
@@ -98,7 +100,7 @@ class CallCache:
 
     def __init__(self, store: ProjectStore):
         self.database = store.database
-        self.database.migrate(OWNER, MIGRATIONS)
+        TABLES.ready(self.database)
 
     def get(self, key: str) -> CallRecord | None:
         rows = self.database.query("SELECT * FROM judge_calls WHERE key = ?", [key])

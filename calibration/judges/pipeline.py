@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import annotation.media.clips as media_recipe
@@ -32,6 +32,7 @@ from annotation.protocol.derivation import derive_entailment
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Response, Sentence
 from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
+from annotation.store.rows import MediaFile
 from calibration.judges import prompts
 from calibration.judges.adapters import MediaPart
 from calibration.judges.cache import call_key
@@ -99,7 +100,7 @@ class MediaPartSpec:
         return MediaPart(Path(clip.path), clip.kind)
 
 
-def media_part_spec(citation: Citation, media: dict, judge: JudgeConfig) -> MediaPartSpec:
+def media_part_spec(citation: Citation, media: MediaFile, judge: JudgeConfig) -> MediaPartSpec:
     """The part a valid citation becomes for `judge`: visual point → one frame, visual span →
     muted video, audio → audio only; the judge's limits apply (see `cut_clip`)."""
     from annotation.media.clips import AUDIO_POINT_S
@@ -109,12 +110,12 @@ def media_part_spec(citation: Citation, media: dict, judge: JudgeConfig) -> Medi
     shown_end = end + AUDIO_POINT_S if kind == "audio" and start == end else end
     if judge.max_clip_s is not None and kind != "frame":
         shown_end = min(shown_end, start + judge.max_clip_s)
-    duration = (media.get("info") or {}).get("duration_s")
+    duration = media.duration_s
     if duration is not None:
         shown_end = max(start, min(shown_end, float(duration)))
     return MediaPartSpec(
-        media["path"],
-        media["sha256"],
+        media.path,
+        media.sha256,
         citation.modality,
         kind,
         start,
@@ -214,7 +215,7 @@ class ResponsePipeline:
         judges: dict[str, JudgeConfig],
         response: Response,
         sentences: list[Sentence],
-        media: dict | None,
+        media: MediaFile | None,
         gold: EvaluationRecord | None,
         ask: Ask,
         on_unknown_facts: Callable[[JudgeConfig, Sentence, Sentence | None, str], None] | None = None,
@@ -340,7 +341,7 @@ class ResponsePipeline:
 class _FactQuestions:
     """The entailment questions of one fact and their answers (None = not yet / undetermined)."""
 
-    def __init__(self, sentence: Sentence, fact: Fact, judge: JudgeConfig, media: dict | None):
+    def __init__(self, sentence: Sentence, fact: Fact, judge: JudgeConfig, media: MediaFile | None):
         self.sentence, self.fact, self.judge, self.media = sentence, fact, judge, media
         self.k = len(fact.citations)
         self.valid = [
@@ -449,7 +450,7 @@ def project_pipelines(
         media = store.media(response.video) if response.video else None
         if media is not None:  # the file is checked again inside the media root on every read
             try:
-                media = {**media, "path": str(media_source(store, media))}
+                media = replace(media, path=str(media_source(store, media)))
             except (ValueError, FileNotFoundError):
                 media = None  # escaped or gone: the judge is not shown it (the fact is undetermined)
         for configuration in configurations:

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from functools import cache
 
 from annotation.agreement.gold import without_cycle_collection
-from annotation.store.database import ProjectFileError
+from annotation.store.database import ProjectFileError, declare_tables
 from calibration.scoring import murgat_s
 from calibration.scoring.murgat_s import PRECISION_MODES, ResponseScore, score_record_modes
 
@@ -37,6 +37,7 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (record_id, precision_mode, scorer)) WITHOUT ROWID;
     """,
 ]
+TABLES = declare_tables(OWNER, MIGRATIONS)
 # ResponseScore's fields after (response_id, source, precision_mode), in the table's column order
 _VALUES = (
     "coverage",
@@ -65,7 +66,7 @@ def scorer() -> str:
 def _kept(store) -> bool:
     """Whether scores can be kept in this project (its table made, or already there)."""
     try:
-        store.database.migrate(OWNER, MIGRATIONS)
+        TABLES.ready(store.database)
     except ProjectFileError:  # read-only, and the table is not there yet
         return False
     return not store.database.read_only

@@ -11,11 +11,12 @@ from typing import NamedTuple
 
 from annotation.agreement.gold import without_cycle_collection
 from annotation.formats.readers import load_rows, read_any
+from annotation.project_settings import SettingError
 from annotation.protocol.errors import InputError, Problem
 from annotation.protocol.ids import Source, source_kind
 from annotation.protocol.records import EvaluationRecord
 from annotation.state import project_state
-from annotation.store.project_store import ProjectStore
+from annotation.store.project_store import NoProjectError, ProjectStore
 
 
 class SweepInputs(NamedTuple):
@@ -162,16 +163,16 @@ def inputs_from_project_dir(directory: str, problems: list[Problem]) -> SweepInp
     empty)."""
     try:
         store = ProjectStore.open(directory)
-    except (FileNotFoundError, InputError) as exc:
+    except (NoProjectError, InputError) as exc:
         if isinstance(exc, InputError):
             problems.extend(exc.problems)
         else:
-            problems.append(Problem(directory, None, None, str(exc).removeprefix(f"{directory}: ")))
+            problems.append(Problem(directory, None, None, exc.problem))
         return SweepInputs([], [], [])
     try:
         inputs = inputs_from_project(store)
-    except ValueError as exc:  # e.g. a gold_rule setting the gold derivation does not know
-        problems.append(Problem(directory, None, "gold_rule", str(exc)))
+    except SettingError as exc:  # a setting written by hand or by an older tool: each one named
+        problems.extend(Problem(directory, None, name, problem) for name, problem in exc.refused.items())
         return SweepInputs([], [], [])
     finally:
         store.close()

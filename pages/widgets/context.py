@@ -24,6 +24,7 @@ from annotation.state import ProjectState, project_state
 from annotation.store.accounts import sign_in_client
 from annotation.store.database import DiskFullError, ProjectFileError
 from annotation.store.project_store import DB_NAME, ProjectStore
+from annotation.store.rows import Person
 from annotation.store.sessions import end_session, session_user, start_session
 from pages.widgets.session_cookie import token_from_browser
 
@@ -146,8 +147,8 @@ def current_state(store: ProjectStore) -> ProjectState:
     return project_state(store)
 
 
-def current_user() -> dict | None:
-    """{'name', 'role'} of the signed-in person, re-read from the store so a role change or a
+def current_user() -> Person | None:
+    """The signed-in person, re-read from the store so a role change or a
     removed account takes effect at once; None when nobody is signed in. A page opened anew
     (reload, Back, a new tab) signs in from the browser's session cookie; a session revoked
     meanwhile (signed out in another tab, expired) signs this one out too. A write that failed
@@ -159,8 +160,8 @@ def current_user() -> dict | None:
     if token is not None:
         fresh = session_user(store, token)
     else:  # signed in without a session (a test setting the person directly)
-        account = store.user(st.session_state["user"]["name"])
-        fresh = None if account is None else {"name": account["name"], "role": account["role"]}
+        account = store.user(st.session_state["user"].name)
+        fresh = None if account is None else account.person
     if fresh is None:
         st.session_state.pop("user", None)
         st.session_state.pop("session_token", None)
@@ -184,11 +185,11 @@ def resume_session() -> bool:
     return False
 
 
-def sign_in_as(store: ProjectStore, user: dict) -> None:
+def sign_in_as(store: ProjectStore, user: Person) -> None:
     """Sign `user` in for this page and start the session the browser will keep."""
     st.session_state.pop("session_token", None)
     st.session_state["user"] = user
-    st.session_state["session_token"] = start_session(store, user["name"])
+    st.session_state["session_token"] = start_session(store, user.name)
 
 
 # Set to the proxies uvicorn may believe (e.g. "10.0.0.5"); unset, its default believes any

@@ -20,6 +20,7 @@ from annotation.store.accounts import (
     sign_in_wait_s,
     verified_identity_email,
 )
+from annotation.store.rows import Person
 from pages.widgets.context import (
     APP_DIR,
     available_projects,
@@ -62,7 +63,7 @@ def sign_in_screen() -> None:
 
 def sign_in_page() -> None:
     """Choose the project (when there are several), then name and password, or single sign-on
-    when the secrets configure it; on success the person ({'name', 'role'}) goes into session
+    when the secrets configure it; on success the person (`Person`) goes into session
     state, a session starts (kept in the browser's cookie) and the app reruns."""
     keep_in_browser(None)  # whatever session cookie brought nobody in: gone
     _, middle, _ = st.columns([1, 2, 1])
@@ -158,17 +159,17 @@ def single_sign_on(store, provider: str | None) -> None:
     st.button("Sign out of single sign-on", key="sso_sign_out", on_click=st.logout)
 
 
-def signed_in_user() -> dict | None:
+def signed_in_user() -> Person | None:
     with friendly_errors("the sign-in"):
         return current_user()
     return None
 
 
-def account_line(store, user: dict) -> None:
+def account_line(store, user: Person) -> None:
     """Project, person and role, the synthetic-data banner, and Sign out: one line."""
     line = st.container(horizontal=True, vertical_alignment="center", key="murgat_account")
     line.caption(
-        f"Project **{literal(Path(store.directory).name)}** · **{literal(user['name'])}** ({user['role']})",
+        f"Project **{literal(Path(store.directory).name)}** · **{literal(user.name)}** ({user.role})",
         width="content",
     )
     with line.container(key="murgat_banner", width="stretch"):
@@ -190,7 +191,7 @@ def run_page(body, *roles: str, title: str = "this page") -> None:
     store = current_store()
     keep_in_browser(st.session_state.get("session_token"))
     account_line(store, user)
-    if roles and user["role"] not in roles:
+    if roles and user.role not in roles:
         st.error("This page is not available to your role.")
         st.stop()
     with friendly_errors(title):

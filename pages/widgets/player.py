@@ -25,6 +25,7 @@ from annotation.media.clips import AUDIO_POINT_S, ClipPrefetcher, cut_clip
 from annotation.project import media_source, prepare_media
 from annotation.project_settings import ProjectSettings
 from annotation.protocol.citations import Citation
+from annotation.store.rows import MediaFile
 from pages.widgets.context import APP_DIR, component_key, show_text
 from pages.widgets.response_view import chip_label
 from pages.widgets.sound import sound_data, span_view
@@ -39,37 +40,37 @@ _proxy_lock = threading.Lock()
 _proxy_jobs: dict[str, threading.Thread] = {}  # media sha256 → builder (process-wide)
 
 
-def _build_proxy(store, media: dict) -> None:
+def _build_proxy(store, media: MediaFile) -> None:
     try:
-        prepare_media(store, media["name"])
+        prepare_media(store, media.name)
     except Exception:  # a failed proxy only costs speed: clips keep coming from the source
-        log.exception("could not build a proxy for %s", media["name"])
+        log.exception("could not build a proxy for %s", media.name)
     finally:
         store.close()
 
 
-def ready_proxy(store, media: dict) -> Path | None:
+def ready_proxy(store, media: MediaFile) -> Path | None:
     """The media's proxy when it exists; otherwise start building it (once per process)
     in the background and return None, so the caller cuts from the source meanwhile."""
-    proxy = media.get("proxy_path")
+    proxy = media.proxy_path
     if proxy and Path(proxy).exists():
         return Path(proxy)
     with _proxy_lock:
-        job = _proxy_jobs.get(media["sha256"])
+        job = _proxy_jobs.get(media.sha256)
         if job is None:
             job = threading.Thread(
-                target=_build_proxy, args=(store, media), daemon=True, name=f"proxy-{media['name']}"
+                target=_build_proxy, args=(store, media), daemon=True, name=f"proxy-{media.name}"
             )
-            _proxy_jobs[media["sha256"]] = job
+            _proxy_jobs[media.sha256] = job
             job.start()
     return None
 
 
-def cut(store, media: dict, citation: Citation, pad_s: float):
+def cut(store, media: MediaFile, citation: Citation, pad_s: float):
     """The clip of `citation` with `pad_s` around it (pad 0 on a visual point: its frame)."""
     return cut_clip(
         media_source(store, media),
-        media["sha256"],
+        media.sha256,
         citation.modality,
         citation.start,
         citation.end,
@@ -92,7 +93,7 @@ def media_url(path: Path, mimetype: str, slot: str) -> str:
 
 def player_data(
     store,
-    media: dict,
+    media: MediaFile,
     citation: Citation,
     pad_s: float,
     slot: str,
@@ -113,11 +114,11 @@ def player_data(
         "clip_end_s": clip.source_end_s,
         "cited_start_s": clip.cited_start_s,
         "cited_end_s": min(cited_end, clip.source_end_s),
-        "media_duration_s": float(media.get("info", {}).get("duration_s") or clip.source_end_s),
+        "media_duration_s": float(media.duration_s or clip.source_end_s),
         "poster": None,
         "sound": None,
         "lead_in_s": lead_in_s,
-        "fps": float(media.get("info", {}).get("fps") or 25.0),
+        "fps": float(media.info.get("fps") or 25.0),
     }
     if clip.kind == "video":
         frame = cut(store, media, Citation("visual", citation.start, citation.start), 0.0)
@@ -194,7 +195,7 @@ def play_citations(
         st.warning(problem)
 
 
-def prepare(store, media: dict, citation: Citation, pad_s: float) -> None:
+def prepare(store, media: MediaFile, citation: Citation, pad_s: float) -> None:
     """Make (and cache on disk) all a player of `citation` needs: its clip, and a video's poster
     or an audio clip's sound view."""
     clip = cut(store, media, citation, pad_s or POINT_CONTEXT_S)

@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 from annotation.media.sound_cache import load_sound_view
 from annotation.media.soundview import compact_db
 from annotation.project import media_source
+from annotation.store.rows import MediaFile
 
 log = logging.getLogger("murgat.app")
 # Magma, but starting at pure black: Streamlit's chart draws Magma's first colour, "#000004", pink,
@@ -73,12 +74,12 @@ def add_sound_traces(figure: go.Figure, view, waveform_row: int, spectrogram_row
 PLAYER_COLUMNS = 240  # the player's sound view: columns of the waveform and the spectrogram
 
 
-def span_view(store, media: dict, start_s: float, end_s: float):
+def span_view(store, media: MediaFile, start_s: float, end_s: float):
     """The sound view of [start_s, end_s) of the media as a player draws it (cached on disk;
     `pages.widgets.player.prepare` makes it ahead of time). Errors as `load_sound_view`."""
     return load_sound_view(
         media_source(store, media),
-        media["sha256"],
+        media.sha256,
         store.cache_dir / "clips",
         start_s=start_s,
         end_s=end_s,
@@ -87,14 +88,14 @@ def span_view(store, media: dict, start_s: float, end_s: float):
     )
 
 
-def sound_data(store, media: dict, start_s: float, end_s: float) -> dict | None:
+def sound_data(store, media: MediaFile, start_s: float, end_s: float) -> dict | None:
     """The sound of [start_s, end_s) of the media for the player's own view: the waveform's
     min/max per column (−1..1) and the spectrogram as bytes (0 = −80 dB, 255 = 0 dB; row 0 the
     lowest band) with its colours. None (and a log entry) when the sound cannot be decoded."""
     try:
         view = span_view(store, media, start_s, end_s)
     except Exception:
-        log.exception("could not decode the sound of %s at %.3f-%.3f", media.get("name"), start_s, end_s)
+        log.exception("could not decode the sound of %s at %.3f-%.3f", media.name, start_s, end_s)
         return None
     levels = np.clip((view.spectrogram_db + 80.0) * (255.0 / 80.0), 0, 255).astype(np.uint8)
     return {
@@ -109,14 +110,14 @@ def sound_data(store, media: dict, start_s: float, end_s: float) -> dict | None:
     }
 
 
-def whole_media_sound(store, media: dict):
+def whole_media_sound(store, media: MediaFile):
     """The whole file's sound view (cached at import by prepare_media); on a first look at a
     long file not prepared yet, an overview while the exact view is computed. None (and a
     log entry) when the sound cannot be decoded."""
     try:
         return load_sound_view(
-            media_source(store, media), media["sha256"], store.cache_dir / "clips", overview_first=True
+            media_source(store, media), media.sha256, store.cache_dir / "clips", overview_first=True
         )
     except Exception:
-        log.exception("could not decode the sound of %s", media.get("name"))
+        log.exception("could not decode the sound of %s", media.name)
         return None

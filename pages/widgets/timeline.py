@@ -95,10 +95,9 @@ def timeline_figure(sentences: list[Sentence], duration_s: float | None, sound=N
 def citation_timeline(store, video_name: str | None, sentences: list[Sentence], key: str) -> None:
     """The timeline; a click on a citation reruns, and `jumped_to(key)` then names it."""
     media = store.media(video_name) if video_name else None
-    info = (media or {}).get("info", {})
-    sound = whole_media_sound(store, media) if info.get("has_audio") else None
+    sound = whole_media_sound(store, media) if media is not None and media.has_audio else None
     st.plotly_chart(
-        timeline_figure(sentences, info.get("duration_s"), sound),
+        timeline_figure(sentences, None if media is None else media.duration_s, sound),
         key=key,
         on_select="rerun",
         selection_mode="points",

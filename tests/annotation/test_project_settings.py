@@ -102,3 +102,10 @@ def test_every_known_setting_is_a_field_of_the_typed_settings_and_its_default_pa
     assert list(KNOWN) == [f.name for f in fields(ProjectSettings)]
     defaults = ProjectSettings()  # made through the checks
     assert defaults.pool is None and defaults.synthetic is False
+
+
+def test_a_refusal_names_each_setting_it_refuses_for_a_caller_to_locate(store):
+    with pytest.raises(SettingError) as refused:
+        write_settings(store, {"pad_s": -1, "overlap": 2, "colour": "red"})
+    assert refused.value.names == ["pad_s", "colour"]
+    assert refused.value.refused["pad_s"].startswith("project setting pad_s = -1 is refused")

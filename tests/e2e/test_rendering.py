@@ -69,7 +69,7 @@ def project(tmp_path_factory, payload_server):
     host = payload_server
     store = ProjectStore.open(tmp_path_factory.mktemp("e2e-rendering") / "p", create=True)
     make_video(store.media_root / "clip.mp4")
-    info = register_media(store, "clip.mp4")["info"]
+    info = register_media(store, "clip.mp4").info
     first = f"r1 {payload(host, 'id')}"
     text = (
         f"A man waves (visual, 0:01). He smiles {payload(host, 'text')} "

@@ -5,6 +5,7 @@ from app_support import open_page_as, press, tiny_project
 
 from annotation.store.accounts import authenticate
 from annotation.store.project_store import ProjectStore
+from annotation.store.rows import Person
 
 
 @pytest.fixture
@@ -23,7 +24,7 @@ def test_admin_adds_a_person_who_can_then_sign_in(admin, project):
     admin.selectbox(key="new_role").select("adjudicator")
     admin.text_input(key="new_password").input("secret")
     press(admin, "Add")
-    assert authenticate(ProjectStore.open(project), "eve", "secret") == {"name": "eve", "role": "adjudicator"}
+    assert authenticate(ProjectStore.open(project), "eve", "secret") == Person("eve", "adjudicator")
 
 
 def test_existing_name_is_refused_with_a_message(admin):
@@ -37,7 +38,7 @@ def test_admin_changes_a_role(admin, project):
     admin.selectbox(key="edit_name").select("bob").run()
     admin.selectbox(key="edit_role:bob").select("adjudicator")
     press(admin, "Save")
-    assert ProjectStore.open(project).user("bob")["role"] == "adjudicator"
+    assert ProjectStore.open(project).user("bob").role == "adjudicator"
 
 
 def test_changing_only_a_password_keeps_the_role(admin, project):
@@ -48,10 +49,7 @@ def test_changing_only_a_password_keeps_the_role(admin, project):
     assert admin.selectbox(key="edit_role:bob").value == "adjudicator"
     admin.text_input(key="edit_password").input("new-secret")
     press(admin, "Save")
-    assert authenticate(ProjectStore.open(project), "bob", "new-secret") == {
-        "name": "bob",
-        "role": "adjudicator",
-    }
+    assert authenticate(ProjectStore.open(project), "bob", "new-secret") == Person("bob", "adjudicator")
 
 
 def test_last_admin_cannot_be_demoted(admin, project):
@@ -59,7 +57,7 @@ def test_last_admin_cannot_be_demoted(admin, project):
     admin.selectbox(key="edit_role:boss").select("annotator")
     app = press(admin, "Save")
     assert "at least one admin" in app.error[0].value
-    assert ProjectStore.open(project).user("boss")["role"] == "admin"
+    assert ProjectStore.open(project).user("boss").role == "admin"
 
 
 def test_queue_settings_are_saved(admin, project):

@@ -44,7 +44,7 @@ def two_model_project(tmp_path_factory, tmp_path):
         directory = tmp_path / "p"
         store = make_project(directory, video)
         text = RESPONSES["r1"]
-        duration = store.media("clip.mp4")["info"]["duration_s"]
+        duration = store.media("clip.mp4").duration_s
         store.add_responses(
             [
                 (

@@ -40,7 +40,7 @@ def app(monkeypatch, project):
 
 def clip_file(project, name):
     store = ProjectStore.open(project)
-    return store.cache_dir / "clips" / store.media("clip.mp4")["sha256"] / name
+    return store.cache_dir / "clips" / store.media("clip.mp4").sha256 / name
 
 
 def players(app) -> list[dict]:
@@ -166,7 +166,7 @@ def test_timeline_shows_the_whole_media_sound_below_the_citations(app, project):
     sound = [t for t in figure["data"] if "customdata" not in t]
     assert [t["type"] for t in sound] == ["scatter", "scatter", "heatmap"]
     assert [t["yaxis"] for t in sound] == ["y2", "y2", "y3"]
-    duration = ProjectStore.open(project).media("clip.mp4")["info"]["duration_s"]
+    duration = ProjectStore.open(project).media("clip.mp4").duration_s
     assert figure["layout"]["xaxis3"]["range"] == [0, duration]
 
 

@@ -4,6 +4,7 @@ import pytest
 from app_support import open_app, shown_text, sign_in, signed_in_app, tiny_project
 
 from annotation.store.project_store import ProjectStore
+from annotation.store.rows import Person
 from annotation.store.sessions import session_user
 
 
@@ -29,7 +30,7 @@ def test_wrong_password_is_refused(monkeypatch, project):
 
 def test_signed_in_annotator_lands_on_annotate(monkeypatch, project):
     app = sign_in(open_app(monkeypatch, project), "ann")
-    assert app.session_state["user"] == {"name": "ann", "role": "annotator"}
+    assert app.session_state["user"] == Person("ann", "annotator")
     assert any(str(b.key).startswith("answer:True:") for b in app.button)
 
 
@@ -85,7 +86,7 @@ def test_an_empty_field_is_named_not_called_a_wrong_password(monkeypatch, projec
 def test_signing_in_starts_a_session_the_browser_keeps(monkeypatch, project):
     app = sign_in(open_app(monkeypatch, project), "ann")
     token = app.session_state["session_token"]
-    assert session_user(ProjectStore.open(project), token) == {"name": "ann", "role": "annotator"}
+    assert session_user(ProjectStore.open(project), token) == Person("ann", "annotator")
 
 
 def test_signing_out_revokes_the_session(monkeypatch, project):

@@ -7,6 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from annotation.store.accounts import set_email
 from annotation.store.project_store import ProjectStore
+from annotation.store.rows import Person
 from pages.widgets.context import sso_provider
 
 AUTH = {
@@ -53,12 +54,12 @@ def test_with_an_auth_section_the_sign_in_page_offers_single_sign_on(monkeypatch
 
 def test_password_sign_in_still_works_when_single_sign_on_is_configured(monkeypatch, project):
     app = sign_in(open_with_sso(monkeypatch, project), "bob")
-    assert app.session_state["user"] == {"name": "bob", "role": "annotator"}
+    assert app.session_state["user"] == Person("bob", "annotator")
 
 
 def test_sso_identity_signs_in_the_account_with_that_email(monkeypatch, project):
     app = open_with_sso(monkeypatch, project, email=" Ann@Example.ORG", email_verified=True)
-    assert app.session_state["user"] == {"name": "ann", "role": "annotator"}
+    assert app.session_state["user"] == Person("ann", "annotator")
     assert "**ann** (annotator)" in account_line(app)
 
 
@@ -67,7 +68,7 @@ def test_sso_sign_in_starts_a_session_the_browser_keeps(monkeypatch, project):
     from annotation.store.sessions import session_user
 
     app = open_with_sso(monkeypatch, project, email="ann@example.org", email_verified=True)
-    assert session_user(ProjectStore.open(project), app.session_state["session_token"])["name"] == "ann"
+    assert session_user(ProjectStore.open(project), app.session_state["session_token"]).name == "ann"
 
 
 def test_sso_identity_without_an_account_is_told_to_ask_an_admin(monkeypatch, project):
@@ -118,7 +119,7 @@ def test_admin_adds_a_person_with_an_email(admin, project):
     admin.text_input(key="new_password").input("secret")
     admin.text_input(key="new_email").input("Eve@Example.org")
     press(admin, "Add")
-    assert ProjectStore.open(project).user("eve")["email"] == "eve@example.org"
+    assert ProjectStore.open(project).user("eve").email == "eve@example.org"
 
 
 def test_admin_sets_an_email_in_change_a_role(admin, project):
@@ -126,7 +127,7 @@ def test_admin_sets_an_email_in_change_a_role(admin, project):
     admin.text_input(key="edit_email:bob").input("bob@example.org")
     press(admin, "Save")
     store = ProjectStore.open(project)
-    assert store.user("bob")["email"] == "bob@example.org" and store.user("bob")["role"] == "annotator"
+    assert store.user("bob").email == "bob@example.org" and store.user("bob").role == "annotator"
 
 
 def test_the_email_field_starts_at_the_chosen_persons_email(admin):
@@ -140,12 +141,8 @@ def test_a_duplicate_email_is_refused_with_a_message_and_nothing_changes(admin, 
     admin.text_input(key="edit_email:bob").input("ANN@example.org")
     app = press(admin, "Save")
     assert "already belongs to 'ann'" in app.error[0].value
-    assert ProjectStore.open(project).user("bob") | {"password_hash": None} == {
-        "name": "bob",
-        "role": "annotator",
-        "password_hash": None,
-        "email": None,
-    }
+    bob = ProjectStore.open(project).user("bob")
+    assert (bob.name, bob.role, bob.email) == ("bob", "annotator", None)
 
 
 def test_adding_a_person_with_an_invalid_email_is_refused(admin, project):
@@ -178,7 +175,7 @@ def test_back_from_the_provider_the_project_with_an_account_for_the_email_is_cho
     tiny_project(tmp_path / "a")
     set_email(tiny_project(tmp_path / "b"), "bob", "bob@example.org")
     app = open_with_sso(monkeypatch, tmp_path, email="bob@example.org", email_verified=True)
-    assert app.session_state["user"] == {"name": "bob", "role": "annotator"}
+    assert app.session_state["user"] == Person("bob", "annotator")
     assert app.session_state["project"] == str(tmp_path / "b")
 
 

@@ -59,7 +59,7 @@ def test_import_stores_responses_media_and_split_sentences(tmp_path, media_root)
     assert result.returncode == 0, result.stderr
     store = ProjectStore.open(tmp_path / "p")
     assert store.response_ids() == ["r1", "r2"]
-    assert store.media("clip")["info"]["duration_s"] == pytest.approx(6.0, abs=0.1)
+    assert store.media("clip").duration_s == pytest.approx(6.0, abs=0.1)
     [first, _] = store.response_sentences("r1")
     assert first.text == "A test pattern moves (visual, 0:02)." and first.citations[0].valid
     [beyond] = store.response_sentences("r2")
@@ -132,7 +132,7 @@ def test_import_prepares_the_annotation_proxy_unless_told_not_to(tmp_path, media
         "annotation", "import", "--project", str(tmp_path / "p"), str(gen), "--media-root", str(media_root)
     )
     assert result.returncode == 0, result.stderr
-    proxy = ProjectStore.open(tmp_path / "p").media("clip")["proxy_path"]
+    proxy = ProjectStore.open(tmp_path / "p").media("clip").proxy_path
     assert proxy and Path(proxy).exists()
 
 

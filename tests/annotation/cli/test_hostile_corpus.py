@@ -31,6 +31,7 @@ from import_support import (
 from annotation.project import media_source, prepare_media
 from annotation.store.accounts import FREE_FAILURES, authenticate, hash_password, sign_in_wait_s
 from annotation.store.project_store import ProjectStore
+from annotation.store.rows import Person
 from pages.widgets.context import literal
 
 T0 = 2_000_000.0  # the sign-in clock of class 10: times are given, never waited for
@@ -622,14 +623,14 @@ for typed in ("ANN", " ann ", "Ann"):
     @case(f"account-name-{typed.strip()}-{len(typed)}-signs-in-as-ann", 10)
     def _(ctx, typed=typed):
         cheap_account(ctx, "ann", "right")
-        assert authenticate(ctx.store(), typed, "right", now=T0) == {"name": "ann", "role": "annotator"}
+        assert authenticate(ctx.store(), typed, "right", now=T0) == Person("ann", "annotator")
 
 
 @case("account-weak-hash-rehashed-on-success", 10)
 def _(ctx):
     cheap_account(ctx, "ann", "right")
     authenticate(ctx.store(), "ann", "right", now=T0)
-    assert ctx.store().user("ann")["password_hash"].startswith("scrypt$131072$8$1$")
+    assert ctx.store().user("ann").password_hash.startswith("scrypt$131072$8$1$")
 
 
 # ============================================================ 11. media read after import
@@ -737,7 +738,7 @@ def _(ctx):
     cwd = Path.cwd()
     try:
         os.chdir(ctx.folder)
-        proxy = ProjectStore.open(moved).media("clip")["proxy_path"]
+        proxy = ProjectStore.open(moved).media("clip").proxy_path
     finally:
         os.chdir(cwd)
     assert Path(proxy).is_file() and Path(proxy).is_relative_to(moved)

@@ -169,7 +169,7 @@ def test_a_project_moved_elsewhere_keeps_its_proxy(fresh_project, tmp_path, caps
     moved = tmp_path / "elsewhere" / "moved"
     shutil.move(fresh_project, moved)
     media = ProjectStore.open(moved).media("clip")
-    assert Path(media["proxy_path"]).is_file() and Path(media["proxy_path"]).is_relative_to(moved)
+    assert Path(media.proxy_path).is_file() and Path(media.proxy_path).is_relative_to(moved)
 
 
 def test_a_media_file_swapped_for_a_symlink_out_of_the_root_is_refused_on_read(

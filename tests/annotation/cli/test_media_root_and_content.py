@@ -54,4 +54,4 @@ def test_a_touched_file_with_the_same_content_is_still_used(project):
     clip = media_source(store, store.media("clip"))
     os.utime(clip, ns=(1_000_000_000, 1_000_000_000))
     assert media_source(store, store.media("clip")) == clip
-    assert store.media("clip")["info"]["mtime_ns"] == 1_000_000_000
+    assert store.media("clip").info["mtime_ns"] == 1_000_000_000

@@ -10,6 +10,7 @@ import sys
 from annotation.cli.main import main as annotation_main
 from annotation.store.accounts import authenticate
 from annotation.store.project_store import ProjectStore
+from annotation.store.rows import Person
 from annotation.store.sessions import session_user, start_session
 
 
@@ -18,10 +19,7 @@ def test_a_first_admin_is_added_with_the_password_from_standard_input(fresh_proj
     monkeypatch.delenv("MURGAT_PASSWORD", raising=False)
     monkeypatch.setattr(sys, "stdin", io.StringIO("s3cret-pw\n"))
     assert annotation_main(["users", "add", "root", "--role", "admin", "--project", str(fresh_project)]) == 0
-    assert authenticate(ProjectStore.open(fresh_project), "root", "s3cret-pw") == {
-        "name": "root",
-        "role": "admin",
-    }
+    assert authenticate(ProjectStore.open(fresh_project), "root", "s3cret-pw") == Person("root", "admin")
 
 
 def test_the_password_comes_from_the_environment_in_a_separate_process(fresh_project):

@@ -15,6 +15,7 @@ from annotation.protocol.sentences import answer_letter
 from annotation.state import project_state
 from annotation.store.accounts import authenticate
 from annotation.store.project_store import ProjectStore
+from annotation.store.rows import Person
 from annotation.work.labels import human_records
 from annotation.work.sample_queues import sample_queue
 from calibration.scoring.murgat_s import PRECISION_MODES, score_records
@@ -48,7 +49,7 @@ def test_demo_accounts_sign_in_with_their_name_as_password(demo):
         "dana": "annotator",
     }
     for name, role in expected.items():
-        assert authenticate(demo["store"], name, name) == {"name": name, "role": role}
+        assert authenticate(demo["store"], name, name) == Person(name, role)
 
 
 def test_fresh_annotator_dana_has_no_labels(demo):
@@ -237,8 +238,8 @@ def test_building_twice_with_the_same_seed_gives_identical_records(demo, tmp_pat
     assert [again.response(r).to_dict() for r in again.response_ids()] == [
         first.response(r).to_dict() for r in first.response_ids()
     ]
-    assert [again.media(n)["sha256"] for n in again.media_names()] == [
-        first.media(n)["sha256"] for n in first.media_names()
+    assert [again.media(n).sha256 for n in again.media_names()] == [
+        first.media(n).sha256 for n in first.media_names()
     ]
 
 

@@ -6,8 +6,9 @@ import sqlite3
 import pytest
 
 from annotation.store.accounts import account_for_identity, add_account, normalise_email, set_email
-from annotation.store.database import Database
+from annotation.store.database import FILE_OWNER, Database
 from annotation.store.project_store import DB_NAME, MIGRATIONS, ProjectStore
+from annotation.store.rows import Account, Person
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +41,7 @@ def test_a_string_that_is_not_an_email_address_is_refused_by_name(bad):
 
 
 def test_identity_email_finds_its_account_ignoring_case_and_spaces(store):
-    assert account_for_identity(store, " DANA@example.org ") == {"name": "dana", "role": "annotator"}
+    assert account_for_identity(store, " DANA@example.org ") == Person("dana", "annotator")
 
 
 def test_identity_email_without_an_account_finds_nobody(store):
@@ -54,24 +55,24 @@ def test_missing_or_malformed_identity_email_finds_nobody(store, email):
 
 def test_account_for_identity_follows_a_role_change(store):
     store.set_user("dana", role="adjudicator")
-    assert account_for_identity(store, "dana@example.org") == {"name": "dana", "role": "adjudicator"}
+    assert account_for_identity(store, "dana@example.org") == Person("dana", "adjudicator")
 
 
 def test_admin_gives_an_existing_account_an_email(store):
     assert set_email(store, "ada", "Ada@Example.org") == "ada@example.org"
-    assert store.user("ada")["email"] == "ada@example.org"
-    assert account_for_identity(store, "ada@example.org") == {"name": "ada", "role": "adjudicator"}
+    assert store.user("ada").email == "ada@example.org"
+    assert account_for_identity(store, "ada@example.org") == Person("ada", "adjudicator")
 
 
 def test_an_empty_email_removes_it(store):
     assert set_email(store, "dana", "  ") is None
-    assert store.user("dana")["email"] is None and account_for_identity(store, "dana@example.org") is None
+    assert store.user("dana").email is None and account_for_identity(store, "dana@example.org") is None
 
 
 def test_an_email_another_account_has_is_refused_naming_the_owner(store):
     with pytest.raises(ValueError, match="already belongs to 'dana'"):
         set_email(store, "ada", "DANA@example.org")
-    assert store.user("ada")["email"] is None
+    assert store.user("ada").email is None
 
 
 def test_a_new_account_with_a_taken_email_is_refused_and_not_created(store):
@@ -97,17 +98,17 @@ def test_the_store_itself_refuses_a_duplicate_email_in_any_case(store):
 
 def test_several_accounts_may_have_no_email(store):
     add_account(store, "bob", "annotator", "bob")
-    assert [u["email"] for u in store.users()] == [None, None, "dana@example.org"]
+    assert [u.email for u in store.users()] == [None, None, "dana@example.org"]
 
 
 def test_a_project_from_before_emails_gains_the_column_keeping_its_accounts(tmp_path):
     directory = tmp_path / "old"
     directory.mkdir()
     old = Database(directory / DB_NAME)
-    old.migrate_file(MIGRATIONS[:1])  # the schema before emails (later migrations may follow it)
+    old.migrate(FILE_OWNER, MIGRATIONS[:1])  # the schema before emails (later migrations may follow it)
     old.connection.execute("INSERT INTO users(name, role, created_at) VALUES ('ann', 'annotator', 'then')")
     old.close()
     store = ProjectStore.open(directory)
-    assert store.user("ann") == {"name": "ann", "role": "annotator", "password_hash": None, "email": None}
+    assert store.user("ann") == Account("ann", "annotator", None, None)
     set_email(store, "ann", "ann@example.org")
-    assert account_for_identity(store, "ANN@example.org") == {"name": "ann", "role": "annotator"}
+    assert account_for_identity(store, "ANN@example.org") == Person("ann", "annotator")

@@ -25,6 +25,7 @@ from annotation.store.accounts import (
     verify_password,
 )
 from annotation.store.project_store import ProjectStore
+from annotation.store.rows import Person
 
 T0 = 1_000_000.0  # a fixed clock: the throttle is tested by the times it is given, never by sleeping
 CHEAP_N = 2**4  # the throttle does not depend on the hash's cost; these accounts check fast
@@ -79,10 +80,7 @@ def test_while_waiting_even_the_right_password_is_refused(store):
 
 def test_once_the_wait_is_over_the_right_password_signs_in(store):
     last = fail(store, "Alice", FREE_FAILURES["account"])
-    assert authenticate(store, "Alice", "right", now=last + FIRST_WAIT_S) == {
-        "name": "Alice",
-        "role": "annotator",
-    }
+    assert authenticate(store, "Alice", "right", now=last + FIRST_WAIT_S) == Person("Alice", "annotator")
 
 
 def test_a_success_forgets_the_accounts_failures(store):
@@ -99,7 +97,7 @@ def test_failures_older_than_a_day_are_forgotten(store):
 
 def test_the_throttle_of_one_name_leaves_another_alone(store):
     fail(store, "Alice", FREE_FAILURES["account"] + 3)
-    assert authenticate(store, "bob", "bobs", now=T0 + 0.1) == {"name": "bob", "role": "adjudicator"}
+    assert authenticate(store, "bob", "bobs", now=T0 + 0.1) == Person("bob", "adjudicator")
 
 
 def test_an_unknown_name_is_throttled_like_a_known_one(store):
@@ -125,7 +123,7 @@ def test_a_throttled_client_cannot_sign_in_even_with_the_right_password(store):
 
 @pytest.mark.parametrize("typed", ["alice", "ALICE", "  Alice ", "aLiCe"])
 def test_names_are_compared_without_case_and_surrounding_space(store, typed):
-    assert authenticate(store, typed, "right", now=T0) == {"name": "Alice", "role": "annotator"}
+    assert authenticate(store, typed, "right", now=T0) == Person("Alice", "annotator")
 
 
 def test_a_name_differing_only_in_case_cannot_be_added(store):
@@ -143,16 +141,16 @@ def test_new_passwords_are_hashed_with_scrypt_n_2_17_r_8_p_1():
 
 
 def test_a_weaker_hash_is_replaced_on_the_next_successful_sign_in(store):
-    assert needs_rehash(store.user("Alice")["password_hash"])
+    assert needs_rehash(store.user("Alice").password_hash)
     authenticate(store, "Alice", "right", now=T0)
-    stored = store.user("Alice")["password_hash"]
+    stored = store.user("Alice").password_hash
     assert (stored.split("$")[1], verify_password("right", stored)) == (str(SCRYPT_N), True)
 
 
 def test_a_failed_sign_in_keeps_the_weaker_hash(store):
-    before = store.user("Alice")["password_hash"]
+    before = store.user("Alice").password_hash
     authenticate(store, "Alice", "wrong", now=T0)
-    assert store.user("Alice")["password_hash"] == before
+    assert store.user("Alice").password_hash == before
 
 
 def recorded_scrypt_calls(monkeypatch) -> list[tuple]:

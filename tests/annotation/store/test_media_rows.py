@@ -26,7 +26,7 @@ def test_a_proxy_is_stored_relative_and_read_back_in_full(tmp_path):
     store.register_media("clip", "clip.mp4", SHA, {"duration_s": 1.0})
     store.set_proxy("clip", tmp_path / "p" / "cache" / "proxies" / "x.mp4")
     stored = store.database.connection.execute("SELECT proxy_path FROM media").fetchone()[0]
-    assert (stored, store.media("clip")["proxy_path"]) == (
+    assert (stored, store.media("clip").proxy_path) == (
         "cache/proxies/x.mp4",
         str(tmp_path / "p" / "cache" / "proxies" / "x.mp4"),
     )
@@ -81,11 +81,11 @@ def test_a_record_that_returns_to_an_earlier_value_is_appended(tmp_path):
 def test_a_user_is_found_by_a_name_in_another_case(tmp_path):
     store = ProjectStore.open(tmp_path / "p", create=True)
     store.add_user("Ann", "annotator", None)
-    assert store.user_ignoring_case("aNN")["name"] == "Ann"
+    assert store.user_ignoring_case("aNN").name == "Ann"
 
 
 def test_two_names_differing_only_in_case_find_neither_unless_exact(tmp_path):
     store = ProjectStore.open(tmp_path / "p", create=True)
     store.add_user("Ann", "annotator", None)
     store.add_user("ANN", "annotator", None)
-    assert (store.user_ignoring_case("ann"), store.user_ignoring_case("ANN")["name"]) == (None, "ANN")
+    assert (store.user_ignoring_case("ann"), store.user_ignoring_case("ANN").name) == (None, "ANN")

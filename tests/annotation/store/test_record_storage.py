@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from annotation.protocol.citations import Citation
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Response, Sentence
-from annotation.store.database import Database
+from annotation.store.database import FILE_OWNER, Database
 from annotation.store.project_store import DB_NAME, MIGRATIONS, ProjectStore
 
 VISUAL = Citation("visual", 1.0, 2.5)
@@ -134,7 +134,7 @@ def test_a_file_from_before_keeps_its_records_and_stores_them_compact(tmp_path):
     directory = tmp_path / "old"
     directory.mkdir()
     old = Database(directory / DB_NAME)
-    old.migrate_file(MIGRATIONS[:4])
+    old.migrate(FILE_OWNER, MIGRATIONS[:4])
     old.write(
         lambda c: (
             c.execute(

@@ -4,7 +4,7 @@ and read from the `model` field older projects kept in `extra`."""
 import json
 
 from annotation.protocol.records import Response
-from annotation.store.database import Database
+from annotation.store.database import FILE_OWNER, Database
 from annotation.store.project_store import DB_NAME, MIGRATIONS, ProjectStore
 
 
@@ -30,7 +30,7 @@ def test_a_project_made_before_models_takes_the_model_its_rows_kept_in_extra(tmp
     directory = tmp_path / "old"
     directory.mkdir()
     old = Database(directory / DB_NAME)
-    old.migrate_file(MIGRATIONS[:2])  # the schema before responses had a model
+    old.migrate(FILE_OWNER, MIGRATIONS[:2])  # the schema before responses had a model
     old.write(
         lambda c: c.executemany(
             "INSERT INTO responses(response_id, position, text, extra, imported_at) VALUES (?, ?, ?, ?, ?)",

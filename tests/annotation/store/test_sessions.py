@@ -7,6 +7,7 @@ import pytest
 
 from annotation.store.accounts import add_account
 from annotation.store.project_store import ProjectStore
+from annotation.store.rows import Person
 from annotation.store.sessions import (
     end_session,
     forget_expired,
@@ -37,12 +38,12 @@ def store(accounts, tmp_path):
 
 def test_a_new_session_signs_its_person_in(store):
     token = start_session(store, "dana", now=NOW)
-    assert session_user(store, token, now=NOW + 60) == {"name": "dana", "role": "annotator"}
+    assert session_user(store, token, now=NOW + 60) == Person("dana", "annotator")
 
 
 def test_a_session_signs_in_from_another_connection_to_the_same_file(store, tmp_path):
     token = start_session(store, "dana", now=NOW)
-    assert session_user(ProjectStore.open(tmp_path / "p"), token, now=NOW)["name"] == "dana"
+    assert session_user(ProjectStore.open(tmp_path / "p"), token, now=NOW).name == "dana"
 
 
 def test_an_expired_session_signs_nobody_in(store):
@@ -67,7 +68,7 @@ def test_revoking_a_persons_sessions_ends_all_of_them_and_no_one_elses(store):
     other = start_session(store, "ada", now=NOW)
     assert revoke_sessions(store, "dana") == 2
     assert session_user(store, first, now=NOW) is None and session_user(store, second, now=NOW) is None
-    assert session_user(store, other, now=NOW)["name"] == "ada"
+    assert session_user(store, other, now=NOW).name == "ada"
 
 
 def test_a_token_with_a_changed_expiry_is_refused(store):
@@ -95,7 +96,7 @@ def test_a_session_of_a_removed_account_signs_nobody_in(store):
 def test_a_role_change_shows_in_the_session_at_once(store):
     token = start_session(store, "dana", now=NOW)
     store.set_user("dana", role="adjudicator")
-    assert session_user(store, token, now=NOW)["role"] == "adjudicator"
+    assert session_user(store, token, now=NOW).role == "adjudicator"
 
 
 def test_no_session_starts_for_an_unknown_account(store):
@@ -113,4 +114,4 @@ def test_expired_sessions_are_forgotten_and_live_ones_kept(store):
     start_session(store, "dana", lifetime_s=10, now=NOW)
     live = start_session(store, "ada", lifetime_s=1000, now=NOW)
     assert forget_expired(store, now=NOW + 100) == 1
-    assert session_user(store, live, now=NOW + 100)["name"] == "ada"
+    assert session_user(store, live, now=NOW + 100).name == "ada"

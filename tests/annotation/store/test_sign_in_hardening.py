@@ -29,6 +29,7 @@ from annotation.store.accounts import (
     verified_identity_email,
 )
 from annotation.store.project_store import ProjectStore
+from annotation.store.rows import Person
 from annotation.store.sessions import live_sessions, session_user, start_session
 
 T0 = 1_000_000.0
@@ -79,12 +80,12 @@ def test_a_compatibility_look_alike_address_is_refused_even_when_verified(store)
 def test_stored_emails_are_compared_after_nfkc_and_casefold(store):
     # A row stored before issue 23 keeps whatever case and compatibility form it had.
     store.set_user("boss", email="Stra\ufb00e@Example.org")  # U+FB00 LATIN SMALL LIGATURE FF
-    assert account_for_identity(store, "straffe@example.org") == {"name": "boss", "role": "admin"}
+    assert account_for_identity(store, "straffe@example.org") == Person("boss", "admin")
 
 
 def test_a_new_email_is_stored_in_nfkc_casefolded_form(store):
     assert set_email(store, "boss", "Bo\ufb00@Example.ORG") == "boff@example.org"
-    assert store.user("boss")["email"] == "boff@example.org"
+    assert store.user("boss").email == "boff@example.org"
 
 
 # --- 2. sessions that end --------------------------------------------------------------------------
@@ -105,13 +106,13 @@ def test_an_email_change_ends_the_persons_sessions(store):
 def test_setting_the_same_email_again_keeps_the_sessions(store):
     token = start_session(store, "carol")
     set_email(store, "carol", "KIM@example.org")
-    assert session_user(store, token)["name"] == "carol"
+    assert session_user(store, token).name == "carol"
 
 
 def test_a_role_change_ends_the_persons_sessions_and_no_one_elses(store):
     token, other = start_session(store, "carol"), start_session(store, "boss")
     set_role(store, "carol", "adjudicator")
-    assert session_user(store, token) is None and session_user(store, other)["name"] == "boss"
+    assert session_user(store, token) is None and session_user(store, other).name == "boss"
 
 
 def test_removing_an_account_deletes_its_sessions(store):

@@ -7,7 +7,7 @@ import pytest
 
 from annotation.protocol.records import EvaluationRecord, Response, Sentence
 from annotation.store.database import ProjectFileError
-from annotation.store.project_store import JSON_CELL_OWNER, SCHEMA_VERSION, ProjectStore
+from annotation.store.project_store import JSON_CELL_OWNER, SCHEMA_VERSION, NoProjectError, ProjectStore
 
 
 @pytest.fixture
@@ -200,4 +200,13 @@ def test_each_table_owner_migrates_its_own_tables_and_adopts_those_an_older_file
     reopened = ProjectStore.open(tmp_path / "p")
     assert [e.value for e in reopened.events.current_labels("ann")] == [True]
     versions = dict(reopened.database.connection.execute("SELECT owner, version FROM schema_versions"))
-    assert versions == {"events": 2, JSON_CELL_OWNER: 1}
+    assert (versions["events"], versions[JSON_CELL_OWNER]) == (2, 1)
+    assert reopened.database.migrations_run == [("events", 1), ("events", 2)]
+
+
+def test_a_missing_project_names_its_directory_and_the_problem_apart(tmp_path):
+    with pytest.raises(NoProjectError) as caught:
+        ProjectStore.open(tmp_path / "nothing")
+    assert caught.value.directory == tmp_path / "nothing"
+    assert caught.value.problem.startswith("no project here (project.db missing)")
+    assert str(caught.value) == f"{tmp_path / 'nothing'}: {caught.value.problem}"

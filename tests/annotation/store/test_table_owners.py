@@ -1,6 +1,7 @@
-"""One way for a module to own and migrate its tables: each owner declares OWNER and MIGRATIONS and
-`Database.migrate` brings them current once per opened file, never per call; files made by
-earlier versions of the tool open and migrate."""
+"""One way for a module to own and migrate its tables: each owner declares them at import
+(`declare_tables(OWNER, MIGRATIONS)`), opening a project brings every declared owner current in one
+place, and `Database.migrate` runs each migration once per opened file, never per call; files made
+by earlier versions of the tool open and migrate once."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import sqlite3
 
 import pytest
 
-from annotation.store.database import Database, ProjectFileError
+from annotation.store.database import FILE_OWNER, Database, ProjectFileError, TableOwner, declared_tables
 from annotation.store.project_store import DB_NAME, SCHEMA_VERSION, ProjectStore
 from annotation.store.sessions import session_user, start_session
 from annotation.work.drafts import load_draft, save_draft
@@ -136,9 +137,40 @@ def test_a_project_file_of_the_first_schema_opens_and_every_owner_migrates(tmp_p
     assert [(e.who, e.value) for e in store.events.current_labels()] == [("ann", True)]
     save_draft(store, "ann", "r1", "s0", [{"text": "One.", "citations": []}])
     assert load_draft(store, "ann", "r1", "s0") == [{"text": "One.", "citations": []}]
-    assert session_user(store, start_session(store, "ann"))["name"] == "ann"
+    assert session_user(store, start_session(store, "ann")).name == "ann"
     create_sample_queue(store, "first", [("r1", None)])
     assert sample_queue(store, "first") == [("r1", None)]
     assert store.database.query("SELECT key, response FROM judge_calls") == [{"key": "k1", "response": "yes"}]
     versions = dict(store.database.connection.execute("SELECT owner, version FROM schema_versions"))
-    assert versions == {"events": 2, "json_cells": 1, "drafts": 1, "sessions": 1, "sample_queues": 1}
+    assert versions == {o.name: len(o.migrations) for o in declared_tables() if o.name != FILE_OWNER}
+    assert {"events", "json_cells", "drafts", "sessions", "sample_queues"} <= set(versions)
+
+
+def test_an_old_project_file_is_migrated_on_open_once_and_every_later_open_runs_nothing(tmp_path):
+    directory = tmp_path / "old"
+    directory.mkdir()
+    with sqlite3.connect(directory / DB_NAME) as conn:
+        conn.executescript(FIRST_SCHEMA)
+
+    first = ProjectStore.open(directory).database.migrations_run
+    # the file held the project's first migration only; every owner's migrations ran, each once
+    expected = [
+        (owner.name, version)
+        for owner in declared_tables()
+        for version in range(2 if owner.name == FILE_OWNER else 1, len(owner.migrations) + 1)
+    ]
+    assert first == expected and ("project", SCHEMA_VERSION) in first and ("events", 2) in first
+    assert ProjectStore.open(directory).database.migrations_run == []
+
+
+def test_an_owner_a_project_did_not_know_at_its_open_is_migrated_at_its_first_use(tmp_path):
+    store = ProjectStore.open(tmp_path / "p", create=True)
+    late = TableOwner(OWNER, tuple(MIGRATIONS))  # as a module imported after the project opened
+    late.ready(store.database)
+    again = statements_run(store.database, lambda: late.ready(store.database))
+    assert [row[1] for row in store.database.connection.execute("PRAGMA table_info(notes)")] == [
+        "id",
+        "text",
+        "author",
+    ]
+    assert store.database.migrations_run[-2:] == [(OWNER, 1), (OWNER, 2)] and again == []

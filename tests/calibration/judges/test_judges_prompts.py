@@ -8,13 +8,14 @@ import pytest
 
 from annotation.protocol.citations import Citation, parse_citations
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Response, Sentence
+from annotation.store.rows import MediaFile
 from calibration.judges import prompts
 from calibration.judges.judges_file import Configuration, JudgeConfig
 from calibration.judges.parsing import ParsedAnswer
 from calibration.judges.pipeline import Answer, CallSpec, ResponsePipeline, media_part_spec
 
 JUDGE = JudgeConfig("j", "openai", "m", ("http://127.0.0.1:1/v1",))
-MEDIA = {"path": "/media/clip.mp4", "sha256": "abc", "info": {"duration_s": 6.0}}
+MEDIA = MediaFile("clip", "/media/clip.mp4", "abc", {"duration_s": 6.0})
 
 
 def spec_for(judge: JudgeConfig, prompt: str = "p") -> CallSpec:

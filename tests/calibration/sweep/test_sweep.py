@@ -371,3 +371,14 @@ def test_cli_reads_gold_annotators_and_judges_from_a_project(tmp_path, capsys):
 def test_cli_missing_project_exits_2(tmp_path, capsys):
     code, out, err = run_cli(["--project", str(tmp_path / "nowhere")], capsys)
     assert (code, out) == (2, "") and "no project here" in err
+
+
+def test_cli_names_the_setting_a_project_holds_a_bad_value_of(tmp_path, capsys):
+    from annotation.store.project_store import ProjectStore
+
+    store = ProjectStore.open(tmp_path / "project", create=True)
+    store.set_setting("overlap", 0)  # written by hand: the admin page and CLI refuse it
+    store.close()
+    code, out, err = run_cli(["--project", str(tmp_path / "project")], capsys)
+    assert (code, out) == (2, "") and "field 'overlap': project setting overlap = 0 is refused" in err
+    assert "gold_rule" not in err

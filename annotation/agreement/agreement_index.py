@@ -115,6 +115,8 @@ class AgreementIndex:
                     known = (share, response_agreement(rid, share))
                 parts[rid] = known
             self._parts = parts  # responses gone from the state are forgotten
+            if pause is not None:
+                pause()
             units: dict[str, Units] = {stage: {} for stage in STAGES}
             digest = hashlib.sha256()
             for _, part in parts.values():

@@ -20,6 +20,7 @@ from itertools import combinations
 from pathlib import Path
 
 from annotation.agreement.reliability import pair_confusion, shared_units
+from calibration.scoring.kept_scores import kept_scores
 from calibration.scoring.murgat_s import PRECISION_MODES
 from calibration.sweep.parity import annotator_rows as annotators_vs_others
 from calibration.sweep.parity import parity_tables
@@ -55,6 +56,7 @@ def agreement_tables(store, state) -> AgreementTables:
             give_way()
     records = state.annotators
     ids = sorted({r.response_id for r in records})
+    _score_giving_way(records)
     others = annotators_vs_others(parity_tables(records, ids, PRECISION_MODES))
     return AgreementTables(
         units=units,
@@ -63,6 +65,19 @@ def agreement_tables(store, state) -> AgreementTables:
         others=others,
         confusions=confusions,
     )
+
+
+def _score_giving_way(records, chunk: int = 200) -> None:
+    """Score the records the parity table will score (kept per record object, `kept_scores`), a
+    chunk at a time between page runs: a new server process scores every record once (seconds at
+    4,000 responses), a new label one response's. A record the scorer rejects is left for
+    `parity_tables` to name."""
+    for start in range(0, len(records), chunk):
+        give_way()
+        try:
+            kept_scores(records[start : start + chunk], PRECISION_MODES)
+        except ValueError:
+            return
 
 
 def pair_confusions(units) -> dict:

@@ -331,33 +331,38 @@ def bootstrap_unit_alphas(
     sums: NominalUnitSums | SetUnitSums,
     n_resamples: int,
     seed: int,
-    block: int = 10,
+    block: int = 100,
     pause: Callable[[], None] | None = None,
+    piece: int = 10,
 ) -> tuple[np.ndarray, int]:
     """α of `n_resamples` resamples of the units (with replacement, seeded), each from the units'
     sums weighted by how often the resample took it, `block` resamples per product: (the usable α
     values, how many resamples were degenerate and skipped).
 
-    A block's draws are one call: numpy's generator gives the same numbers as one call per
-    resample (a test holds it so). Small blocks keep the arrays in the processor's cache.
-    `pause()` is called before each block (a background caller gives way to others there)."""
+    A block's resamples are drawn `piece` at a time, one call each: numpy's generator gives the
+    same numbers as one call per resample (a test holds it so). `pause()` is called before each
+    piece (a background caller gives way to others there). The product stays one per block: a
+    product of another shape may sum in another order, and a CI would move in its last bit."""
     rng = np.random.default_rng(seed)
     n_units = len(sums.m)
     pairable = sums.m > 1
     alphas, degenerate = [], 0
     for start in range(0, n_resamples, block):
-        if pause is not None:
-            pause()
-        size = min(block, n_resamples - start)
-        samples = rng.integers(0, n_units, (size, n_units))
-        if not pairable.all():  # a resample of lone values only pairs nothing
-            samples = samples[pairable[samples].any(axis=1)]
-        degenerate += size - len(samples)
-        if not len(samples):
+        copies = np.empty((min(block, n_resamples - start), n_units))
+        usable = np.ones(len(copies), bool)
+        for first in range(0, len(copies), piece):
+            if pause is not None:
+                pause()
+            samples = rng.integers(0, n_units, (min(piece, len(copies) - first), n_units))
+            if not pairable.all():  # a resample of lone values only pairs nothing
+                usable[first : first + len(samples)] = pairable[samples].any(axis=1)
+            samples += np.arange(len(samples))[:, None] * n_units
+            counts = np.bincount(samples.ravel(), minlength=samples.size)
+            copies[first : first + len(samples)] = counts.reshape(len(samples), n_units)
+        degenerate += int((~usable).sum())
+        if not usable.any():
             continue
-        samples += np.arange(len(samples))[:, None] * n_units
-        copies = np.bincount(samples.ravel(), minlength=samples.size).reshape(len(samples), n_units)
-        values = sums.alphas(copies.astype(float))
+        values = sums.alphas(copies if usable.all() else copies[usable])
         finite = np.isfinite(values)  # not: one value among the units coded twice
         degenerate += int((~finite).sum())
         alphas.extend(values[finite])

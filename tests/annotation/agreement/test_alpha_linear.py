@@ -220,3 +220,11 @@ def test_resamples_of_one_value_only_are_skipped_and_counted_by_hand():
     draws = np.random.default_rng(11).integers(0, 2, (50, 2))
     both = int((draws[:, 0] != draws[:, 1]).sum())
     assert list(alphas) == [1.0] * both and degenerate == 50 - both and 0 < both < 50
+
+
+def test_the_bootstrap_is_the_same_to_the_bit_however_a_block_is_drawn_in_pieces(demo_units):
+    sums = NominalUnitSums.of(reliability_matrix(demo_units["verifiable"])[2])
+    whole = bootstrap_unit_alphas(sums, 250, seed=4, piece=100)
+    for piece in (1, 7, 10):
+        alphas, degenerate = bootstrap_unit_alphas(sums, 250, seed=4, piece=piece)
+        assert alphas.tobytes() == whole[0].tobytes() and degenerate == whole[1]

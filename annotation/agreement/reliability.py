@@ -482,10 +482,11 @@ def measure_units(
 ) -> dict[str, Agreement]:
     """`measure_agreement` of every stage's units ({stage: Units}, as `labelled_units` gives them);
     `pause`: see `bootstrap_unit_alphas`."""
-    out = {
-        stage: stage_agreement(stage, units[stage], n_resamples=n_resamples, seed=seed, pause=pause)
-        for stage in STAGES
-    }
+    out = {}
+    for stage in STAGES:
+        if pause is not None:
+            pause()
+        out[stage] = stage_agreement(stage, units[stage], n_resamples=n_resamples, seed=seed, pause=pause)
     decomposition = out["decomposition"]
     (decomposition.precision, decomposition.recall, decomposition.f1, decomposition.n_pairs) = fact_set_prf(
         units["decomposition"]

@@ -347,8 +347,9 @@ def bootstrap_unit_alphas(
     n_units = len(sums.m)
     pairable = sums.m > 1
     alphas, degenerate = [], 0
+    buffer = np.empty((min(block, n_resamples), n_units))  # one for every block: no fresh pages each time
     for start in range(0, n_resamples, block):
-        copies = np.empty((min(block, n_resamples - start), n_units))
+        copies = buffer[: min(block, n_resamples - start)]
         usable = np.ones(len(copies), bool)
         for first in range(0, len(copies), piece):
             if pause is not None:

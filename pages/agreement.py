@@ -199,18 +199,17 @@ def others_section(rows: list[dict]) -> None:
 def agreement(me: dict, store) -> None:
     st.title("Agreement")
     state = current_state(store)
-    records, gold = state.annotators, state.gold
-    if not gold.values:
+    if not state.gold.values:
         st.info(
             "No annotator labels yet: agreement is measured once two annotators label the same responses."
         )
-    results, fresh, error = latest_agreement(store, records, rulings=state.rulings)
+    results, fresh, error = latest_agreement(store, state)
     tables, tables_fresh = latest_tables(store, state)
     # while the bootstrap or the tables run, the last numbers show and this part looks again every 2 s
     done = (fresh or error is not None) and tables_fresh
     if done:  # this whole run draws the new numbers: the fragment must not rerun the page again
         st.session_state.pop("agreement_was_stale", None)  # (that rerun dropped a click made meanwhile)
-    st.fragment(alpha_part, run_every=None if done else 2.0)(store, records, state.rulings)
+    st.fragment(alpha_part, run_every=None if done else 2.0)(store)
     # the open disputes as the Disputes page lists them (kept per response: no wait after a label)
     open_by_stage = Counter(row.stage for row in ruling.dispute_view(store, state).rows if not row.ruled)
     stage_buttons(open_by_stage)  # outside the fragment: a click never waits on its timed reruns
@@ -222,11 +221,12 @@ def agreement(me: dict, store) -> None:
     others_section(tables.others)
 
 
-def alpha_part(store, records, rulings: dict) -> None:
-    """α per stage: the measurement of these labels, or the last one while it runs ('updating…');
-    the tables below look again with it."""
-    results, fresh, error = latest_agreement(store, records, rulings=rulings)
-    tables_fresh = latest_tables(store, current_state(store))[1]
+def alpha_part(store) -> None:
+    """α per stage: the measurement of the current labels, or the last one while it runs
+    ('updating…'); the tables below look again with it."""
+    state = current_state(store)
+    results, fresh, error = latest_agreement(store, state)
+    tables_fresh = latest_tables(store, state)[1]
     if (fresh or error is not None) and tables_fresh and st.session_state.pop("agreement_was_stale", False):
         st.rerun()  # a timed rerun found the new numbers: one whole run, so the page stops looking
     st.subheader("Krippendorff's α per stage")

@@ -9,6 +9,7 @@ the same fact clusters with the same citations, however worded).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from statistics import median
 
 from annotation.agreement.gold import FAST_MS, GoldValue
@@ -16,44 +17,64 @@ from annotation.protocol.ids import RESPONSE_UNIT, Task, is_ruling
 from annotation.work.labels import cant_tell_reason
 
 
-def annotator_rows(values: list[GoldValue], events) -> list[dict]:
-    """One row per annotator found in `values`, by name: `agrees_with_gold` (share, None when
-    nothing was comparable), `compared`, `adjudicated_agree` / `adjudicated` (the same on the
-    values an adjudicator ruled, where the annotator's own vote did not make the gold),
-    `median_s` and `fast_share` over their timed label events (`events`: the store's current
-    labels; response-level events and rulings are left out)."""
-    names = sorted({name for v in values for name in v.values})
-    tally = {name: [0, 0, 0, 0] for name in names}  # agree, compared, agree on ruled, ruled
+@dataclass
+class AnnotatorTally:
+    """One annotator's counts behind their row (`annotator_rows`), over some responses: values
+    equal to gold among those compared, the same among the ruled ones, and their decision times."""
+
+    agree: int = 0
+    compared: int = 0
+    agree_ruled: int = 0
+    ruled: int = 0
+    times: list[int] = field(default_factory=list)
+
+
+def annotator_tallies(values: list[GoldValue], events) -> dict[str, AnnotatorTally]:
+    """{annotator: AnnotatorTally} over `values` and `events` (see `annotator_rows`); everyone with a
+    timed decision among the events is tallied, whether or not they have a value here, so that
+    tallies of separate responses add up to the tally of all of them (`annotator_rows_of`)."""
+    tally: dict[str, AnnotatorTally] = {}
     for v in values:
         if v.task is None or v.value is None:
             continue
         for name in v.values:
             same = v.agrees_with_gold(name)
-            tally[name][0] += same
-            tally[name][1] += 1
+            mine = tally.setdefault(name, AnnotatorTally())
+            mine.agree += same
+            mine.compared += 1
             if v.ruling is not None:
-                tally[name][2] += same
-                tally[name][3] += 1
-    times: dict[str, list[int]] = {name: [] for name in names}
+                mine.agree_ruled += same
+                mine.ruled += 1
     for event in events:
-        if (
-            event.who in times
-            and event.spent_ms is not None
-            and event.unit != RESPONSE_UNIT
-            and not is_ruling(event.task)
-        ):
-            times[event.who].append(event.spent_ms)
+        if event.spent_ms is not None and event.unit != RESPONSE_UNIT and not is_ruling(event.task):
+            tally.setdefault(event.who, AnnotatorTally()).times.append(event.spent_ms)
+    return tally
+
+
+def annotator_rows_of(tallies, names) -> list[dict]:
+    """The rows (`annotator_rows`) of `names`, sorted, from tallies of separate responses
+    ({annotator: AnnotatorTally} each, `annotator_tallies`) added up."""
+    total = {name: AnnotatorTally() for name in names}
+    for part in tallies:
+        for name, mine in part.items():
+            if name in total:
+                into = total[name]
+                into.agree += mine.agree
+                into.compared += mine.compared
+                into.agree_ruled += mine.agree_ruled
+                into.ruled += mine.ruled
+                into.times.extend(mine.times)
     rows = []
-    for name in names:
-        agree, compared, agree_ruled, ruled = tally[name]
-        spent = times[name]
+    for name in sorted(total):
+        mine = total[name]
+        spent = mine.times
         rows.append(
             {
                 "annotator": name,
-                "agrees_with_gold": agree / compared if compared else None,
-                "compared": compared,
-                "adjudicated_agree": agree_ruled,
-                "adjudicated": ruled,
+                "agrees_with_gold": mine.agree / mine.compared if mine.compared else None,
+                "compared": mine.compared,
+                "adjudicated_agree": mine.agree_ruled,
+                "adjudicated": mine.ruled,
                 "median_s": median(spent) / 1000 if spent else None,
                 "fast_share": sum(ms < FAST_MS for ms in spent) / len(spent) if spent else None,
                 "decisions_timed": len(spent),
@@ -62,9 +83,18 @@ def annotator_rows(values: list[GoldValue], events) -> list[dict]:
     return rows
 
 
-def cant_tell_rates(events) -> dict[str, tuple[int, int]]:
-    """{annotator: (their "can't tell" answers, their stage-3 answers)} over `events` (the store's
-    current labels); rulings and tasks that are not a known decision are left out."""
+def annotator_rows(values: list[GoldValue], events) -> list[dict]:
+    """One row per annotator found in `values`, by name: `agrees_with_gold` (share, None when
+    nothing was comparable), `compared`, `adjudicated_agree` / `adjudicated` (the same on the
+    values an adjudicator ruled, where the annotator's own vote did not make the gold),
+    `median_s` and `fast_share` over their timed label events (`events`: the store's current
+    labels; response-level events and rulings are left out)."""
+    return annotator_rows_of([annotator_tallies(values, events)], {name for v in values for name in v.values})
+
+
+def cant_tell_tallies(events) -> dict[str, tuple[int, int]]:
+    """{annotator: (their "can't tell" answers, their stage-3 answers)} over `events`, unsorted
+    (`cant_tell_rates`)."""
     rates: dict[str, list[int]] = {}
     for event in events:
         try:
@@ -76,4 +106,20 @@ def cant_tell_rates(events) -> dict[str, tuple[int, int]]:
         tally = rates.setdefault(event.who, [0, 0])
         tally[0] += cant_tell_reason(event.value) is not None
         tally[1] += 1
-    return {name: (count, total) for name, (count, total) in sorted(rates.items())}
+    return {name: (count, total) for name, (count, total) in rates.items()}
+
+
+def cant_tell_rates_of(tallies) -> dict[str, tuple[int, int]]:
+    """`cant_tell_rates` from the tallies of separate responses (`cant_tell_tallies` each) added up."""
+    rates: dict[str, tuple[int, int]] = {}
+    for part in tallies:
+        for name, (count, total) in part.items():
+            before = rates.get(name, (0, 0))
+            rates[name] = (before[0] + count, before[1] + total)
+    return dict(sorted(rates.items()))
+
+
+def cant_tell_rates(events) -> dict[str, tuple[int, int]]:
+    """{annotator: (their "can't tell" answers, their stage-3 answers)} over `events` (the store's
+    current labels); rulings and tasks that are not a known decision are left out."""
+    return cant_tell_rates_of([cant_tell_tallies(events)])

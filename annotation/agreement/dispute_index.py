@@ -1,8 +1,9 @@
 """The disputes of a project state as an adjudicator lists them — lowest agreement first, a
 rewording never one (`same_fact.wording_only`) — with the "Same fact?" questions asked before them
 and the counts that add up, kept per response: the project state keeps an unchanged response's
-share as the same object from one revision to the next, so a new label or ruling re-reads only the
-responses whose share changed, and the list costs about what one response costs, not the project.
+share, and so its gold, as the same object from one revision to the next (a share given its label
+events later keeps its gold), so a new label or ruling re-reads only the responses whose gold
+changed, and the list costs about what one response costs, not the project.
 """
 
 from __future__ import annotations
@@ -73,10 +74,10 @@ class DisputeIndex:
             questions: list[SameFactQuestion] = []
             shares = {}
             for rid in sorted(state.responses, key=lambda rid: state.order.get(rid, 0)):
-                part = state.responses[rid]
+                gold = state.responses[rid].gold  # a share given its label events keeps its gold
                 known = self._shares.get(rid)
-                if known is None or known[0] is not part:
-                    known = (part, response_disputes(part.gold.values), open_questions(part.gold))
+                if known is None or known[0] is not gold:
+                    known = (gold, response_disputes(gold.values), open_questions(gold))
                 shares[rid] = known
                 rows.extend(known[1])
                 questions.extend(known[2])

@@ -27,6 +27,7 @@ Nothing here raises on degenerate data: α is None with a reason ("fewer than tw
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -126,6 +127,24 @@ def _entailment_units(units: dict[str, Units], response_id: str, clusters) -> No
                 _add(units[f"entailment_{kind}"], key, member.author, _value(value))
 
 
+def response_units(
+    response_id: str, by_name: dict[str, EvaluationRecord], rulings: dict | None
+) -> dict[str, Units]:
+    """Every stage's units of one response from its annotators' records ({annotator: record}, as
+    `records_by_response` gives them), single-coded ones included (`rulings`: see `labelled_units`;
+    only this response's are read). Units of different responses never share a key."""
+    units: dict[str, Units] = {stage: {} for stage in STAGES}
+    for name, record in by_name.items():
+        for i, sentence in enumerate(record.sentences):
+            _add(units["verifiable"], (response_id, i), name, _value(sentence.verifiable))
+    answered = answers_from_rulings(rulings, response_id) if rulings else None
+    for i, clusters in response_clusters(by_name, answered).items():
+        for name in clusters.decomposers:
+            _add(units["decomposition"], (response_id, i), name, clusters.signature(name))
+        _entailment_units(units, response_id, clusters)
+    return units
+
+
 def labelled_units(records, rulings: dict | None = None) -> dict[str, Units]:
     """Every stage's units (see module doc) from evaluation records, single-coded ones included;
     only `human:*` sources are used. A fact the derivation rejects (citation index out of
@@ -134,14 +153,8 @@ def labelled_units(records, rulings: dict | None = None) -> dict[str, Units]:
     "Same fact?" answers, which the clusters read exactly as gold's do."""
     units: dict[str, Units] = {stage: {} for stage in STAGES}
     for response_id, by_name in records_by_response(records).items():
-        for name, record in by_name.items():
-            for i, sentence in enumerate(record.sentences):
-                _add(units["verifiable"], (response_id, i), name, _value(sentence.verifiable))
-        answered = answers_from_rulings(rulings, response_id) if rulings else None
-        for i, clusters in response_clusters(by_name, answered).items():
-            for name in clusters.decomposers:
-                _add(units["decomposition"], (response_id, i), name, clusters.signature(name))
-            _entailment_units(units, response_id, clusters)
+        for stage, found in response_units(response_id, by_name, rulings).items():
+            units[stage].update(found)
     return units
 
 
@@ -315,24 +328,42 @@ class NominalUnitSums:
 
 
 def bootstrap_unit_alphas(
-    sums: NominalUnitSums | SetUnitSums, n_resamples: int, seed: int, block: int = 100
+    sums: NominalUnitSums | SetUnitSums,
+    n_resamples: int,
+    seed: int,
+    block: int = 100,
+    pause: Callable[[], None] | None = None,
+    piece: int = 10,
 ) -> tuple[np.ndarray, int]:
     """α of `n_resamples` resamples of the units (with replacement, seeded), each from the units'
     sums weighted by how often the resample took it, `block` resamples per product: (the usable α
-    values, how many resamples were degenerate and skipped)."""
+    values, how many resamples were degenerate and skipped).
+
+    A block's resamples are drawn `piece` at a time, one call each: numpy's generator gives the
+    same numbers as one call per resample (a test holds it so). `pause()` is called before each
+    piece (a background caller gives way to others there). The product stays one per block: a
+    product of another shape may sum in another order, and a CI would move in its last bit."""
     rng = np.random.default_rng(seed)
     n_units = len(sums.m)
-    all_pairable = bool((sums.m > 1).all())
+    pairable = sums.m > 1
     alphas, degenerate = [], 0
+    buffer = np.empty((min(block, n_resamples), n_units))  # one for every block: no fresh pages each time
     for start in range(0, n_resamples, block):
-        samples = [rng.integers(0, n_units, n_units) for _ in range(min(block, n_resamples - start))]
-        usable = [s for s in samples if all_pairable or (sums.m[s] > 1).any()]
-        degenerate += len(samples) - len(usable)
-        if not usable:
+        copies = buffer[: min(block, n_resamples - start)]
+        usable = np.ones(len(copies), bool)
+        for first in range(0, len(copies), piece):
+            if pause is not None:
+                pause()
+            samples = rng.integers(0, n_units, (min(piece, len(copies) - first), n_units))
+            if not pairable.all():  # a resample of lone values only pairs nothing
+                usable[first : first + len(samples)] = pairable[samples].any(axis=1)
+            samples += np.arange(len(samples))[:, None] * n_units
+            counts = np.bincount(samples.ravel(), minlength=samples.size)
+            copies[first : first + len(samples)] = counts.reshape(len(samples), n_units)
+        degenerate += int((~usable).sum())
+        if not usable.any():
             continue
-        rows = np.arange(len(usable))[:, None] * n_units
-        copies = np.bincount((np.array(usable) + rows).ravel(), minlength=len(usable) * n_units)
-        values = sums.alphas(copies.reshape(len(usable), n_units).astype(float))
+        values = sums.alphas(copies if usable.all() else copies[usable])
         finite = np.isfinite(values)  # not: one value among the units coded twice
         degenerate += int((~finite).sum())
         alphas.extend(values[finite])
@@ -352,12 +383,18 @@ def bootstrap_alpha(
 
 
 def stage_agreement(
-    stage: str, units: Units, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0, confidence: float = 0.95
+    stage: str,
+    units: Units,
+    *,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    confidence: float = 0.95,
+    pause: Callable[[], None] | None = None,
 ) -> Agreement:
     """Krippendorff's α of one stage (level from LEVELS) on its units labelled by two or more
     annotators, and its percentile bootstrap CI. `n_annotators` counts everyone who labelled
     any unit of the stage. Degenerate input (no units, one annotator, one value) gives α None
-    with the reason."""
+    with the reason. `pause`: see `bootstrap_unit_alphas`."""
     level = LEVELS[stage]
     present = {name for values in units.values() for name in values}
     shared = shared_units(units)
@@ -380,7 +417,7 @@ def stage_agreement(
             return result
         sums = NominalUnitSums.of(matrix)
         result.alpha = float(krippendorff.alpha(reliability_data=matrix, level_of_measurement=level))
-    alphas, result.n_degenerate_resamples = bootstrap_unit_alphas(sums, n_resamples, seed)
+    alphas, result.n_degenerate_resamples = bootstrap_unit_alphas(sums, n_resamples, seed, pause=pause)
     result.n_resamples = n_resamples
     if len(alphas):
         tail = (1 - confidence) / 2 * 100
@@ -434,10 +471,23 @@ def measure_agreement(
     """{stage: Agreement} for every stage in STAGES, from evaluation records (`human:*` used) and
     the adjudicator's "Same fact?" answers among `rulings` (see `labelled_units`). Never raises on
     degenerate data."""
-    units = labelled_units(list(records), rulings)
-    out = {
-        stage: stage_agreement(stage, units[stage], n_resamples=n_resamples, seed=seed) for stage in STAGES
-    }
+    return measure_units(labelled_units(list(records), rulings), n_resamples=n_resamples, seed=seed)
+
+
+def measure_units(
+    units: dict[str, Units],
+    *,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    pause: Callable[[], None] | None = None,
+) -> dict[str, Agreement]:
+    """`measure_agreement` of every stage's units ({stage: Units}, as `labelled_units` gives them);
+    `pause`: see `bootstrap_unit_alphas`."""
+    out = {}
+    for stage in STAGES:
+        if pause is not None:
+            pause()
+        out[stage] = stage_agreement(stage, units[stage], n_resamples=n_resamples, seed=seed, pause=pause)
     decomposition = out["decomposition"]
     (decomposition.precision, decomposition.recall, decomposition.f1, decomposition.n_pairs) = fact_set_prf(
         units["decomposition"]

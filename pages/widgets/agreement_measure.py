@@ -1,17 +1,15 @@
 """Krippendorff's α with bootstrap CIs for the agreement page, measured on a background thread and
 kept per project for the whole server process, so the page never waits on a blank spinner: after a
 new label it shows the last measured numbers at once (marked as updating) and the new ones when
-they are ready. The bootstrap takes seconds on a quiet machine and a minute on a loaded one.
+they are ready. The measurement gives way to page runs (`page_first`).
 
-`latest_agreement` is the one entry point; the fingerprint of the records and of the adjudicator's
-"Same fact?" answers (which the clusters read) names a measurement, so a label undone brings back
-numbers already measured.
+`latest_agreement` is the one entry point. A revision's units come from the project's
+`AgreementIndex` (`agreement_inputs`), which re-reads only the responses a label changed; the
+units' content names a measurement, so a label undone brings back numbers already measured.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -19,132 +17,111 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from annotation.agreement.reliability import measure_agreement
-from annotation.agreement.same_fact import SAME_TASK
+from annotation.agreement.agreement_index import AgreementIndex, AgreementInputs
+from annotation.agreement.reliability import measure_units
+from pages.widgets.page_first import give_way
 
 _EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agreement-measure")
 _LOCK = threading.RLock()  # a measurement may finish inside submit's done-callback, under it
+KEPT = 4  # measurements kept per project (an undo brings back the one before)
 
 
 @dataclass
 class _Measurements:
-    """One project's measurements: the latest finished one, the one running, the one wanted next."""
+    """One project's measurements: by revision and by the units' name (the last few of each), the
+    revision of the latest finished, the one running, the state wanted next."""
 
-    done: dict[str, dict] = field(default_factory=dict)  # fingerprint → results (the last few)
-    latest: str | None = None  # fingerprint of the last one finished
-    running: tuple[str, Future] | None = None
-    wanted: tuple[str, list, Callable] | None = None
-    failed: tuple[str, BaseException] | None = None  # not retried: the page shows why
+    done: dict[object, dict] = field(default_factory=dict)  # revision → results
+    named: dict[str, dict] = field(default_factory=dict)  # AgreementInputs.name → results
+    latest: object = None
+    running: tuple[object, Future] | None = None
+    wanted: tuple[object, Callable] | None = None  # (ProjectState, measure)
+    failed: tuple[object, BaseException] | None = None  # not retried: the page shows why
 
 
 _projects: dict[str, _Measurements] = {}
-KEPT = 4  # measurements kept per project (an undo brings back the one before)
-
-
-# (records, rulings, fingerprint): a revision's list and rulings are one object each
-_last_fingerprint: tuple[list, dict | None, str] | None = None
-# id(record) → (record, digest of its content): the project state hands an unchanged response's
-# records on as the same objects, so a new revision hashes only the records that changed
-_record_digests: dict[int, tuple[object, bytes]] = {}
-
-
-def _digest(record) -> bytes:
-    known = _record_digests.get(id(record))
-    if known is not None and known[0] is record:
-        return known[1]
-    text = json.dumps(record.to_dict(), sort_keys=True, ensure_ascii=False)
-    return hashlib.sha256(text.encode()).digest()
-
-
-def fingerprint(records, rulings: dict | None = None) -> str:
-    """The content of the records and of the "Same fact?" answers among `rulings` as a name. The
-    project state hands every rerun of one revision the same objects, so the hash is computed once
-    per revision, not once per rerun; and each record's own digest once per record object."""
-    global _last_fingerprint, _record_digests
-    with _LOCK:
-        if (
-            _last_fingerprint is not None
-            and _last_fingerprint[0] is records
-            and _last_fingerprint[1] is rulings
-        ):
-            return _last_fingerprint[2]
-        ordered = [_digest(r) for r in records]
-        _record_digests = {id(r): (r, d) for r, d in zip(records, ordered, strict=True)}  # this revision's
-    content = hashlib.sha256(b"".join(ordered))
-    same = sorted(
-        (key[0], key[1], bool(ruling.value)) for key, ruling in (rulings or {}).items() if key[2] == SAME_TASK
-    )
-    if same:  # without answers, the name of the records alone (as before there were any)
-        content.update(json.dumps(same, ensure_ascii=False).encode())
-    name = content.hexdigest()
-    with _LOCK:
-        _last_fingerprint = (records, rulings, name)
-    return name
-
-
-def _start(project: _Measurements, name: str, records: list, measure: Callable) -> None:
-    future = _EXECUTOR.submit(measure, records)
-    project.running = (name, future)
-    future.add_done_callback(lambda f: _finished(project, name, f))
-
-
-def _finished(project: _Measurements, name: str, future: Future) -> None:
-    with _LOCK:
-        project.running = None
-        if future.exception() is not None:
-            project.failed = (name, future.exception())
-        else:
-            project.done[name] = future.result()
-            project.latest = name
-            for old in list(project.done)[:-KEPT]:
-                del project.done[old]
-        if project.wanted is not None and project.wanted[0] not in project.done:
-            _start(project, *project.wanted)
-        project.wanted = None
+_indexes: dict[str, AgreementIndex] = {}
 
 
 def _key(store) -> str:
     return str(Path(store.directory).resolve())
 
 
-def latest_agreement(
-    store, records: list, measure: Callable = measure_agreement, rulings: dict | None = None
-) -> tuple[dict | None, bool, BaseException | None]:
-    """(results, fresh, error): the measurement of these `records` (clustered with the "Same fact?"
-    answers among `rulings`, passed to `measure` when given) when done (fresh), else the last one
-    finished (None before the first) while these are measured in the background; `error` when the
-    last measurement of these records failed."""
-    name, project_key = fingerprint(records, rulings), _key(store)
-    if rulings:
-        measure = partial(measure, rulings=rulings)
+def agreement_inputs(store, state) -> AgreementInputs:
+    """The units, annotator rows and "can't tell" rates of `state` (the project's `AgreementIndex`,
+    kept for the whole server process)."""
     with _LOCK:
-        project = _projects.setdefault(project_key, _Measurements())
-        if name in project.done:
-            return project.done[name], True, None
-        latest = project.done.get(project.latest) if project.latest else None
-        if project.failed is not None and project.failed[0] == name:
+        index = _indexes.setdefault(_key(store), AgreementIndex())
+    return index.inputs(state, pause=give_way)
+
+
+def _measure(store, project: _Measurements, state, measure: Callable) -> dict:
+    inputs = agreement_inputs(store, state)
+    with _LOCK:
+        found = project.named.get(inputs.name)
+    if found is None:
+        found = measure(inputs.units)
+        with _LOCK:
+            project.named[inputs.name] = found
+            for old in list(project.named)[:-KEPT]:
+                del project.named[old]
+    return found
+
+
+def _start(store, project: _Measurements, state, measure: Callable) -> None:
+    future = _EXECUTOR.submit(_measure, store, project, state, measure)
+    project.running = (state.revision, future)
+    future.add_done_callback(lambda f: _finished(store, project, state.revision, f))
+
+
+def _finished(store, project: _Measurements, revision, future: Future) -> None:
+    with _LOCK:
+        project.running = None
+        if future.exception() is not None:
+            project.failed = (revision, future.exception())
+        else:
+            project.done[revision] = future.result()
+            project.latest = revision
+            for old in list(project.done)[:-KEPT]:
+                del project.done[old]
+        wanted, project.wanted = project.wanted, None
+        if wanted is not None and wanted[0].revision not in project.done:
+            _start(store, project, *wanted)
+
+
+MEASURE = partial(measure_units, pause=give_way)
+
+
+def latest_agreement(
+    store, state, measure: Callable = MEASURE
+) -> tuple[dict | None, bool, BaseException | None]:
+    """(results, fresh, error): the measurement of `state`'s units (`measure`, given them) when done
+    (fresh), else the last one finished (None before the first) while these are measured in the
+    background; `error` when the measurement of this revision failed."""
+    with _LOCK:
+        project = _projects.setdefault(_key(store), _Measurements())
+        if state.revision in project.done:
+            return project.done[state.revision], True, None
+        latest = project.done.get(project.latest)
+        if project.failed is not None and project.failed[0] == state.revision:
             return latest, False, project.failed[1]
         if project.running is None:
-            _start(project, name, list(records), measure)
-        elif project.running[0] != name:
-            project.wanted = (name, list(records), measure)  # after the one running
+            _start(store, project, state, measure)
+        elif project.running[0] != state.revision:
+            project.wanted = (state, measure)  # after the one running
     return latest, False, None
 
 
-def wait_for_agreement(
-    store, records: list, timeout_s: float | None = None, rulings: dict | None = None
-) -> dict | None:
-    """Block until these records' measurement (with `rulings`, as `latest_agreement` was given them),
-    if one is running or waiting, is done; its results."""
-    name, project_key = fingerprint(records, rulings), _key(store)
+def wait_for_agreement(store, state, timeout_s: float | None = None) -> dict | None:
+    """Block until the measurement of `state`, if one is running or waiting, is done; its results."""
     while True:
         with _LOCK:
-            project = _projects.get(project_key)
-            if project is None or name in project.done:
-                return None if project is None else project.done[name]
+            project = _projects.get(_key(store))
+            if project is None or state.revision in project.done:
+                return None if project is None else project.done[state.revision]
             running = project.running
-            wanted = project.wanted is not None and project.wanted[0] == name
-            if running is None or not (running[0] == name or wanted):
+            wanted = project.wanted is not None and project.wanted[0].revision == state.revision
+            if running is None or not (running[0] == state.revision or wanted):
                 return None
         try:
             running[1].result(timeout_s)

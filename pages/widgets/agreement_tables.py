@@ -1,10 +1,13 @@
 """The Agreement page's tables below α — every stage's shared units (confusion matrices, fact sets),
 each annotator against gold with their can't-tell rate, and each annotator against the others —
-worked out once per revision on a background thread and kept per project
+worked out once per revision on a background thread that gives way to page runs (`page_first`)
+and kept per project
 for the whole server process, as α is (`agreement_measure`): a rerun reads them, and after a new
 label the page shows the last ones at once (marked as updating) and the new ones when they are
-ready. At 4,000 labelled responses × 3 annotators they take tens of CPU seconds (MURGAT-S of every
-annotator record in three precision modes, the fact clusters of every sentence).
+ready. The units, the annotators' rows and their "can't tell" rates come from the project's
+`AgreementIndex` (kept per response, see `agreement_measure.agreement_inputs`); at 4,000 labelled
+responses × 3 annotators what is left takes well under a CPU second after a label (which records
+are finished, read for every record, the confusion counts).
 """
 
 from __future__ import annotations
@@ -16,11 +19,13 @@ from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
-from annotation.agreement.annotator_stats import annotator_rows, cant_tell_rates
-from annotation.agreement.reliability import pair_confusion, stage_units
+from annotation.agreement.reliability import pair_confusion, shared_units
+from calibration.scoring.kept_scores import kept_scores
 from calibration.scoring.murgat_s import PRECISION_MODES
 from calibration.sweep.parity import annotator_rows as annotators_vs_others
 from calibration.sweep.parity import parity_tables
+from pages.widgets.agreement_measure import agreement_inputs
+from pages.widgets.page_first import give_way
 
 _EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agreement-tables")
 _LOCK = threading.RLock()  # a job may finish inside submit's done-callback, under it
@@ -31,27 +36,48 @@ log = logging.getLogger("murgat.app")
 class AgreementTables:
     """What the page's tables show, as of one revision."""
 
-    units: dict  # {stage: {unit key: {annotator: value}}} (`stage_units`)
+    units: dict  # {stage: {unit key: {annotator: value}}} labelled by two or more (`stage_units`)
     annotators: list[dict]  # `annotator_stats.annotator_rows`
     cant_tell: dict  # `annotator_stats.cant_tell_rates`
     others: list[dict]  # `parity.annotator_rows` over every precision mode
     confusions: dict  # {stage: {(a, b): pair_confusion}} of the pairs sharing units (not the facts)
 
 
-def agreement_tables(state) -> AgreementTables:
-    """The tables of one project state (slow at scale: see module doc)."""
+def agreement_tables(store, state) -> AgreementTables:
+    """The tables of one project state (the units and the annotators' rows and rates from the
+    project's `AgreementIndex`, kept per response; the others' mean score over every record)."""
+    inputs = agreement_inputs(store, state)
+    units = {stage: shared_units(found) for stage, found in inputs.units.items()}
+    give_way()
+    confusions = {}
+    for stage, shared in units.items():
+        if stage != "decomposition":
+            confusions[stage] = pair_confusions(shared)
+            give_way()
     records = state.annotators
     ids = sorted({r.response_id for r in records})
-    units = stage_units(records, state.rulings)
+    _score_giving_way(records)
+    others = annotators_vs_others(parity_tables(records, ids, PRECISION_MODES))
     return AgreementTables(
         units=units,
-        annotators=annotator_rows(state.gold.values, state.labels),
-        cant_tell=cant_tell_rates(state.labels),
-        others=annotators_vs_others(parity_tables(records, ids, PRECISION_MODES)),
-        confusions={
-            stage: pair_confusions(shared) for stage, shared in units.items() if stage != "decomposition"
-        },
+        annotators=inputs.annotators,
+        cant_tell=inputs.cant_tell,
+        others=others,
+        confusions=confusions,
     )
+
+
+def _score_giving_way(records, chunk: int = 200) -> None:
+    """Score the records the parity table will score (kept per record object, `kept_scores`), a
+    chunk at a time between page runs: a new server process scores every record once (seconds at
+    4,000 responses), a new label one response's. A record the scorer rejects is left for
+    `parity_tables` to name."""
+    for start in range(0, len(records), chunk):
+        give_way()
+        try:
+            kept_scores(records[start : start + chunk], PRECISION_MODES)
+        except ValueError:
+            return
 
 
 def pair_confusions(units) -> dict:
@@ -75,13 +101,13 @@ class _Tables:
 _projects: dict[str, _Tables] = {}
 
 
-def _start(project: _Tables, state) -> None:
-    future = _EXECUTOR.submit(agreement_tables, state)
+def _start(store, project: _Tables, state) -> None:
+    future = _EXECUTOR.submit(agreement_tables, store, state)
     project.running = (state.revision, future)
-    future.add_done_callback(lambda f: _finished(project, state.revision, f))
+    future.add_done_callback(lambda f: _finished(store, project, state.revision, f))
 
 
-def _finished(project: _Tables, revision, future: Future) -> None:
+def _finished(store, project: _Tables, revision, future: Future) -> None:
     with _LOCK:
         project.running = None
         if future.exception() is None:
@@ -91,7 +117,7 @@ def _finished(project: _Tables, revision, future: Future) -> None:
             log.error("the agreement tables failed", exc_info=future.exception())
         wanted, project.wanted = project.wanted, None
         if wanted is not None and (project.latest is None or project.latest[0] != wanted.revision):
-            _start(project, wanted)
+            _start(store, project, wanted)
 
 
 def latest_tables(store, state) -> tuple[AgreementTables | None, bool]:
@@ -106,7 +132,7 @@ def latest_tables(store, state) -> tuple[AgreementTables | None, bool]:
         if project.failed == state.revision:
             return (project.latest[1] if project.latest else None), True
         if project.running is None:
-            _start(project, state)
+            _start(store, project, state)
         elif project.running[0] != state.revision:
             project.wanted = state  # after the one running
         return (project.latest[1] if project.latest else None), False

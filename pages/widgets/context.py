@@ -26,6 +26,7 @@ from annotation.store.database import DiskFullError, ProjectFileError
 from annotation.store.project_store import DB_NAME, ProjectStore
 from annotation.store.rows import Person
 from annotation.store.sessions import end_session, session_user, start_session
+from pages.widgets.page_first import page_running
 from pages.widgets.session_cookie import token_from_browser
 
 APP_DIR = Path(__file__).resolve().parents[2]
@@ -305,9 +306,11 @@ def synthetic_banner(store: ProjectStore) -> None:
 
 @contextmanager
 def friendly_errors(what: str = "this page"):
-    """Show a friendly message instead of a traceback; the details go to the log."""
+    """Show a friendly message instead of a traceback; the details go to the log. Marks the page
+    run (`page_first`: background measurements wait while it runs)."""
     try:
-        yield
+        with page_running():
+            yield
     except DiskFullError:
         log.exception("disk full while showing %s", what)
         st.error(DISK_FULL)

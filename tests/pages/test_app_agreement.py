@@ -7,7 +7,7 @@ import threading
 import pytest
 from app_support import shown_text, signed_in_app, tiny_project
 
-from annotation.agreement.reliability import measure_agreement
+from annotation.agreement.reliability import measure_agreement, measure_units
 from annotation.project import export_records
 from annotation.protocol.ids import fact_unit
 from annotation.state import project_state
@@ -54,7 +54,7 @@ def agreement_page(monkeypatch, project, name="ada"):
     background)."""
     app = signed_in_app(monkeypatch, project, name).switch_page(PAGE).run()
     store = ProjectStore.open(project)
-    wait_for_agreement(store, project_state(store).annotators)
+    wait_for_agreement(store, project_state(store))
     wait_for_tables(store, project_state(store))
     return app.run()
 
@@ -213,23 +213,37 @@ def test_atomic_facts_are_compared_per_pair_as_the_facts_both_stated(monkeypatch
 
 def test_after_a_new_label_the_last_measured_numbers_show_at_once_until_the_new_ones_are_ready(tiny):
     store = ProjectStore.open(tiny)
-    before = export_records(store, "human")
+    before = project_state(store)
     latest_agreement(store, before)  # the page's first look starts the measurement
     measured = wait_for_agreement(store, before)
     release = threading.Event()
 
-    def slow_measure(records):  # the real measurement, held until the test has looked
+    def slow_measure(units):  # the real measurement, held until the test has looked
         release.wait(30)
-        return measure_agreement(records, n_resamples=20)
+        return measure_units(units, n_resamples=20)
 
     store.events.append("bob", "r1", "s0", "verifiable", True)  # a new label: bob now agrees on s0
-    after = export_records(store, "human")
+    after = project_state(store)
     shown, fresh, error = latest_agreement(store, after, slow_measure)
     assert (shown, fresh, error) == (measured, False, None)  # at once: the last numbers, stale
     release.set()
     new = wait_for_agreement(store, after)
     assert latest_agreement(store, after) == (new, True, None)
     assert new["verifiable"].alpha != measured["verifiable"].alpha
+
+
+def test_a_label_undone_brings_back_the_numbers_measured_before_it(tiny):
+    store = ProjectStore.open(tiny)
+    before = project_state(store)
+    latest_agreement(store, before)
+    measured = wait_for_agreement(store, before)
+    store.events.append("bob", "r1", "s0", "verifiable", True)
+    latest_agreement(store, project_state(store))
+    assert wait_for_agreement(store, project_state(store)) is not measured
+    store.events.undo_last("bob", "r1")
+    undone = project_state(store)
+    latest_agreement(store, undone)
+    assert wait_for_agreement(store, undone) is measured  # the same units: not measured again
 
 
 def test_after_a_new_label_the_last_tables_show_at_once_until_the_new_ones_are_worked_out(tiny):

@@ -193,3 +193,38 @@ def test_one_sentence_decomposed_alike_by_everyone_has_no_alpha_and_says_why():
     # two sentences decomposed alike: their sets differ from each other, so α is defined and 1
     two = {**alike, ("r", 1): {"ann": frozenset({1}), "ben": frozenset({1})}}
     assert stage_agreement("decomposition", two, n_resamples=5).alpha == 1.0
+
+
+def test_a_block_of_resamples_draws_what_one_draw_per_resample_draws():
+    # the bootstrap draws a block's resamples in one call; the CIs stay those of one call each
+    for n_units in (1, 3, 7, 1000):
+        one_each = np.random.default_rng(5)
+        expected = np.stack([one_each.integers(0, n_units, n_units) for _ in range(23)])
+        assert (np.random.default_rng(5).integers(0, n_units, (23, n_units)) == expected).all()
+
+
+def test_a_unit_taken_twice_counts_twice_by_hand():
+    # units (1, 0), (1, 1), (0, 0): o₀₁ = o₁₀ = 1, o₁₁ = o₀₀ = 2, n₀ = n₁ = 3, n = 6:
+    # D_o = 2/6, D_e = 2·3·3 / (6·5) = 0.6, α = 1 − (1/3) / 0.6 = 4/9;
+    # the first unit twice, the last never: o₀₁ = o₁₀ = 2, o₁₁ = 2, n₁ = 4, n₀ = 2:
+    # D_o = 4/6, D_e = 2·4·2 / 30 = 16/30, α = 1 − (4/6) / (16/30) = −1/4
+    sums = NominalUnitSums.of(np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 0.0]]))
+    alphas = sums.alphas(np.array([[1.0, 1.0, 1.0], [2.0, 1.0, 0.0]]))
+    assert alphas == pytest.approx([4 / 9, -1 / 4], abs=EXACT)
+
+
+def test_resamples_of_one_value_only_are_skipped_and_counted_by_hand():
+    # units (1, 1) and (0, 0): a resample of both has α = 1; one unit taken twice has one value only
+    sums = NominalUnitSums.of(np.array([[1.0, 0.0], [1.0, 0.0]]))
+    alphas, degenerate = bootstrap_unit_alphas(sums, 50, seed=11)
+    draws = np.random.default_rng(11).integers(0, 2, (50, 2))
+    both = int((draws[:, 0] != draws[:, 1]).sum())
+    assert list(alphas) == [1.0] * both and degenerate == 50 - both and 0 < both < 50
+
+
+def test_the_bootstrap_is_the_same_to_the_bit_however_a_block_is_drawn_in_pieces(demo_units):
+    sums = NominalUnitSums.of(reliability_matrix(demo_units["verifiable"])[2])
+    whole = bootstrap_unit_alphas(sums, 250, seed=4, piece=100)
+    for piece in (1, 7, 10):
+        alphas, degenerate = bootstrap_unit_alphas(sums, 250, seed=4, piece=piece)
+        assert alphas.tobytes() == whole[0].tobytes() and degenerate == whole[1]

@@ -12,7 +12,6 @@ from __future__ import annotations
 from statistics import median
 
 from annotation.agreement.gold import FAST_MS, GoldValue
-from annotation.protocol.ids import RESPONSE_UNIT, Task, is_ruling
 from annotation.work.labels import cant_tell_reason
 
 
@@ -39,8 +38,8 @@ def annotator_rows(values: list[GoldValue], events) -> list[dict]:
         if (
             event.who in times
             and event.spent_ms is not None
-            and event.unit != RESPONSE_UNIT
-            and not is_ruling(event.task)
+            and not event.unit.is_response
+            and not event.task.ruling
         ):
             times[event.who].append(event.spent_ms)
     rows = []
@@ -67,10 +66,7 @@ def cant_tell_rates(events) -> dict[str, tuple[int, int]]:
     current labels); rulings and tasks that are not a known decision are left out."""
     rates: dict[str, list[int]] = {}
     for event in events:
-        try:
-            task = Task.parse(event.task)
-        except ValueError:
-            continue
+        task = event.task
         if task.ruling or task.stage != 3:
             continue
         tally = rates.setdefault(event.who, [0, 0])

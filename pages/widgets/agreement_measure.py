@@ -72,7 +72,9 @@ def fingerprint(records, rulings: dict | None = None) -> str:
         _record_digests = {id(r): (r, d) for r, d in zip(records, ordered, strict=True)}  # this revision's
     content = hashlib.sha256(b"".join(ordered))
     same = sorted(
-        (key[0], key[1], bool(ruling.value)) for key, ruling in (rulings or {}).items() if key[2] == SAME_TASK
+        (key[0], str(key[1]), bool(ruling.value))
+        for key, ruling in (rulings or {}).items()
+        if key[2] == SAME_TASK
     )
     if same:  # without answers, the name of the records alone (as before there were any)
         content.update(json.dumps(same, ensure_ascii=False).encode())

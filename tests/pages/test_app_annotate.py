@@ -5,7 +5,7 @@ import json
 import pytest
 from app_support import APP, FIRST_TEXT, click, highlighted, shown_text, signed_in_app, tiny_project
 
-from annotation.protocol.ids import fact_unit
+from annotation.protocol.ids import Unit
 from annotation.protocol.records import EvaluationRecord, Fact, Sentence
 from annotation.work.drafts import load_draft
 from annotation.work.labels import labels_by_unit
@@ -54,7 +54,11 @@ def test_question_and_options_are_in_view(monkeypatch, project):
 def test_verifiable_click_is_logged_at_once_with_time_spent(monkeypatch, project, store):
     click(signed_in(monkeypatch, project), "answer:True")
     event = store.events.current_labels("ann", "r1")[0]
-    assert (event.unit, event.task, event.value) == ("s0", "verifiable", True) and event.spent_ms >= 0
+    assert (str(event.unit), str(event.task), event.value) == (
+        "s0",
+        "verifiable",
+        True,
+    ) and event.spent_ms >= 0
 
 
 def test_decision_advances_to_the_next_sentence(monkeypatch, project):
@@ -123,7 +127,7 @@ def test_one_citation_fact_is_one_click(monkeypatch, project, store):
     click(app, "draft:r1:s0:confirm")
     click(app, "draft:r1:s1:confirm")
     click(app, "answer:True")  # 'all' of the one-citation fact, and nothing else about it
-    unit = fact_unit(0, "The man points at the screen.", [0])
+    unit = Unit.of_fact(0, "The man points at the screen.", [0])
     assert labels(store)[(unit, "all")] is True
     assert "He says hello." in fact_shown(app)
 
@@ -362,5 +366,5 @@ def test_a_stage_three_question_can_be_answered_cant_tell_with_a_reason(monkeypa
     click(app, "draft:r1:s1:confirm")
     click(app, "cant_tell")
     click(app, "cant_tell_reason:1")
-    fact = fact_unit(0, "The man points at the screen.", [0])
+    fact = Unit.of_fact(0, "The man points at the screen.", [0])
     assert labels(store)[(fact, "all")] == {"cant_tell": "the audio is inaudible"}

@@ -75,7 +75,7 @@ class Unit(NamedTuple):
     @classmethod
     def of_fact(cls, sentence: int, text: str, citations) -> Unit:
         """`s{i}/{fact_key}`: the unit of a fact's stage-3 decisions."""
-        return _fact_unit(int(sentence), text, tuple(int(c) for c in citations))
+        return _fact_unit(int(sentence), text, tuple(map(int, citations)))
 
     @property
     def is_response(self) -> bool:

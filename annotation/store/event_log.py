@@ -14,8 +14,8 @@ unit or task does not parse is bad input: an `InputError` naming the file, the e
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 from annotation.protocol.errors import InputError
 from annotation.protocol.ids import Task, Unit
@@ -98,9 +98,10 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-@dataclass(frozen=True)
-class Event:
-    """One row of the event log. `value` is decoded JSON."""
+class Event(NamedTuple):
+    """One row of the event log. `value` is decoded JSON. A named tuple: a state from nothing reads
+    every current label (256k at 4,000 responses), and a tuple is made several times faster than a
+    frozen dataclass."""
 
     id: int
     at: str

@@ -118,6 +118,9 @@ def _fact_unit(sentence: int, text: str, citations: tuple[int, ...]) -> Unit:
     return Unit(sentence, fact_key(text, citations))
 
 
+_QUESTIONS = (*SENTENCE_QUESTIONS, *FACT_QUESTIONS, *RESPONSE_TASKS, *PAIR_QUESTIONS)
+
+
 class _TaskFields(NamedTuple):
     question: str
     j: int | None = None
@@ -132,9 +135,8 @@ class Task(_TaskFields):
     __slots__ = ()
 
     def __new__(cls, question: str, j: int | None = None, ruling: bool = False) -> Task:
-        known = (*SENTENCE_QUESTIONS, *FACT_QUESTIONS, *RESPONSE_TASKS, *PAIR_QUESTIONS)
-        if question not in known:
-            raise ValueError(f"'{question}' is not a question ({', '.join(known)})")
+        if question not in _QUESTIONS:
+            raise ValueError(f"'{question}' is not a question ({', '.join(_QUESTIONS)})")
         if (question in PER_CITATION) != (j is not None) or (j is not None and j < 0):
             raise ValueError(
                 f"'{question}' {'needs' if question in PER_CITATION else 'takes no'} citation position j"

@@ -41,6 +41,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 from annotation.agreement.clusters import FactCluster, SentenceClusters, response_clusters
 from annotation.agreement.entailment_answers import answer_for, answered, could_not_tell, question_segments
@@ -62,10 +63,10 @@ DERIVED = "derived (PROTOCOL §2)"
 PROVENANCE_KINDS = ("unanimous", "majority", "adjudicated", "derived", "unresolved")
 
 
-@dataclass(frozen=True)
-class Provenance:
+class Provenance(NamedTuple):
     """Where a gold value came from: its `kind` (PROVENANCE_KINDS), what is counted, and its `text`,
-    what records, CSV and pages show ("majority 2/3", "adjudicated:ada:annotator error", …)."""
+    what records, CSV and pages show ("majority 2/3", "adjudicated:ada:annotator error", …). A named
+    tuple: one is made for every gold value derived."""
 
     kind: str
     text: str

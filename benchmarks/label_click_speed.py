@@ -39,7 +39,7 @@ from streamlit.testing.v1 import AppTest
 
 from annotation.media.files import ffmpeg_exe
 from annotation.project import register_media
-from annotation.protocol.ids import sentence_unit
+from annotation.protocol.ids import Unit
 from annotation.protocol.records import Response
 from annotation.protocol.sentences import sentences_for_response
 from annotation.store.accounts import add_account
@@ -125,8 +125,8 @@ def generate(directory: Path, n_responses: int) -> ProjectStore:
         mine = assigned_response_ids(store, who, response_ids=ids, members=members)
         for rid in mine[: len(mine) // 2]:
             for s in range(6):  # five sentences and the reasoning line
-                rows.append((now, who, rid, sentence_unit(s), "verifiable", "false", 3000))
-                rows.append((now, who, rid, sentence_unit(s), "verifiable", "true", 2500))  # relabel
+                rows.append((now, who, rid, str(Unit.of_sentence(s)), "verifiable", "false", 3000))
+                rows.append((now, who, rid, str(Unit.of_sentence(s)), "verifiable", "true", 2500))  # relabel
             rows += [(now, who, rid, f"s0/f{k}", "all", "true", 4000) for k in range(12)]
             rows.append((now, who, rid, "response", "done", "true", 900))
     store.database.connection.execute("BEGIN")

@@ -225,7 +225,7 @@ def step_page(project: Path, page: str) -> dict:
     """First open, warm rerun and rerun after one new label of one page, signed in."""
     from streamlit.testing.v1 import AppTest
 
-    from annotation.protocol.ids import sentence_unit
+    from annotation.protocol.ids import Unit
     from annotation.store.project_store import ProjectStore
 
     os.environ["MURGAT_PROJECT"] = str(project)
@@ -241,7 +241,7 @@ def step_page(project: Path, page: str) -> dict:
         app.run()
     store = ProjectStore.open(project)
     response = store.response_ids()[0]
-    store.events.append(ANNOTATOR_WITH_WORK, response, sentence_unit(0), "verifiable", True, spent_ms=1000)
+    store.events.append(ANNOTATOR_WITH_WORK, response, Unit.of_sentence(0), "verifiable", True, spent_ms=1000)
     with Timed() as after_label:
         app.run()
     for name, timed in (("first", first), ("warm", warm), ("after_label", after_label)):

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from statistics import median
 
 from annotation.agreement.gold import FAST_MS, GoldValue
-from annotation.protocol.ids import RESPONSE_UNIT, Task, is_ruling
 from annotation.work.labels import cant_tell_reason
 
 
@@ -46,7 +45,7 @@ def annotator_tallies(values: list[GoldValue], events) -> dict[str, AnnotatorTal
                 mine.agree_ruled += same
                 mine.ruled += 1
     for event in events:
-        if event.spent_ms is not None and event.unit != RESPONSE_UNIT and not is_ruling(event.task):
+        if event.spent_ms is not None and not event.unit.is_response and not event.task.ruling:
             tally.setdefault(event.who, AnnotatorTally()).times.append(event.spent_ms)
     return tally
 
@@ -97,10 +96,7 @@ def cant_tell_tallies(events) -> dict[str, tuple[int, int]]:
     (`cant_tell_rates`)."""
     rates: dict[str, list[int]] = {}
     for event in events:
-        try:
-            task = Task.parse(event.task)
-        except ValueError:
-            continue
+        task = event.task
         if task.ruling or task.stage != 3:
             continue
         tally = rates.setdefault(event.who, [0, 0])

@@ -11,8 +11,10 @@ carol's `all` on the fact cited (visual 0:01) is alice's `alone` of that citatio
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from annotation.protocol.derivation import derive_entailment
-from annotation.protocol.ids import Task
+from annotation.protocol.ids import Task, entailment_task
 from annotation.protocol.questions import question_citations
 from annotation.protocol.records import Fact, Sentence
 
@@ -22,7 +24,16 @@ Segments = frozenset[int]
 def question_segments(citations, sentence: Sentence, kind: str, j: int | None) -> Segments:
     """The valid ones of the citations (sentence indices) question `kind` (`all` | `alone` |
     `without`) at position j of a fact cited `citations` is about (`question_citations`)."""
-    valid = {c for c in citations if 0 <= c < len(sentence.citations) and sentence.citations[c].valid}
+    return _segments(tuple(citations), _validity(sentence), kind, j)
+
+
+def _validity(sentence: Sentence) -> tuple[bool, ...]:
+    return tuple(c.valid for c in sentence.citations)
+
+
+@lru_cache(maxsize=1 << 14)  # a few citation patterns, asked for every voter's fact of every gold fact
+def _segments(citations: tuple[int, ...], validity: tuple[bool, ...], kind: str, j: int | None) -> Segments:
+    valid = {c for c in citations if 0 <= c < len(validity) and validity[c]}
     return frozenset(question_citations(citations, kind, j)) & valid
 
 
@@ -31,10 +42,11 @@ def answered(fact: Fact, sentence: Sentence) -> list[tuple[str, int | None, Segm
     then `alone[j]` and `without[j]` per citation. ValueError when the derivation rejects the fact
     (a citation index out of range, a list of the wrong length)."""
     derived = derive_entailment(fact, sentence)
-    out = [("all", None, question_segments(fact.citations, sentence, "all", None), derived.all)]
+    citations, validity = tuple(fact.citations), _validity(sentence)
+    out = [("all", None, _segments(citations, validity, "all", None), derived.all)]
     for kind in ("alone", "without"):
         out += [
-            (kind, j, question_segments(fact.citations, sentence, kind, j), value)
+            (kind, j, _segments(citations, validity, kind, j), value)
             for j, value in enumerate(getattr(derived, kind))
         ]
     return out
@@ -42,8 +54,8 @@ def answered(fact: Fact, sentence: Sentence) -> list[tuple[str, int | None, Segm
 
 def answer_for(
     fact: Fact, sentence: Sentence, kind: str, segments: Segments, values=None
-) -> tuple[bool, str] | None:
-    """The person's value for E(fact, `segments`) and the task it was asked as (e.g. 'alone.1'), a
+) -> tuple[bool, Task] | None:
+    """The person's value for E(fact, `segments`) and the task it was asked as (e.g. `alone.1`), a
     value of the same `kind` first; None when they have no non-null value for that set or their fact
     is malformed. An empty set is never a question (it supports nothing). `values`: the fact's
     `answered` when the caller has it already (several questions about one fact)."""
@@ -59,7 +71,7 @@ def answer_for(
     if not matching:
         return None
     found_kind, j, value = matching[0]
-    return value, str(Task(found_kind, j))
+    return value, entailment_task(found_kind, j)
 
 
 def could_not_tell(fact: Fact, sentence: Sentence, segments: Segments) -> bool:

@@ -8,7 +8,7 @@ Adjudication vocabulary (the event log's units from labels.py; the task gets a `
 - stage 1: unit `s{i}`, task `gold.verifiable`, value {"value": bool, "reason": tag}
 - stage 2: unit `s{i}`, task `gold.facts`, value {"value": [{"text": str, "citations": [int]}],
   "reason": tag} — the whole fact list, as an annotator's `facts` label
-- stage 3: unit `s{i}/{fact_key}` (`protocol.ids.fact_unit` of the gold fact), task `gold.all` |
+- stage 3: unit `s{i}/{fact_key}` (`protocol.ids.Unit.of_fact` of the gold fact), task `gold.all` |
   `gold.alone.{j}` | `gold.without.{j}`, value {"value": bool, "reason": tag}
 `tag` is one of REASONS or None. The latest ruling on a (response, unit, task) wins, whoever
 made it; undoing it (store.undo_last) brings back the one before. A stage-3 ruling made on any
@@ -41,6 +41,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 from annotation.agreement.clusters import FactCluster, SentenceClusters, response_clusters
 from annotation.agreement.entailment_answers import answer_for, answered, could_not_tell, question_segments
@@ -49,7 +50,7 @@ from annotation.agreement.same_fact import answers_from_rulings
 from annotation.formats.atomic_file import write_text_atomically
 from annotation.protocol.derivation import derive_entailment
 from annotation.protocol.fact_list import check_fact_list, normalise_fact_list
-from annotation.protocol.ids import QuestionKey, Task, Unit, fact_unit, is_ruling, sentence_unit
+from annotation.protocol.ids import FACTS_TASK, VERIFIABLE_TASK, QuestionKey, Task, Unit
 from annotation.protocol.questions import entailment_questions, question_citations
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
 from annotation.protocol.same_sentence import sentence_at
@@ -62,10 +63,10 @@ DERIVED = "derived (PROTOCOL §2)"
 PROVENANCE_KINDS = ("unanimous", "majority", "adjudicated", "derived", "unresolved")
 
 
-@dataclass(frozen=True)
-class Provenance:
+class Provenance(NamedTuple):
     """Where a gold value came from: its `kind` (PROVENANCE_KINDS), what is counted, and its `text`,
-    what records, CSV and pages show ("majority 2/3", "adjudicated:ada:annotator error", …)."""
+    what records, CSV and pages show ("majority 2/3", "adjudicated:ada:annotator error", …). A named
+    tuple: one is made for every gold value derived."""
 
     kind: str
     text: str
@@ -103,8 +104,8 @@ class GoldValue:
     sentence: int
     fact: str | None
     question: str
-    unit: str | None
-    task: str | None
+    unit: Unit | None
+    task: Task | None
     values: dict[str, object]
     spent_ms: dict[str, int | None]
     value: object
@@ -146,7 +147,7 @@ class GoldValue:
     @property
     def key(self) -> str:
         """What an adjudicator rules on, as one string: response, unit and task."""
-        return str(QuestionKey(self.response_id, str(self.unit), str(self.task)))
+        return str(QuestionKey(self.response_id, self.unit, self.task))
 
     @property
     def fast_annotators(self) -> list[str]:
@@ -270,7 +271,7 @@ class _Deriver:
             self._answering_at[i] = rows
         return self._answering_at[i]
 
-    def _ruling(self, units, task: str | None) -> Ruling | None:
+    def _ruling(self, units, task: Task | None) -> Ruling | None:
         if not self.rulings:
             return None
         found = [self.rulings[(self.rid, u, task)] for u in units if (self.rid, u, task) in self.rulings]
@@ -282,7 +283,7 @@ class _Deriver:
         `ruling_units` (units whose ruling counts, default: `unit`)."""
         compared = extra.pop("compared", None) or dict(values)
         spent_units = extra.pop("spent_units", {})
-        ruling = self._ruling(extra.pop("ruling_units", [unit]), task) if unit else None
+        ruling = self._ruling(extra.pop("ruling_units", [unit]), task) if unit is not None else None
         value, provenance, agreement = decide(compared, self.rule, self.auto_accept, ruling)
         extra["provenance_kind"] = provenance.kind
         spent = {name: self.spent.get((name, self.rid, *spent_units[name])) for name in spent_units}
@@ -295,15 +296,15 @@ class _Deriver:
 
     def sentence(self, i: int, base: Sentence) -> Sentence:
         own = {n: s for n, r in sorted(self.by_name.items()) if (s := sentence_at(r, i, base)) is not None}
-        unit = sentence_unit(i)
+        unit = Unit.of_sentence(i)
         labelled = {n: s.verifiable for n, s in own.items() if s.verifiable is not None}
         verifiable = self._value(
             i,
             "verifiable",
             unit,
-            "verifiable",
+            VERIFIABLE_TASK,
             labelled,
-            spent_units={n: (unit, "verifiable") for n in labelled},
+            spent_units={n: (unit, VERIFIABLE_TASK) for n in labelled},
             segments=tuple(range(len(base.citations))),
         )
         provenance = {"verifiable": verifiable.provenance}
@@ -315,7 +316,7 @@ class _Deriver:
         )
 
     def _facts(self, i: int, base: Sentence, own: dict[str, Sentence]) -> tuple[list[Fact], str]:
-        unit = sentence_unit(i)
+        unit = Unit.of_sentence(i)
         clusters = self.clusters.get(i) or SentenceClusters(i)
         lists = {
             n: [{"text": f.text, "citations": sorted(set(f.citations))} for f in s.facts]
@@ -328,10 +329,10 @@ class _Deriver:
             i,
             "facts",
             unit,
-            "facts",
+            FACTS_TASK,
             lists,
             compared={n: clusters.signature(n) for n in lists},
-            spent_units={n: (unit, "facts") for n in lists},
+            spent_units={n: (unit, FACTS_TASK) for n in lists},
             segments=tuple(range(len(base.citations))),
             orphan=nobody,
             clusters=clusters,
@@ -409,8 +410,8 @@ class _Deriver:
         except ValueError:  # a citation index outside the sentence (imported records): not judgeable
             return Fact(text, cites, None, provenance)
         voters = self._voters(i, text, cites, cluster)
-        units = [fact_unit(i, text, cites)] + [
-            fact_unit(i, m.text, cites) for m in getattr(cluster, "members", ())
+        units = [Unit.of_fact(i, text, cites)] + [
+            Unit.of_fact(i, m.text, cites) for m in getattr(cluster, "members", ())
         ]
         given = Entailment(None, [None] * len(cites), [None] * len(cites))
         for task, kind, j in questions:
@@ -438,7 +439,7 @@ class _Deriver:
             found = answer_for(their, their_sentence, kind, segments, self._answered(their, their_sentence))
             if found is not None:
                 values[name] = found[0]
-                spent_units[name] = (fact_unit(i, their.text, list(their.citations)), found[1])
+                spent_units[name] = (Unit.of_fact(i, their.text, their.citations), found[1])
         return self._value(
             i,
             _value_name(kind, j),
@@ -542,13 +543,13 @@ def _derive_gold(records, rulings, rule, auto_accept_unanimous, spent_ms, answer
 
 
 # -- the store edge ---------------------------------------------------------------------------
-def rulings_from_events(events) -> dict[tuple[str, str, str], Ruling]:
-    """{(response_id, unit, task without 'gold.'): Ruling} from current-label events; the latest
-    event wins across adjudicators; other tasks are ignored."""
-    out: dict[tuple[str, str, str], Ruling] = {}
+def rulings_from_events(events) -> dict[tuple[str, Unit, Task], Ruling]:
+    """{(response_id, unit, the task ruled on — without the ruling mark): Ruling} from current-label
+    events; the latest event wins across adjudicators; other tasks are ignored."""
+    out: dict[tuple[str, Unit, Task], Ruling] = {}
     for event in sorted(events, key=lambda e: e.id):
-        if is_ruling(event.task) and isinstance(event.value, dict):
-            out[(event.response_id, event.unit, str(Task.parse(event.task).answer))] = Ruling(
+        if event.task.ruling and isinstance(event.value, dict):
+            out[(event.response_id, event.unit, event.task.answer)] = Ruling(
                 event.who, event.value.get("value"), event.value.get("reason"), event.id
             )
     return out
@@ -558,34 +559,33 @@ def adjudicate(
     store,
     who: str,
     response_id: str,
-    unit: str,
-    task: str,
+    unit: Unit | str,
+    task: Task | str,
     value,
     reason: str | None = None,
     *,
     spent_ms: int | None = None,
 ) -> int:
-    """Record `who`'s ruling on one unit (task without the 'gold.' prefix) and return the event id.
+    """Record `who`'s ruling on one unit (the task ruled on, without the ruling mark) and return the
+    event id. A unit or task given as text is parsed (ValueError when malformed).
 
     Raises PermissionError unless `who` is an adjudicator or admin; ValueError for an unknown
     reason tag, a non-bool value on a yes/no question, or a fact list `check_fact_list` rejects.
     """
+    unit = unit if isinstance(unit, Unit) else Unit.parse(unit)
+    task = task if isinstance(task, Task) else Task.parse(task)
     user = store.user(who)
     if user is None or user.role not in ("adjudicator", "admin"):
         raise PermissionError(f"'{who}' may not adjudicate (adjudicators and admins only)")
     if reason is not None and reason not in REASONS:
         raise ValueError(f"reason '{reason}' is not one of {', '.join(REASONS)}")
-    if task == "facts":
+    if task.question == "facts":
         sentences = store.response_sentences(response_id)
-        try:
-            parsed = Unit.parse(unit)
-        except ValueError:
-            parsed = None
-        if parsed is None or parsed.is_fact or parsed.is_response or parsed.sentence >= len(sentences):
+        if unit.is_fact or unit.is_response or unit.sentence >= len(sentences):
             raise ValueError(f"unit '{unit}' is not a sentence of response '{response_id}'")
         if not isinstance(value, list) or not all(isinstance(f, dict) for f in value):
             raise ValueError(f"a ruling on 'facts' is a list of {{'text', 'citations'}}, got {value!r}")
-        problems = check_fact_list(value, len(sentences[parsed.sentence].citations))
+        problems = check_fact_list(value, len(sentences[unit.sentence].citations))
         if problems:
             raise ValueError("; ".join(problems))
         value = normalise_fact_list(value)
@@ -595,7 +595,7 @@ def adjudicate(
         who,
         response_id,
         unit,
-        str(Task.parse(task).as_ruling),
+        task.as_ruling,
         {"value": value, "reason": reason},
         spent_ms=spent_ms,
     )

@@ -20,9 +20,9 @@ import hashlib
 from dataclasses import dataclass
 
 from annotation.agreement.alignment import normalise_fact_text
-from annotation.protocol.ids import QuestionKey, Unit
+from annotation.protocol.ids import QuestionKey, Task, Unit
 
-SAME_TASK = "same"
+SAME_TASK = Task("same")
 
 
 def pair_key(text_a: str, text_b: str) -> str:
@@ -31,9 +31,9 @@ def pair_key(text_a: str, text_b: str) -> str:
     return hashlib.sha1(f"{first}\n{second}".encode()).hexdigest()[:12]
 
 
-def pair_unit(sentence: int, text_a: str, text_b: str) -> str:
+def pair_unit(sentence: int, text_a: str, text_b: str) -> Unit:
     """`s{i}/{pair key}`: the unit of the "Same fact?" answer on two wordings of sentence i's facts."""
-    return str(Unit(int(sentence), pair_key(text_a, text_b)))
+    return Unit(int(sentence), pair_key(text_a, text_b))
 
 
 def answers_from_rulings(rulings: dict, response_id: str):
@@ -67,7 +67,7 @@ class SameFactQuestion:
     segments: tuple[int, ...]
 
     @property
-    def unit(self) -> str:
+    def unit(self) -> Unit:
         return pair_unit(self.sentence, self.text_a, self.text_b)
 
     @property

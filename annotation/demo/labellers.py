@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from annotation.demo.ground_truth import GoldSentence
 from annotation.demo.texts import PlannedFact, supported
 from annotation.demo.videos import VideoTruth
-from annotation.protocol.ids import RESPONSE_UNIT, Source, entailment_task, fact_key, fact_unit, sentence_unit
+from annotation.protocol.ids import RESPONSE_UNIT, Source, Task, Unit, entailment_task, fact_key
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
 from annotation.store.project_store import ProjectStore
 
@@ -73,7 +73,7 @@ def judge_labeller(stages: tuple[str, str, str]) -> Labeller:
 class LabelledFact:
     text: str
     citations: list[int]
-    answers: dict[str, bool]  # stage-3 task → answer, only the questions PROTOCOL §2 cannot derive
+    answers: dict[Task, bool]  # stage-3 task → answer, only the questions PROTOCOL §2 cannot derive
     claims: tuple = ()  # what the simulated person meant: lets a benchmark align wordings by meaning
 
 
@@ -160,7 +160,7 @@ def labelled_record(
                 f.text,
                 list(f.citations),
                 Entailment(
-                    f.answers.get("all"),
+                    f.answers.get(entailment_task("all")),
                     [f.answers.get(entailment_task("alone", j)) for j in range(len(f.citations))],
                     [f.answers.get(entailment_task("without", j)) for j in range(len(f.citations))],
                 ),
@@ -202,7 +202,7 @@ def write_label_events(
             store.events.append(
                 name,
                 response_id,
-                sentence_unit(i),
+                Unit.of_sentence(i),
                 "verifiable",
                 not labelled.verifiable,
                 spent_ms=rng.randint(500, 1500),
@@ -210,7 +210,7 @@ def write_label_events(
         store.events.append(
             name,
             response_id,
-            sentence_unit(i),
+            Unit.of_sentence(i),
             "verifiable",
             labelled.verifiable,
             spent_ms=_spent_ms(who, "verifiable", rng),
@@ -220,14 +220,14 @@ def write_label_events(
             store.events.append(
                 name,
                 response_id,
-                sentence_unit(i),
+                Unit.of_sentence(i),
                 "facts",
                 [{"text": f.text, "citations": f.citations} for f in labelled.facts],
                 spent_ms=_spent_ms(who, "facts", rng),
             )
     for i, labelled in enumerate(labels):
         for fact in labelled.facts or []:
-            unit = fact_unit(i, fact.text, fact.citations)
+            unit = Unit.of_fact(i, fact.text, fact.citations)
             for task, answer in fact.answers.items():
                 store.events.append(
                     name, response_id, unit, task, answer, spent_ms=_spent_ms(who, "entailment", rng)

@@ -40,7 +40,7 @@ from annotation.demo.videos import VideoTruth, make_video_truth, render_video, w
 from annotation.project import register_media
 from annotation.project_settings import DEFAULT_PAD_S, write_settings
 from annotation.protocol.derivation import derive_entailment
-from annotation.protocol.ids import Task, model_response_id
+from annotation.protocol.ids import model_response_id
 from annotation.protocol.records import EvaluationRecord, Response, Sentence
 from annotation.protocol.sentences import sentences_for_response
 from annotation.state import project_state
@@ -77,7 +77,7 @@ def _true_value(truth: EvaluationRecord, value: GoldValue):
     if value.sentence >= len(truth.sentences):
         return None
     sentence = truth.sentences[value.sentence]
-    task = Task.parse(value.task)
+    task = value.task
     if task.question == "verifiable":
         return sentence.verifiable
     if task.question == "facts":

@@ -23,6 +23,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 RESPONSE_UNIT = "response"
 SENTENCE_QUESTIONS = ("verifiable", "facts")
@@ -53,9 +54,11 @@ def _fact_key(text: str, subset: tuple[int, ...]) -> str:
     return hashlib.sha1(f"{normal}|{','.join(map(str, subset))}".encode()).hexdigest()[:12]
 
 
-@dataclass(frozen=True)
-class Unit:
-    """The response (`sentence` None), sentence `sentence`, or a fact of it (`fact` = its key)."""
+class Unit(NamedTuple):
+    """The response (`sentence` None), sentence `sentence`, or a fact of it (`fact` = its key).
+
+    A named tuple, as `Task`: labels, gold values and rulings are looked up by (unit, task) keys
+    hundreds of thousands of times per derivation, and a tuple hashes and compares in C."""
 
     sentence: int | None = None
     fact: str | None = None
@@ -66,11 +69,13 @@ class Unit:
 
     @classmethod
     def of_sentence(cls, index: int) -> Unit:
-        return cls(int(index))
+        """`s{index}`: the unit of sentence `index`'s stage-1 and stage-2 decisions."""
+        return _sentence_unit(int(index))
 
     @classmethod
     def of_fact(cls, sentence: int, text: str, citations) -> Unit:
-        return cls(int(sentence), fact_key(text, citations))
+        """`s{i}/{fact_key}`: the unit of a fact's stage-3 decisions."""
+        return _fact_unit(int(sentence), text, tuple(map(int, citations)))
 
     @property
     def is_response(self) -> bool:
@@ -87,50 +92,56 @@ class Unit:
 
     @classmethod
     def parse(cls, text: str) -> Unit:
-        """ValueError for anything `str(Unit(...))` does not write."""
-        if text == RESPONSE_UNIT:
-            return cls()
-        head, slash, key = text.partition("/")
-        match = _SENTENCE_RE.fullmatch(head)
-        if match is None or (slash and not _FACT_KEY_RE.fullmatch(key)):
-            raise ValueError(f"'{text}' is not a unit ('response', 's<i>' or 's<i>/<fact key>')")
-        return cls(int(match.group(1)), key if slash else None)
+        """ValueError for anything `str(Unit(...))` does not write (a str expected: TypeError
+        otherwise)."""
+        return _parse_unit(text)
+
+
+@lru_cache(maxsize=1 << 18)  # every event row is read through it; units repeat across annotators
+def _parse_unit(text: str) -> Unit:
+    if text == RESPONSE_UNIT:
+        return Unit()
+    head, slash, key = text.partition("/")
+    match = _SENTENCE_RE.fullmatch(head)
+    if match is None or (slash and not _FACT_KEY_RE.fullmatch(key)):
+        raise ValueError(f"'{text}' is not a unit ('response', 's<i>' or 's<i>/<fact key>')")
+    return Unit(int(match.group(1)), key if slash else None)
 
 
 @lru_cache(maxsize=1 << 10)
-def sentence_unit(index: int) -> str:
-    """`s{index}`: the unit of sentence `index`'s stage-1 and stage-2 decisions."""
-    return str(Unit.of_sentence(index))
-
-
-def fact_unit(sentence: int, text: str, citations) -> str:
-    """`s{i}/{fact_key}`: the unit of a fact's stage-3 decisions."""
-    return _fact_unit(int(sentence), text, tuple(int(c) for c in citations))
+def _sentence_unit(index: int) -> Unit:
+    return Unit(index)
 
 
 @lru_cache(maxsize=1 << 17)  # every label, gold value and voter of a fact asks again
-def _fact_unit(sentence: int, text: str, citations: tuple[int, ...]) -> str:
-    return f"s{sentence}/{fact_key(text, citations)}"  # str(Unit.of_fact(…)), without the Unit
+def _fact_unit(sentence: int, text: str, citations: tuple[int, ...]) -> Unit:
+    return Unit(sentence, fact_key(text, citations))
 
 
-@dataclass(frozen=True)
-class Task:
-    """One decision: `question` with `j` (a position in the fact's own citations) for `alone` and
-    `without`; `ruling` marks an adjudicator's decision on it."""
+_QUESTIONS = (*SENTENCE_QUESTIONS, *FACT_QUESTIONS, *RESPONSE_TASKS, *PAIR_QUESTIONS)
 
+
+class _TaskFields(NamedTuple):
     question: str
     j: int | None = None
     ruling: bool = False
 
-    def __post_init__(self) -> None:
-        known = (*SENTENCE_QUESTIONS, *FACT_QUESTIONS, *RESPONSE_TASKS, *PAIR_QUESTIONS)
-        if self.question not in known:
-            raise ValueError(f"'{self.question}' is not a question ({', '.join(known)})")
-        if (self.question in PER_CITATION) != (self.j is not None) or (self.j is not None and self.j < 0):
+
+class Task(_TaskFields):
+    """One decision: `question` with `j` (a position in the fact's own citations) for `alone` and
+    `without`; `ruling` marks an adjudicator's decision on it. ValueError for an unknown question or
+    a `j` the question does not take. A named tuple, as `Unit` (why: there)."""
+
+    __slots__ = ()
+
+    def __new__(cls, question: str, j: int | None = None, ruling: bool = False) -> Task:
+        if question not in _QUESTIONS:
+            raise ValueError(f"'{question}' is not a question ({', '.join(_QUESTIONS)})")
+        if (question in PER_CITATION) != (j is not None) or (j is not None and j < 0):
             raise ValueError(
-                f"'{self.question}' {'needs' if self.question in PER_CITATION else 'takes no'} "
-                "citation position j"
+                f"'{question}' {'needs' if question in PER_CITATION else 'takes no'} citation position j"
             )
+        return super().__new__(cls, question, j, ruling)
 
     @property
     def stage(self) -> int | None:
@@ -165,32 +176,32 @@ class Task:
     @classmethod
     def parse(cls, text: str) -> Task:
         """ValueError for anything `str(Task(...))` does not write."""
-        ruling = text.startswith(RULING_PREFIX)
-        body = text[len(RULING_PREFIX) :] if ruling else text
-        question, dot, position = body.partition(".")
-        if dot and not re.fullmatch(r"0|[1-9][0-9]*", position):
-            raise ValueError(f"'{text}' is not a task")
-        try:
-            return cls(question, int(position) if dot else None, ruling)
-        except ValueError:
-            raise ValueError(f"'{text}' is not a task") from None
-
-
-@lru_cache(maxsize=1 << 8)  # asked for every citation of every fact a record is built from
-def entailment_task(question: str, j: int | None = None) -> str:
-    """'all', or 'alone.{j}' / 'without.{j}'; ValueError for anything else."""
-    if question not in FACT_QUESTIONS:
-        raise ValueError(f"'{question}' is not an entailment question ({', '.join(FACT_QUESTIONS)})")
-    return str(Task(question, j))
+        return _parse_task(text)
 
 
 @lru_cache(maxsize=1 << 12)  # a handful of task strings, asked of every event
-def is_ruling(task: str) -> bool:
-    """Is this event task an adjudicator's ruling (`gold.…`)? False for anything unparsable."""
+def _parse_task(text: str) -> Task:
+    ruling = text.startswith(RULING_PREFIX)
+    body = text[len(RULING_PREFIX) :] if ruling else text
+    question, dot, position = body.partition(".")
+    if dot and not re.fullmatch(r"0|[1-9][0-9]*", position):
+        raise ValueError(f"'{text}' is not a task")
     try:
-        return Task.parse(task).ruling
+        return Task(question, int(position) if dot else None, ruling)
     except ValueError:
-        return False
+        raise ValueError(f"'{text}' is not a task") from None
+
+
+@lru_cache(maxsize=1 << 8)  # asked for every citation of every fact a record is built from
+def entailment_task(question: str, j: int | None = None) -> Task:
+    """`all`, or `alone.{j}` / `without.{j}`; ValueError for anything else."""
+    if question not in FACT_QUESTIONS:
+        raise ValueError(f"'{question}' is not an entailment question ({', '.join(FACT_QUESTIONS)})")
+    return Task(question, j)
+
+
+# the tasks code names (an entailment question's: `entailment_task`)
+VERIFIABLE_TASK, FACTS_TASK, DONE_TASK = Task("verifiable"), Task("facts"), Task("done")
 
 
 @dataclass(frozen=True)
@@ -198,22 +209,21 @@ class QuestionKey:
     """One question of one response; the text form keys widgets and names disputes."""
 
     response_id: str
-    unit: str
-    task: str
+    unit: Unit
+    task: Task
 
     def __str__(self) -> str:
         return f"{self.response_id}|{self.unit}|{self.task}"
 
     @classmethod
     def parse(cls, text: str) -> QuestionKey:
-        """The response id may itself hold '|': unit and task are the last two parts."""
-        response_id, _, rest = text.rpartition("|")
+        """The response id may itself hold '|': unit and task are the last two parts. ValueError
+        when either is malformed."""
+        response_id, _, task = text.rpartition("|")
         response_id, _, unit = response_id.rpartition("|")
         if not response_id:
             raise ValueError(f"'{text}' is not a question key (response|unit|task)")
-        Unit.parse(unit)
-        Task.parse(rest)
-        return cls(response_id, unit, rest)
+        return cls(response_id, Unit.parse(unit), Task.parse(task))
 
 
 @dataclass(frozen=True)

@@ -4,11 +4,11 @@ matches answers by."""
 
 from __future__ import annotations
 
-from annotation.protocol.ids import entailment_task
+from annotation.protocol.ids import Task, entailment_task
 from annotation.protocol.records import Fact, Sentence
 
 
-def entailment_questions(fact: Fact, sentence: Sentence) -> list[tuple[str, str, int | None]]:
+def entailment_questions(fact: Fact, sentence: Sentence) -> list[tuple[Task, str, int | None]]:
     """[(task, kind, j)] a person must answer for `fact`; the rest PROTOCOL §2 derives.
 
     Counting only the valid citations (an invalid one supports nothing, so alone[j] = False and
@@ -29,7 +29,7 @@ def entailment_questions(fact: Fact, sentence: Sentence) -> list[tuple[str, str,
     valid = [j for j, index in enumerate(fact.citations) if sentence.citations[index].valid]
     if not valid:
         return []
-    tasks: list[tuple[str, str, int | None]] = [("all", "all", None)]
+    tasks: list[tuple[Task, str, int | None]] = [(entailment_task("all"), "all", None)]
     if len(valid) >= 2:
         tasks += [(entailment_task("alone", j), "alone", j) for j in valid]
     if len(valid) >= 3:

@@ -12,8 +12,8 @@ the versions of the libraries the clustering computes with. So a relabel, an und
 answer, an import, a settings change or new code each miss, and the response is derived again.
 
 Encoding: pickle (protocol 5) compressed with zlib (≈ 3.7 KB a response), loaded by an unpickler
-that admits only the dataclasses of `annotation` modules already imported (and the clusters'
-default "no answer" function): a project file brought in cannot run code through it; anything else
+that admits only the dataclasses of `annotation` modules already imported (and ADMITTED_NAMES: the
+unit and task value types, the clusters' default "no answer" function): a project file brought in cannot run code through it; anything else
 in a row is a miss. Pickle, not a hand-written JSON form: a gold value holds its sentence's
 clusters, whose members share Fact and Sentence objects with the annotators' records; pickle keeps
 that sharing and follows the agreement classes as they change (a change is new code: every row
@@ -66,8 +66,15 @@ DERIVING_CODE = (
     "store/project_store.py",  # sentences and imported records as read
 )
 DERIVING_LIBRARIES = ("wordllama", "numpy", "scipy", "rapidfuzz")
-# The functions a result may name besides dataclasses: the clusters' "nobody answered" default.
-ADMITTED_FUNCTIONS = frozenset({("annotation.agreement.clusters", "_unanswered")})
+# What a result may name besides dataclasses: the value types of units and tasks (named tuples), and
+# the clusters' "nobody answered" default.
+ADMITTED_NAMES = frozenset(
+    {
+        ("annotation.protocol.ids", "Unit"),
+        ("annotation.protocol.ids", "Task"),
+        ("annotation.agreement.clusters", "_unanswered"),
+    }
+)
 # What loading a damaged, foreign or outdated row can raise
 UNREADABLE = (
     pickle.UnpicklingError,
@@ -140,19 +147,20 @@ def response_marks(
 
 
 def _admitted(module: str, name: str):
-    """The class (or ADMITTED_FUNCTIONS function) `module.name` when a result may name it, else None."""
+    """The class (or ADMITTED_NAMES class or function) `module.name` when a result may name it, else
+    None."""
     if module.startswith("annotation.") and "." not in name:
         found = getattr(sys.modules.get(module), name, None)  # what this process imported
         if (isinstance(found, type) and dataclasses.is_dataclass(found)) or (
             module,
             name,
-        ) in ADMITTED_FUNCTIONS:
+        ) in ADMITTED_NAMES:
             return found
     return None
 
 
 class _AdmittingUnpickler(pickle.Unpickler):
-    """Loads only annotation's dataclasses and ADMITTED_FUNCTIONS; anything else is refused."""
+    """Loads only annotation's dataclasses and ADMITTED_NAMES; anything else is refused."""
 
     admitted: dict[tuple[str, str], object] = {}  # each name checked once per process (45k asks at 4,000)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from annotation.protocol.ids import Unit
 from annotation.store.database import declare_tables
 from annotation.store.event_log import utc_now
 
@@ -43,7 +44,7 @@ def _clean(facts: list[dict]) -> list[dict]:
     ]
 
 
-def save_draft(store, who: str, response_id: str, unit: str, facts: list[dict]) -> None:
+def save_draft(store, who: str, response_id: str, unit: Unit, facts: list[dict]) -> None:
     """Keep `facts` as `who`'s draft for the unit (replacing the one before)."""
     _ready(store)
     store.database.write(
@@ -51,25 +52,27 @@ def save_draft(store, who: str, response_id: str, unit: str, facts: list[dict]) 
             "INSERT INTO drafts(who, response_id, unit, facts, saved_at) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT(who, response_id, unit) DO UPDATE SET facts = excluded.facts, "
             "saved_at = excluded.saved_at",
-            [who, response_id, unit, json.dumps(_clean(facts)), utc_now()],
+            [who, response_id, str(unit), json.dumps(_clean(facts)), utc_now()],
         )
     )
 
 
-def load_draft(store, who: str, response_id: str, unit: str) -> list[dict] | None:
+def load_draft(store, who: str, response_id: str, unit: Unit) -> list[dict] | None:
     """`who`'s saved draft for the unit, or None when there is none."""
     _ready(store)
     row = store.database.connection.execute(
-        "SELECT facts FROM drafts WHERE who = ? AND response_id = ? AND unit = ?", [who, response_id, unit]
+        "SELECT facts FROM drafts WHERE who = ? AND response_id = ? AND unit = ?",
+        [who, response_id, str(unit)],
     ).fetchone()
     return None if row is None else json.loads(row[0])
 
 
-def discard_draft(store, who: str, response_id: str, unit: str) -> None:
+def discard_draft(store, who: str, response_id: str, unit: Unit) -> None:
     """Forget the draft (its facts were confirmed, or the person started afresh)."""
     _ready(store)
     store.database.write(
         lambda c: c.execute(
-            "DELETE FROM drafts WHERE who = ? AND response_id = ? AND unit = ?", [who, response_id, unit]
+            "DELETE FROM drafts WHERE who = ? AND response_id = ? AND unit = ?",
+            [who, response_id, str(unit)],
         )
     )

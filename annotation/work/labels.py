@@ -11,13 +11,12 @@ Units and tasks (one event per decision):
   stale answers over
 - response-level: unit `response`, task `done` (value true), `skip` events
   (value {"reason": str}) and `flag` events (value {"text": str}).
+Labels are keyed by (`Unit`, `Task`), as the events carry them.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-from annotation.protocol.ids import Source, Task, Unit, entailment_task, fact_unit, is_ruling, sentence_unit
+from annotation.protocol.ids import FACTS_TASK, VERIFIABLE_TASK, Source, Task, Unit
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
 from annotation.protocol.same_sentence import sentence_at
 
@@ -29,38 +28,27 @@ def cant_tell_reason(value) -> str | None:
     return str(value[CANT_TELL]) if isinstance(value, dict) and CANT_TELL in value else None
 
 
-def labels_by_unit(events) -> dict[tuple[str, str], object]:
+def labels_by_unit(events) -> dict[tuple[Unit, Task], object]:
     """{(unit, task): value} for one person's current labels on one response."""
     return {(e.unit, e.task): e.value for e in events}
-
-
-@lru_cache(maxsize=1 << 16)
-def _fact_sentence(unit: str) -> int | None:
-    """The sentence of a fact unit (`s{i}/{key}`); None for any other unit or an unparsable one."""
-    try:
-        parsed = Unit.parse(unit)
-    except ValueError:
-        return None
-    return parsed.sentence if parsed.is_fact else None
 
 
 class _PersonLabels:
     """One person's current labels on one response, indexed once: {(unit, task): value}, the
     tasks answered per unit (in label order) and the fact units answered per sentence."""
 
-    def __init__(self, labels: dict[tuple[str, str], object]):
+    def __init__(self, labels: dict[tuple[Unit, Task], object]):
         self.labels = labels
-        self.by_unit: dict[str, dict[str, object]] = {}
+        self.by_unit: dict[Unit, dict[Task, object]] = {}
         for (unit, task), value in labels.items():
             self.by_unit.setdefault(unit, {})[task] = value
-        self.answered_facts: dict[int, set[str]] = {}
+        self.answered_facts: dict[int, set[Unit]] = {}
         for unit in self.by_unit:
-            sentence = _fact_sentence(unit)
-            if sentence is not None:
-                self.answered_facts.setdefault(sentence, set()).add(unit)
+            if unit.fact is not None:
+                self.answered_facts.setdefault(unit.sentence, set()).add(unit)
 
     def own_facts(self, i: int) -> list[dict]:
-        return self.labels.get((sentence_unit(i), "facts")) or []
+        return self.labels.get((Unit.of_sentence(i), FACTS_TASK)) or []
 
     def judges_gold_facts(self, i: int, gold_sentence: Sentence | None) -> bool:
         """In a staged campaign, where everyone judges the gold facts: are this person's stage-3
@@ -68,12 +56,10 @@ class _PersonLabels:
         answered = self.answered_facts.get(i)
         if not answered or gold_sentence is None or not gold_sentence.facts:
             return False
-        own_units = {
-            fact_unit(i, f["text"], [int(c) for c in f.get("citations", [])]) for f in self.own_facts(i)
-        }
+        own_units = {Unit.of_fact(i, f["text"], f.get("citations", [])) for f in self.own_facts(i)}
         beyond_own = answered - own_units  # mostly empty: people answer about their own facts
         return bool(beyond_own) and any(
-            fact_unit(i, f.text, f.citations) in beyond_own for f in gold_sentence.facts
+            Unit.of_fact(i, f.text, f.citations) in beyond_own for f in gold_sentence.facts
         )
 
     def judged_fact_list(self, i: int, gold_sentence: Sentence | None) -> list[dict]:
@@ -88,7 +74,7 @@ def record_from_labels(
     response_id: str,
     source: str,
     sentences: list[Sentence],
-    labels: dict[tuple[str, str], object],
+    labels: dict[tuple[Unit, Task], object],
     gold: EvaluationRecord | None = None,
 ) -> EvaluationRecord:
     """A person's evaluation record from their current labels on one response.
@@ -108,25 +94,15 @@ def _record(
         facts = []
         for proposal in person.judged_fact_list(i, sentence_at(gold, i, sentence)):
             cites = [int(c) for c in proposal.get("citations", [])]
-            given = person.by_unit.get(fact_unit(i, proposal["text"], cites), {})
-            answers = {task: None if cant_tell_reason(v) is not None else v for task, v in given.items()}
-            entailment = None
-            if answers:
-                entailment = Entailment(
-                    all=answers.get("all"),
-                    alone=[answers.get(entailment_task("alone", j)) for j in range(len(cites))],
-                    without=[answers.get(entailment_task("without", j)) for j in range(len(cites))],
-                )
-            cant_tell = {
-                Task.parse(task).value_name: f"can't tell: {cant_tell_reason(v)}"
-                for task, v in given.items()
-                if cant_tell_reason(v) is not None
-            }
-            facts.append(Fact(proposal["text"], cites, entailment, cant_tell or None))
+            given = person.by_unit.get(Unit.of_fact(i, proposal["text"], cites))
+            entailment = cant_tell = None
+            if given:
+                entailment, cant_tell = _entailment(given, len(cites))
+            facts.append(Fact(proposal["text"], cites, entailment, cant_tell))
         out.append(
             Sentence(
                 sentence.text,
-                person.labels.get((sentence_unit(i), "verifiable")),
+                person.labels.get((Unit.of_sentence(i), VERIFIABLE_TASK)),
                 list(sentence.citations),
                 facts,
                 sentence.start,
@@ -136,6 +112,26 @@ def _record(
     return EvaluationRecord(response_id, source, out)
 
 
+def _entailment(given: dict[Task, object], k: int) -> tuple[Entailment, dict[str, str] | None]:
+    """A fact's entailment from a person's answers about it ({task: value}, at least one) and its k
+    citations — unanswered and "can't tell" values null, answers about positions beyond k ignored —
+    and the provenance of its "can't tell" answers (None without any)."""
+    everything, alone, without, cant_tell = None, [None] * k, [None] * k, {}
+    for task, value in given.items():
+        reason = cant_tell_reason(value)
+        if reason is not None:
+            cant_tell[task.value_name] = f"can't tell: {reason}"
+        elif task.ruling:
+            continue
+        elif task.question == "all":
+            everything = value
+        elif task.question == "alone" and task.j < k:
+            alone[task.j] = value
+        elif task.question == "without" and task.j < k:
+            without[task.j] = value
+    return Entailment(all=everything, alone=alone, without=without), cant_tell or None
+
+
 class ResponseLabels:
     """The current label events of one response, indexed once per person (rulings are an
     adjudicator's and do not count): what `response_annotator_records` derives records from."""
@@ -143,7 +139,7 @@ class ResponseLabels:
     def __init__(self, events):
         by_who: dict[str, dict] = {}
         for event in events:
-            if not is_ruling(event.task):
+            if not event.task.ruling:
                 by_who.setdefault(event.who, {})[(event.unit, event.task)] = event.value
         self.people = {who: _PersonLabels(labels) for who, labels in by_who.items()}
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from annotation.protocol.ids import RESPONSE_UNIT
+from annotation.protocol.ids import DONE_TASK, Task, Unit
 from annotation.work.sample_queues import annotation_response_ids
-from annotation.work.session import DONE_TASK, Question, ResponseWork, open_response
+from annotation.work.session import Question, ResponseWork, open_response
 
 DEFAULT_OVERLAP = 3
 
@@ -79,7 +79,7 @@ def touched_response_ids(store, who: str) -> set[str]:
 
 
 def done_response_ids(store, who: str) -> set[str]:
-    return store.events.labelled_response_ids(who, RESPONSE_UNIT, DONE_TASK)
+    return store.events.labelled_response_ids(who, Unit.response(), DONE_TASK)
 
 
 def skipped_response_ids(store, who: str) -> dict[str, str]:
@@ -91,7 +91,7 @@ def unskip(store, who: str, response_id: str) -> int:
     """Take back `who`'s skips of a response (an undo event per live skip); returns how many."""
     skips = store.events.live_skips(who, response_id)
     for skip in skips:
-        store.events.append(who, response_id, RESPONSE_UNIT, "skip", kind="undo", ref=skip.id)
+        store.events.append(who, response_id, Unit.response(), Task("skip"), kind="undo", ref=skip.id)
     return len(skips)
 
 

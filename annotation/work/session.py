@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from annotation.protocol.ids import RESPONSE_UNIT, QuestionKey, fact_unit, sentence_unit
+from annotation.protocol.ids import DONE_TASK, FACTS_TASK, VERIFIABLE_TASK, QuestionKey, Task, Unit
 from annotation.protocol.questions import entailment_questions, question_citations
 from annotation.protocol.records import EvaluationRecord, Fact, Sentence
 from annotation.protocol.same_sentence import same_sentence, sentence_at
@@ -29,7 +29,6 @@ from annotation.work.proposals import may_seed_a_proposal
 
 CAMPAIGN_MODES = ("end_to_end", "staged")
 DEFAULT_CAMPAIGN_MODE = "end_to_end"
-DONE_TASK = "done"
 
 
 def normalise_campaign_mode(value) -> str:
@@ -46,8 +45,8 @@ class Question:
 
     stage: int
     sentence_index: int
-    unit: str
-    task: str
+    unit: Unit
+    task: Task
     kind: str  # 'verifiable' | 'facts' | 'all' | 'alone' | 'without'
     segments: tuple[int, ...] = ()
     fact: Fact | None = None
@@ -68,7 +67,7 @@ class Waiting:
 
 def own_facts(labels: dict, index: int) -> list[Fact] | None:
     """The person's confirmed fact list for sentence `index`, or None when not given."""
-    value = labels.get((sentence_unit(index), "facts"))
+    value = labels.get((Unit.of_sentence(index), FACTS_TASK))
     if value is None:
         return None
     return [Fact(item["text"], [int(c) for c in item.get("citations", [])]) for item in value]
@@ -88,7 +87,7 @@ def plan(
     """
     mode = normalise_campaign_mode(mode)
     questions = [
-        Question(1, i, sentence_unit(i), "verifiable", "verifiable", tuple(range(len(s.citations))))
+        Question(1, i, Unit.of_sentence(i), VERIFIABLE_TASK, "verifiable", tuple(range(len(s.citations))))
         for i, s in enumerate(sentences)
     ]
     # stage 2: which sentences get facts
@@ -102,13 +101,13 @@ def plan(
                 )
             verifiable = gold_sentence.verifiable
         else:
-            verifiable = labels.get((sentence_unit(i), "verifiable"))
+            verifiable = labels.get((Unit.of_sentence(i), VERIFIABLE_TASK))
             if verifiable is None:
                 return questions, None  # stage 1 not finished: later stages are not known yet
         if verifiable and sentence.has_valid_citation:
             to_split.append(i)
     questions += [
-        Question(2, i, sentence_unit(i), "facts", "facts", tuple(range(len(sentences[i].citations))))
+        Question(2, i, Unit.of_sentence(i), FACTS_TASK, "facts", tuple(range(len(sentences[i].citations))))
         for i in to_split
     ]
     # stage 3: which facts get entailment questions
@@ -125,7 +124,7 @@ def plan(
             if facts is None:
                 continue
         for fact in facts:
-            unit = fact_unit(i, fact.text, list(fact.citations))
+            unit = Unit.of_fact(i, fact.text, fact.citations)
             bare = Fact(fact.text, list(fact.citations))
             for task, kind, j in entailment_questions(bare, sentences[i]):
                 questions.append(
@@ -206,7 +205,7 @@ def answer(store, who: str, work: ResponseWork, question: Question, value, spent
     after = ResponseWork.planned(work.response_id, work.sentences, labels, work.mode, work.gold)
     if after.next is None and not is_done(labels):
         mark_done(store, who, work.response_id)
-        labels[(RESPONSE_UNIT, DONE_TASK)] = True
+        labels[(Unit.response(), DONE_TASK)] = True
     return after
 
 
@@ -325,12 +324,12 @@ def _recorded(store, who, response_id, question, value, spent_ms, labels: dict, 
 
 
 def is_done(labels: dict) -> bool:
-    return bool(labels.get((RESPONSE_UNIT, DONE_TASK)))
+    return bool(labels.get((Unit.response(), DONE_TASK)))
 
 
 def mark_done(store, who: str, response_id: str) -> int:
     """Record that the person finished the response (the queue's notion of done)."""
-    return store.events.append(who, response_id, RESPONSE_UNIT, DONE_TASK, True)
+    return store.events.append(who, response_id, Unit.response(), DONE_TASK, True)
 
 
 def undo_last_decision(store, who: str):
@@ -338,7 +337,7 @@ def undo_last_decision(store, who: str):
     'done' mark, the decision before it is undone too (so undo always takes back a choice the
     person made). Returns the undone decision's Event, or None when there is nothing to undo."""
     target = store.events.undo_last(who)
-    if target is not None and target.unit == RESPONSE_UNIT and target.task == DONE_TASK:
+    if target is not None and target.unit.is_response and target.task == DONE_TASK:
         target = store.events.undo_last(who, target.response_id)
     return target
 
@@ -348,12 +347,16 @@ def skip_response(store, who: str, response_id: str, reason: str) -> int:
     reason = reason.strip()
     if not reason:
         raise ValueError("say why you skip this response")
-    return store.events.append(who, response_id, RESPONSE_UNIT, "skip", {"reason": reason}, kind="skip")
+    return store.events.append(
+        who, response_id, Unit.response(), Task("skip"), {"reason": reason}, kind="skip"
+    )
 
 
-def flag_for_guidelines(store, who: str, response_id: str, text: str, unit: str = RESPONSE_UNIT) -> int:
-    """Note a case the guidelines do not settle (free text, required)."""
+def flag_for_guidelines(store, who: str, response_id: str, text: str, unit: Unit | None = None) -> int:
+    """Note a case the guidelines do not settle (free text, required), about `unit` (default: the
+    whole response)."""
     text = text.strip()
     if not text:
         raise ValueError("describe what the guidelines should settle")
-    return store.events.append(who, response_id, unit, "flag", {"text": text}, kind="flag")
+    unit = Unit.response() if unit is None else unit
+    return store.events.append(who, response_id, unit, Task("flag"), {"text": text}, kind="flag")

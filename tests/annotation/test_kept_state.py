@@ -4,11 +4,13 @@ that response again — never a stale result."""
 
 from __future__ import annotations
 
+import collections
 import os
 import pickle
 import signal
 import subprocess
 import sys
+import types
 import zlib
 from pathlib import Path
 
@@ -17,7 +19,7 @@ from test_state import TEXT, records_of_state, staged_campaign
 
 from annotation.agreement.gold import adjudicate
 from annotation.agreement.same_fact import SAME_TASK, pair_unit
-from annotation.protocol.ids import fact_unit
+from annotation.protocol.ids import Task, Unit
 from annotation.protocol.records import EvaluationRecord, Sentence
 from annotation.state import derive_state
 from annotation.store import derived_results
@@ -61,7 +63,7 @@ def test_a_new_process_reads_the_kept_results_and_gets_the_state_derived_anew(de
     assert everything(again) == everything(state_as_derived(store)) == everything(first)
 
 
-GOLD_FACT_UNIT = fact_unit(0, "A man points.", [0])
+GOLD_FACT_UNIT = Unit.of_fact(0, "A man points.", [0])
 
 
 def relabel(store):
@@ -145,6 +147,19 @@ def test_a_row_naming_anything_but_annotation_dataclasses_is_never_loaded(staged
     staged.database.connection.execute("UPDATE derived_results SET result = ?", [hostile])
     assert everything(new_process_state(staged)) == everything(state_as_derived(staged))
     assert not marker.exists()
+
+
+def test_a_kept_result_may_name_the_unit_and_task_value_types_and_no_other_named_tuple():
+    ruled = (Unit.of_sentence(2), Task("alone", 1).as_ruling, Unit.response())
+    assert derived_results.decode(derived_results.encode(ruled)) == ruled
+    other = collections.namedtuple("Unit", "sentence fact")  # a look-alike from another module
+    other.__module__ = "annotation.protocol.fake_ids"
+    sys.modules["annotation.protocol.fake_ids"] = types.SimpleNamespace(Unit=other)
+    try:
+        with pytest.raises(pickle.UnpicklingError):
+            derived_results.decode(derived_results.encode(other(1, None)))
+    finally:
+        del sys.modules["annotation.protocol.fake_ids"]
 
 
 # A process that writes results inside one open transaction and waits there to be killed

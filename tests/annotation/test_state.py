@@ -7,7 +7,7 @@ import pytest
 
 from annotation.agreement.gold import adjudicate, derive_gold, rulings_from_events
 from annotation.protocol.citations import Citation
-from annotation.protocol.ids import fact_unit
+from annotation.protocol.ids import Unit
 from annotation.protocol.records import EvaluationRecord, Response, Sentence
 from annotation.store.project_store import ProjectStore
 from annotation.work.labels import annotator_records
@@ -86,7 +86,7 @@ def staged_campaign(directory) -> ProjectStore:
     store.events.append("alice", "r1", "s0", "facts", [{"text": "Someone gestures.", "citations": [0]}])
     store.events.append("bob", "r1", "s0", "facts", [gold_fact])
     store.events.append("carol", "r1", "s0", "facts", [gold_fact])
-    unit = fact_unit(0, gold_fact["text"], [0])
+    unit = Unit.of_fact(0, gold_fact["text"], [0])
     for name, answer in (("alice", False), ("bob", False), ("carol", True)):
         store.events.append(name, "r1", unit, "all", answer)
     adjudicate(store, "ada", "r1", "s1", "verifiable", True, "annotator error")

@@ -154,9 +154,8 @@ def test_cant_tell_by_key_is_null_in_the_export_and_gold_counts_only_decided_ans
     assert labels[(question.unit, question.task)] == {"cant_tell": "the audio is inaudible"}
     (record,) = [r for r in annotator_records(demo, [question.response_id]) if r.source == f"human:{DOUBTER}"]
     facts = [f for s in record.sentences for f in s.facts if (f.provenance or {})]
-    assert [(f.entailment.to_dict()[question.task.split(".")[0]], f.provenance) for f in facts][0][1] == {
-        question.task.replace(".", "[")
-        + ("]" if "." in question.task else ""): "can't tell: the audio is inaudible"
+    assert [(f.entailment.to_dict()[question.task.question], f.provenance) for f in facts][0][1] == {
+        question.task.value_name: "can't tell: the audio is inaudible"
     }
     gold = project_state(demo).gold
     assert all(v.values.get(DOUBTER) is not None for v in gold.values if DOUBTER in v.values)

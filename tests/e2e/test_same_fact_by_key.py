@@ -17,7 +17,7 @@ from browser_support import (
 )
 
 from annotation.agreement.same_fact import open_questions
-from annotation.protocol.ids import fact_unit, sentence_unit
+from annotation.protocol.ids import Unit
 from annotation.state import project_state
 
 pytestmark = needs_chromium
@@ -32,11 +32,11 @@ def project(tmp_path_factory):
     store = tiny_project(tmp_path_factory.mktemp("e2e-same-fact") / "p", with_media=True)
     for response_id, by_name in WORDINGS.items():
         for name, text in by_name.items():
-            store.events.append(name, response_id, sentence_unit(0), "verifiable", True)
+            store.events.append(name, response_id, Unit.of_sentence(0), "verifiable", True)
             store.events.append(
-                name, response_id, sentence_unit(0), "facts", [{"text": text, "citations": [0]}]
+                name, response_id, Unit.of_sentence(0), "facts", [{"text": text, "citations": [0]}]
             )
-            store.events.append(name, response_id, fact_unit(0, text, [0]), "all", True)
+            store.events.append(name, response_id, Unit.of_fact(0, text, [0]), "all", True)
     return store
 
 
@@ -49,7 +49,9 @@ def server(project, tmp_path_factory):
 
 def answers(store) -> dict[str, bool]:
     return {
-        e.response_id: e.value["value"] for e in store.events.current_labels("ada") if e.task == "gold.same"
+        e.response_id: e.value["value"]
+        for e in store.events.current_labels("ada")
+        if str(e.task) == "gold.same"
     }
 
 

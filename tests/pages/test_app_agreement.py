@@ -9,7 +9,7 @@ from app_support import shown_text, signed_in_app, tiny_project
 
 from annotation.agreement.reliability import measure_agreement, measure_units
 from annotation.project import export_records
-from annotation.protocol.ids import fact_unit
+from annotation.protocol.ids import Unit
 from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
 from annotation.work.labels import CANT_TELL
@@ -162,7 +162,7 @@ def test_annotator_table_gives_each_annotators_cant_tell_rate_among_their_stage_
     monkeypatch, tiny
 ):
     store = ProjectStore.open(tiny)
-    first, second = fact_unit(1, "A man points.", [0]), fact_unit(1, "A man speaks.", [0])
+    first, second = Unit.of_fact(1, "A man points.", [0]), Unit.of_fact(1, "A man speaks.", [0])
     store.events.append("ann", "r1", first, "all", {CANT_TELL: "the audio is inaudible"})
     store.events.append("ann", "r1", second, "all", True)
     store.events.append("bob", "r1", first, "all", True)

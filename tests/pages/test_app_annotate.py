@@ -5,7 +5,7 @@ import json
 import pytest
 from app_support import APP, FIRST_TEXT, click, highlighted, shown_text, signed_in_app, tiny_project
 
-from annotation.protocol.ids import fact_unit
+from annotation.protocol.ids import Task, Unit
 from annotation.protocol.records import EvaluationRecord, Fact, Sentence
 from annotation.work.drafts import load_draft
 from annotation.work.labels import labels_by_unit
@@ -54,7 +54,11 @@ def test_question_and_options_are_in_view(monkeypatch, project):
 def test_verifiable_click_is_logged_at_once_with_time_spent(monkeypatch, project, store):
     click(signed_in(monkeypatch, project), "answer:True")
     event = store.events.current_labels("ann", "r1")[0]
-    assert (event.unit, event.task, event.value) == ("s0", "verifiable", True) and event.spent_ms >= 0
+    assert (str(event.unit), str(event.task), event.value) == (
+        "s0",
+        "verifiable",
+        True,
+    ) and event.spent_ms >= 0
 
 
 def test_decision_advances_to_the_next_sentence(monkeypatch, project):
@@ -70,7 +74,9 @@ def test_stage_two_proposes_a_rule_based_split(monkeypatch, project):
 def test_confirmed_facts_are_logged_as_one_list(monkeypatch, project, store):
     app = through_stage_one(signed_in(monkeypatch, project))
     click(app, "draft:r1:s0:confirm")
-    assert labels(store)[("s0", "facts")] == [{"text": "The man points at the screen.", "citations": [0]}]
+    assert labels(store)[(Unit.of_sentence(0), Task.parse("facts"))] == [
+        {"text": "The man points at the screen.", "citations": [0]}
+    ]
 
 
 def test_the_second_sentence_is_proposed_as_two_facts_each_with_its_own_citation(monkeypatch, project):
@@ -94,7 +100,7 @@ def test_fact_list_editing_on_the_second_sentence(monkeypatch, project, store):
     app.checkbox(key="draft:r1:s1:cite:2:1").uncheck().run()  # heard: audio only
     click(app, "draft:r1:s1:up:1")
     click(app, "draft:r1:s1:confirm")
-    assert labels(store)[("s1", "facts")] == [
+    assert labels(store)[(Unit.of_sentence(1), Task.parse("facts"))] == [
         {"text": "A man waves.", "citations": [1]},
         {"text": "A man says hello.", "citations": [0]},
         {"text": "Hello is heard.", "citations": [0]},
@@ -107,14 +113,14 @@ def test_deleted_fact_is_not_saved(monkeypatch, project, store):
     app.text_input(key="draft:r1:s0:text:1").input("Extra.").run()
     click(app, "draft:r1:s0:delete:0")
     click(app, "draft:r1:s0:confirm")
-    assert labels(store)[("s0", "facts")] == [{"text": "Extra.", "citations": [0]}]
+    assert labels(store)[(Unit.of_sentence(0), Task.parse("facts"))] == [{"text": "Extra.", "citations": [0]}]
 
 
 def test_fact_citing_nothing_is_refused(monkeypatch, project, store):
     app = through_stage_one(signed_in(monkeypatch, project))
     app.checkbox(key="draft:r1:s0:cite:0:0").uncheck().run()
     app = click(app, "draft:r1:s0:confirm")
-    assert ("s0", "facts") not in labels(store)
+    assert (Unit.of_sentence(0), Task.parse("facts")) not in labels(store)
     assert "tick at least one citation" in " ".join(w.value for w in app.warning)
 
 
@@ -123,8 +129,8 @@ def test_one_citation_fact_is_one_click(monkeypatch, project, store):
     click(app, "draft:r1:s0:confirm")
     click(app, "draft:r1:s1:confirm")
     click(app, "answer:True")  # 'all' of the one-citation fact, and nothing else about it
-    unit = fact_unit(0, "The man points at the screen.", [0])
-    assert labels(store)[(unit, "all")] is True
+    unit = Unit.of_fact(0, "The man points at the screen.", [0])
+    assert labels(store)[(unit, Task.parse("all"))] is True
     assert "He says hello." in fact_shown(app)
 
 
@@ -150,7 +156,7 @@ def test_whole_response_through_three_stages_is_done_and_the_next_one_opens(monk
     click(app, "draft:r1:s1:confirm")
     for _ in range(3):  # one citation per fact: `all` of each of the three facts
         click(app, "answer:True")
-    assert labels(store)[("response", "done")] is True
+    assert labels(store)[(Unit.response(), Task.parse("done"))] is True
     assert highlighted(app) == "A red light blinks (visual, 0:04-0:05)."
 
 
@@ -204,7 +210,7 @@ def test_annotator_never_sees_another_annotators_labels(monkeypatch, project, st
     store.events.append("bob", "r1", "s0", "facts", [{"text": "BOB'S PRIVATE FACT", "citations": [0]}])
     app = through_stage_one(signed_in(monkeypatch, project))
     assert "BOB'S PRIVATE FACT" not in shown_text(app)
-    assert ("s0", "facts") not in labels(store, "ann")
+    assert (Unit.of_sentence(0), Task.parse("facts")) not in labels(store, "ann")
 
 
 def test_queue_done_says_so(monkeypatch, project, store):
@@ -285,7 +291,7 @@ def test_an_edited_fact_is_saved_as_a_draft_not_a_label(monkeypatch, project, st
     app = through_stage_one(signed_in(monkeypatch, project))
     app.text_input(key="draft:r1:s0:text:0").input("A man points at a screen.").run()
     assert load_draft(store, "ann", "r1", "s0") == [{"text": "A man points at a screen.", "citations": [0]}]
-    assert ("s0", "facts") not in labels(store)
+    assert (Unit.of_sentence(0), Task.parse("facts")) not in labels(store)
 
 
 def test_a_new_page_restores_the_unconfirmed_draft(monkeypatch, project):
@@ -362,5 +368,5 @@ def test_a_stage_three_question_can_be_answered_cant_tell_with_a_reason(monkeypa
     click(app, "draft:r1:s1:confirm")
     click(app, "cant_tell")
     click(app, "cant_tell_reason:1")
-    fact = fact_unit(0, "The man points at the screen.", [0])
-    assert labels(store)[(fact, "all")] == {"cant_tell": "the audio is inaudible"}
+    fact = Unit.of_fact(0, "The man points at the screen.", [0])
+    assert labels(store)[(fact, Task.parse("all"))] == {"cant_tell": "the audio is inaudible"}

@@ -7,14 +7,14 @@ import json
 import pytest
 from app_support import click, components, shown_text, signed_in_app, tiny_project
 
-from annotation.protocol.ids import fact_unit
+from annotation.protocol.ids import Unit
 from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
 
 PAGE = "pages/disputes.py"
 LIGHT = [{"text": "A red light blinks.", "citations": [0]}]
 STAGE_ONE = "r1|s0|verifiable"
-STAGE_THREE = f"r2|{fact_unit(0, 'A red light blinks.', [0])}|all"
+STAGE_THREE = f"r2|{Unit.of_fact(0, 'A red light blinks.', [0])}|all"
 
 
 def write_labels(store) -> None:
@@ -23,7 +23,9 @@ def write_labels(store) -> None:
     for who, supported in (("ann", True), ("bob", False)):
         store.events.append(who, "r2", "s0", "verifiable", True, spent_ms=4000)
         store.events.append(who, "r2", "s0", "facts", LIGHT, spent_ms=6000)
-        store.events.append(who, "r2", fact_unit(0, LIGHT[0]["text"], [0]), "all", supported, spent_ms=3000)
+        store.events.append(
+            who, "r2", Unit.of_fact(0, LIGHT[0]["text"], [0]), "all", supported, spent_ms=3000
+        )
 
 
 @pytest.fixture
@@ -154,7 +156,7 @@ def test_the_list_can_keep_only_the_disputes_that_need_a_ruling(monkeypatch, pro
 
     store.events.append("cy", "r2", "s0", "verifiable", True)  # cy settles r2 too
     store.events.append("cy", "r2", "s0", "facts", LIGHT)
-    store.events.append("cy", "r2", fact_unit(0, LIGHT[0]["text"], [0]), "all", True)
+    store.events.append("cy", "r2", Unit.of_fact(0, LIGHT[0]["text"], [0]), "all", True)
     app.run()
     assert [s.value for s in app.success] == [
         "None of the disputes here needs a ruling: a majority settles each."
@@ -335,7 +337,7 @@ def test_a_stage_3_dispute_shows_each_annotators_own_wording(monkeypatch, projec
     for who, text, answer in (("ann", "A man points.", True), ("bob", "The man is pointing.", False)):
         store.events.append(who, "r1", "s1", "verifiable", True)
         store.events.append(who, "r1", "s1", "facts", [{"text": text, "citations": [0]}])
-        store.events.append(who, "r1", fact_unit(1, text, [0]), "all", answer)
+        store.events.append(who, "r1", Unit.of_fact(1, text, [0]), "all", answer)
     app = disputes_page(monkeypatch, project)
     app.selectbox(key="dispute_response").select("r1").run()
     app.selectbox(key="stage").select("s3-all").run()
@@ -371,7 +373,7 @@ def test_typed_facts_are_shown_as_text_never_as_markup(monkeypatch, project):
     for who, answer in (("ann", True), ("bob", False)):
         store.events.append(who, "r1", "s1", "verifiable", True)
         store.events.append(who, "r1", "s1", "facts", [{"text": typed, "citations": [0]}])
-        store.events.append(who, "r1", fact_unit(1, typed, [0]), "all", answer)
+        store.events.append(who, "r1", Unit.of_fact(1, typed, [0]), "all", answer)
     app = disputes_page(monkeypatch, project)
     app.selectbox(key="dispute_response").select("r1").run()
     app.selectbox(key="stage").select("s3-all").run()

@@ -6,7 +6,7 @@ event log."""
 import pytest
 from app_support import click, open_page_as, shown_text, tiny_project
 
-from annotation.protocol.ids import fact_unit, sentence_unit
+from annotation.protocol.ids import Unit
 from annotation.store.project_store import ProjectStore
 
 PAGE = "pages/disputes.py"
@@ -19,11 +19,11 @@ def project(tmp_path):
     store = tiny_project(tmp_path / "p")
     for response_id, wordings in (("r1", WORDINGS), ("r2", SECOND)):
         for name, text in wordings.items():
-            store.events.append(name, response_id, sentence_unit(0), "verifiable", True)
+            store.events.append(name, response_id, Unit.of_sentence(0), "verifiable", True)
             store.events.append(
-                name, response_id, sentence_unit(0), "facts", [{"text": text, "citations": [0]}]
+                name, response_id, Unit.of_sentence(0), "facts", [{"text": text, "citations": [0]}]
             )
-            store.events.append(name, response_id, fact_unit(0, text, [0]), "all", True)
+            store.events.append(name, response_id, Unit.of_fact(0, text, [0]), "all", True)
     return tmp_path / "p"
 
 
@@ -39,7 +39,7 @@ def disputes_count(app) -> str:
 
 def same_answers(project) -> list[bool]:
     labels = ProjectStore.open(project).events.current_labels("ada")
-    return [e.value["value"] for e in labels if e.task == "gold.same"]
+    return [e.value["value"] for e in labels if str(e.task) == "gold.same"]
 
 
 def test_the_questions_are_counted_apart_and_their_wording_is_no_dispute(monkeypatch, project):

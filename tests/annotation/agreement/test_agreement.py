@@ -266,6 +266,7 @@ def test_pair_confusion_counts_the_units_both_labelled():
 
 def test_cant_tell_rates_count_each_annotators_cant_tell_among_their_stage_three_answers(tmp_path):
     from annotation.agreement.annotator_stats import cant_tell_rates
+    from annotation.protocol.ids import Unit
     from annotation.protocol.records import Response, Sentence
     from annotation.store.project_store import ProjectStore
 
@@ -277,5 +278,6 @@ def test_cant_tell_rates_count_each_annotators_cant_tell_among_their_stage_three
         ("ana", "verifiable", True),  # stage 1: not counted
         ("ben", "all", False),
     ]:
-        store.events.append(who, "r1", "s0" if task == "verifiable" else "s0/f1", task, value)
+        unit = "s0" if task == "verifiable" else str(Unit.of_fact(0, "A tone plays.", [0]))
+        store.events.append(who, "r1", unit, task, value)
     assert cant_tell_rates(store.events.current_labels()) == {"ana": (1, 2), "ben": (0, 1)}

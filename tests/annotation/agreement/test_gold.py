@@ -19,7 +19,7 @@ from annotation.agreement.gold import (
 from annotation.formats.readers import read_records_file, write_records_jsonl
 from annotation.formats.record_schema import validate_record
 from annotation.protocol.citations import Citation
-from annotation.protocol.ids import fact_unit, sentence_unit
+from annotation.protocol.ids import Task, Unit
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Response, Sentence
 from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
@@ -76,7 +76,9 @@ def test_a_tie_stays_unresolved_under_the_majority_rule():
 
 
 def test_a_ruling_wins_over_the_majority_and_names_adjudicator_and_reason():
-    rulings = {("r1", "s0", "verifiable"): Ruling("ada", False, "annotator error", 99)}
+    rulings = {
+        ("r1", Unit.of_sentence(0), Task.parse("verifiable")): Ruling("ada", False, "annotator error", 99)
+    }
     gold = derive_gold([record("alice", True), record("bob", True), record("carol", False)], rulings)
     verifiable = value_of(gold, "verifiable")
     assert (verifiable.value, verifiable.provenance) == (False, "adjudicated:ada:annotator error")
@@ -174,7 +176,10 @@ def test_disputes_list_lowest_agreement_first_and_leaves_unanimous_units_out():
 
 
 def test_disputes_show_each_annotators_time_and_flag_decisions_under_two_seconds():
-    spent = {("alice", "r1", "s0", "verifiable"): 1500, ("bob", "r1", "s0", "verifiable"): 9000}
+    spent = {
+        ("alice", "r1", Unit.of_sentence(0), Task.parse("verifiable")): 1500,
+        ("bob", "r1", Unit.of_sentence(0), Task.parse("verifiable")): 9000,
+    }
     gold = derive_gold([record("alice", True), record("bob", False)], spent_ms=spent)
     (dispute,) = gold.disputes()
     assert dispute.values == {"alice": True, "bob": False}
@@ -183,7 +188,7 @@ def test_disputes_show_each_annotators_time_and_flag_decisions_under_two_seconds
 
 
 def test_open_disputes_leave_out_the_ruled_ones():
-    rulings = {("r1", "s0", "verifiable"): Ruling("ada", True, None, 1)}
+    rulings = {("r1", Unit.of_sentence(0), Task.parse("verifiable")): Ruling("ada", True, None, 1)}
     gold = derive_gold([record("alice", True), record("bob", False)], rulings)
     assert len(gold.disputes()) == 1 and gold.disputes(open_only=True) == []
 
@@ -227,7 +232,7 @@ def store(tmp_path):
 
 
 def test_an_adjudicated_value_wins_and_appears_in_the_gold_export_with_its_provenance(store, tmp_path):
-    adjudicate(store, "ada", "r1", sentence_unit(0), "verifiable", True, "guideline gap")
+    adjudicate(store, "ada", "r1", Unit.of_sentence(0), "verifiable", True, "guideline gap")
     write_records_jsonl(project_state(store).gold.records, tmp_path / "gold.jsonl")
     (exported,) = read_records_file(tmp_path / "gold.jsonl").items
     assert exported.source == "gold"
@@ -253,9 +258,19 @@ def test_a_ruling_on_a_yes_no_question_must_be_a_bool(store):
 def test_the_latest_ruling_wins_and_undoing_it_brings_back_the_one_before(store):
     adjudicate(store, "ada", "r1", "s0", "verifiable", True)
     adjudicate(store, "ada", "r1", "s0", "verifiable", False, "ambiguous media")
-    assert rulings_from_events(store.events.current_labels())[("r1", "s0", "verifiable")].value is False
+    assert (
+        rulings_from_events(store.events.current_labels())[
+            ("r1", Unit.of_sentence(0), Task.parse("verifiable"))
+        ].value
+        is False
+    )
     store.events.undo_last("ada")
-    assert rulings_from_events(store.events.current_labels())[("r1", "s0", "verifiable")].value is True
+    assert (
+        rulings_from_events(store.events.current_labels())[
+            ("r1", Unit.of_sentence(0), Task.parse("verifiable"))
+        ].value
+        is True
+    )
 
 
 def test_the_disputes_list_reads_time_on_item_from_the_events(store):
@@ -279,7 +294,7 @@ def test_a_ruled_fact_list_becomes_gold_and_its_new_facts_await_entailment_rulin
     (gold_fact,) = gold.records[0].sentences[0].facts
     assert gold_fact.provenance["text"] == "adjudicated:ada"
     (waiting,) = [d for d in gold.disputes() if d.question == "all"]
-    assert waiting.unit == fact_unit(0, "A man points.", [0]) and waiting.segments == (0,)
+    assert waiting.unit == Unit.of_fact(0, "A man points.", [0]) and waiting.segments == (0,)
 
 
 def test_a_sentence_ruled_verifiable_that_nobody_decomposed_waits_for_a_fact_list_ruling(store):
@@ -335,7 +350,7 @@ def test_staged_answers_about_gold_facts_count_for_the_gold_they_settle(store):
     store.events.append("alice", "r1", "s0", "facts", [{"text": "Someone gestures.", "citations": [0]}])
     store.events.append("bob", "r1", "s0", "facts", [gold_fact])
     store.events.append("carol", "r1", "s0", "facts", [gold_fact])
-    unit = fact_unit(0, gold_fact["text"], [0])
+    unit = Unit.of_fact(0, gold_fact["text"], [0])
     for name, answer in (("alice", False), ("bob", False), ("carol", True)):
         store.events.append(name, "r1", unit, "all", answer)
     (all_value,) = [v for v in project_state(store).gold.values if v.question == "all"]
@@ -348,7 +363,7 @@ def test_without_auto_acceptance_a_fact_list_everyone_gave_in_other_words_waits_
         record("alice", True, [fact("A man points.")]),
         record("bob", True, [fact("The man is pointing.")]),
     ]
-    confirmed = {("r1", "s0", "verifiable"): Ruling("ada", True, None, 1)}
+    confirmed = {("r1", Unit.of_sentence(0), Task.parse("verifiable")): Ruling("ada", True, None, 1)}
     gold = derive_gold(records, confirmed, auto_accept_unanimous=False)
     facts = value_of(gold, "facts")
     assert (facts.value, facts.provenance) == (None, "unresolved: unanimous 2/2, awaiting confirmation")

@@ -11,7 +11,7 @@ from annotation.agreement.paraphrase import ASK, paraphrase_similarity, verdict
 from annotation.agreement.reliability import stage_units
 from annotation.agreement.same_fact import SAME_TASK, open_questions, pair_key, pair_unit, wording_only
 from annotation.protocol.citations import Citation
-from annotation.protocol.ids import Task, Unit, fact_unit, sentence_unit
+from annotation.protocol.ids import Task, Unit
 from annotation.protocol.records import Response, Sentence
 from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
@@ -36,9 +36,9 @@ def store(tmp_path):
     store.add_user("ada", "adjudicator", None)
     for name, text in WORDINGS.items():
         store.add_user(name, "annotator", None)
-        store.events.append(name, "r1", sentence_unit(0), "verifiable", True)
-        store.events.append(name, "r1", sentence_unit(0), "facts", [{"text": text, "citations": [0]}])
-        store.events.append(name, "r1", fact_unit(0, text, [0]), "all", True)
+        store.events.append(name, "r1", Unit.of_sentence(0), "verifiable", True)
+        store.events.append(name, "r1", Unit.of_sentence(0), "facts", [{"text": text, "citations": [0]}])
+        store.events.append(name, "r1", Unit.of_fact(0, text, [0]), "all", True)
     return store
 
 
@@ -98,10 +98,10 @@ def test_the_answer_is_a_ruling_event_not_an_annotators_label(store):
     (event,) = store.events.current_labels("ada")
     assert (event.unit, event.task, event.value) == (
         question.unit,
-        "gold.same",
+        Task.parse("gold.same"),
         {"value": True, "reason": None},
     )
-    assert Task.parse(event.task).ruling and Unit.parse(event.unit).sentence == 0
+    assert event.task.ruling and event.unit.sentence == 0
     assert sorted(r.source for r in annotator_records(store)) == ["human:alice", "human:bob", "human:carol"]
 
 

@@ -148,7 +148,7 @@ def test_every_annotator_finished_every_response(demo):
         done = {
             e.response_id
             for e in store.events.current_labels(who=name)
-            if e.task == "done" and e.value is True
+            if str(e.task) == "done" and e.value is True
         }
         assert done == set(labelled_ids(store))
 

@@ -12,9 +12,7 @@ from annotation.protocol.ids import (
     annotator_name,
     configuration_of,
     entailment_task,
-    fact_unit,
-    is_ruling,
-    sentence_unit,
+    fact_key,
     source_kind,
 )
 
@@ -49,17 +47,25 @@ def test_a_source_reads_back_as_written(kind_name, name):
 
 @given(st.text(min_size=1), units, tasks)
 def test_a_question_key_reads_back_even_when_the_response_id_holds_the_separator(rid, unit, task):
-    key = QuestionKey(rid, str(unit), str(task))
+    key = QuestionKey(rid, unit, task)
     assert QuestionKey.parse(str(key)) == key
 
 
 def test_the_event_log_vocabulary_is_what_it_always_was():
-    assert sentence_unit(3) == "s3"
-    assert fact_unit(0, "A man points.", [1, 0]) == fact_unit(0, "  a MAN points. ", [0, 1])
-    assert fact_unit(0, "A man points.", [0]).startswith("s0/") and len(fact_unit(0, "x", [0])) == 15
-    assert entailment_task("all") == "all" and entailment_task("alone", 2) == "alone.2"
+    assert str(Unit.of_sentence(3)) == "s3"
+    assert Unit.of_fact(0, "A man points.", [1, 0]) == Unit.of_fact(0, "  a MAN points. ", [0, 1])
+    fact = str(Unit.of_fact(0, "A man points.", [0]))
+    assert fact.startswith("s0/") and len(str(Unit.of_fact(0, "x", [0]))) == 15
+    assert str(entailment_task("all")) == "all" and str(entailment_task("alone", 2)) == "alone.2"
     assert str(Task("without", 1).as_ruling) == "gold.without.1" and Task("alone", 0).value_name == "alone[0]"
-    assert is_ruling("gold.verifiable") and not is_ruling("verifiable") and not is_ruling("nonsense")
+    assert Task.parse("gold.verifiable").ruling and not Task.parse("verifiable").ruling
+
+
+def test_a_question_key_with_a_malformed_unit_or_task_does_not_read():
+    with pytest.raises(ValueError, match="not a unit"):
+        QuestionKey.parse("r1|s1/XYZ|all")
+    with pytest.raises(ValueError, match="not a task"):
+        QuestionKey.parse("r1|s1|maybe")
 
 
 @pytest.mark.parametrize("text", ["", "s", "s01", "s-1", "s1/", "s1/XYZ", "s1/abc", "responses", "S1"])
@@ -95,5 +101,5 @@ def test_source_kinds_and_judge_configurations():
 
 
 @given(st.integers(0, 500), st.text(), st.lists(st.integers(0, 9)))
-def test_a_facts_unit_is_the_string_of_its_unit(sentence, text, citations):
-    assert fact_unit(sentence, text, citations) == str(Unit.of_fact(sentence, text, citations))
+def test_a_facts_unit_is_its_sentence_and_the_key_of_its_text_and_citations(sentence, text, citations):
+    assert Unit.of_fact(sentence, text, citations) == Unit(sentence, fact_key(text, citations))

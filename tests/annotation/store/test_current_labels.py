@@ -6,11 +6,14 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from annotation.protocol.errors import InputError
+from annotation.protocol.ids import Task, Unit
 from annotation.protocol.records import Response, Sentence
-from annotation.store.event_log import Event
+from annotation.store.event_log import COLUMNS, Event
 from annotation.store.project_store import ProjectStore
 
 PEOPLE = ("alice", "bob")
@@ -49,8 +52,8 @@ def in_force(labels) -> list[tuple]:
 
 def by_the_view(store) -> list[tuple]:
     """What the `current_labels` view derives from the log (the rule the table keeps)."""
-    rows = store.database.query("SELECT * FROM current_labels ORDER BY id")
-    return in_force(Event.from_row(row) for row in rows)
+    rows = store.database.connection.execute(f"SELECT {COLUMNS} FROM current_labels ORDER BY id")
+    return in_force(Event.from_columns(row) for row in rows)
 
 
 def play(store, steps) -> list[tuple[int, list[tuple]]]:
@@ -126,3 +129,50 @@ def test_a_file_made_before_the_table_gets_it_from_the_log_and_keeps_it(tmp_path
         ("bob", "r2", False),
         ("alice", "r2", True),
     ]
+
+
+def test_a_malformed_unit_in_the_event_log_is_an_error_naming_the_file_the_event_and_the_field(tmp_path):
+    store = empty_project(tmp_path / "p")
+    store.events.append("alice", "r1", "s0", "verifiable", True)
+    store.database.connection.execute(  # written by hand or another tool: the column takes any text
+        "INSERT INTO events(at, who, response_id, unit, task, kind, value) "
+        "VALUES ('2026-01-01', 'bob', 'r1', 's0/f1', 'all', 'label', 'true')"
+    )
+    with pytest.raises(InputError) as raised:
+        store.events.current_labels()
+    (problem,) = raised.value.problems
+    assert problem.field == "unit" and str(store.database.path) in problem.path
+    assert problem.message.startswith("event 2: 's0/f1' is not a unit")
+
+
+def test_a_malformed_task_in_the_event_log_is_an_error_naming_the_task_field(tmp_path):
+    store = empty_project(tmp_path / "p")
+    store.database.connection.execute(
+        "INSERT INTO events(at, who, response_id, unit, task, kind, value) "
+        "VALUES ('2026-01-01', 'bob', 'r1', 's0', 'maybe', 'label', 'true')"
+    )
+    with pytest.raises(InputError) as raised:
+        store.events.log()
+    (problem,) = raised.value.problems
+    assert problem.field == "task" and problem.message.startswith("event 1: 'maybe' is not a task")
+
+
+def test_a_unit_or_task_given_as_text_is_checked_before_anything_is_written(tmp_path):
+    store = empty_project(tmp_path / "p")
+    with pytest.raises(ValueError, match="not a unit"):
+        store.events.append("alice", "r1", "s0/f1", "all", True)
+    with pytest.raises(ValueError, match="not a task"):
+        store.events.append("alice", "r1", "s0", "verified", True)
+    assert store.events.last_event_id() == 0
+
+
+def test_events_carry_their_unit_and_task_as_value_types(tmp_path):
+    store = empty_project(tmp_path / "p")
+    fact = Unit.of_fact(1, "A man points.", [0])
+    store.events.append("alice", "r1", fact, Task("alone", 0).as_ruling, {"value": True, "reason": None})
+    (event,) = store.events.current_labels()
+    assert (event.unit, event.task) == (Unit(1, fact.fact), Task("alone", 0, ruling=True))
+    assert store.database.connection.execute("SELECT unit, task FROM events").fetchone() == (
+        f"s1/{fact.fact}",
+        "gold.alone.0",
+    )

@@ -3,7 +3,7 @@
 import pytest
 
 from annotation.protocol.citations import Citation
-from annotation.protocol.ids import entailment_task, fact_key, fact_unit, sentence_unit
+from annotation.protocol.ids import Task, Unit, entailment_task, fact_key
 from annotation.protocol.records import Response, Sentence
 from annotation.store.project_store import ProjectStore
 from annotation.work.labels import human_records, record_from_labels
@@ -28,8 +28,8 @@ def test_fact_key_ignores_case_and_spacing_but_not_citations():
 
 
 def test_entailment_task_names():
-    assert entailment_task("all") == "all"
-    assert entailment_task("alone", 1) == "alone.1"
+    assert str(entailment_task("all")) == "all"
+    assert str(entailment_task("alone", 1)) == "alone.1"
     with pytest.raises(ValueError):
         entailment_task("alone")
 
@@ -40,15 +40,19 @@ def test_unlabelled_sentence_stays_not_done():
 
 
 def test_fact_without_stage3_answers_has_no_entailment():
-    labels = {("s0", "facts"): [{"text": "A man points.", "citations": [0]}]}
+    labels = {(Unit.of_sentence(0), Task.parse("facts")): [{"text": "A man points.", "citations": [0]}]}
     record = record_from_labels("r1", "human:a", [Sentence("x", True, CITES)], labels)
     assert record.sentences[0].facts[0].entailment is None
 
 
 def test_partial_stage3_answers_leave_the_rest_null():
     fact = {"text": "The man speaks.", "citations": [0, 1]}
-    unit = fact_unit(0, fact["text"], fact["citations"])
-    labels = {("s0", "facts"): [fact], (unit, "all"): True, (unit, "alone.1"): True}
+    unit = Unit.of_fact(0, fact["text"], fact["citations"])
+    labels = {
+        (Unit.of_sentence(0), Task.parse("facts")): [fact],
+        (unit, Task.parse("all")): True,
+        (unit, Task.parse("alone.1")): True,
+    }
     entailment = (
         record_from_labels("r1", "human:a", [Sentence("x", True, CITES)], labels)
         .sentences[0]
@@ -59,10 +63,10 @@ def test_partial_stage3_answers_leave_the_rest_null():
 
 
 def test_answers_given_to_an_edited_fact_do_not_carry_over():
-    old_unit = fact_unit(0, "A man points.", [0])
+    old_unit = Unit.of_fact(0, "A man points.", [0])
     labels = {
-        ("s0", "facts"): [{"text": "A man points at a screen.", "citations": [0]}],
-        (old_unit, "all"): True,
+        (Unit.of_sentence(0), Task.parse("facts")): [{"text": "A man points at a screen.", "citations": [0]}],
+        (old_unit, Task.parse("all")): True,
     }
     record = record_from_labels("r1", "human:a", [Sentence("x", True, CITES)], labels)
     assert record.sentences[0].facts[0].entailment is None
@@ -70,11 +74,11 @@ def test_answers_given_to_an_edited_fact_do_not_carry_over():
 
 def test_human_records_come_from_the_event_log_per_person(store):
     fact = {"text": "A man points.", "citations": [0]}
-    store.events.append("alice", "r1", sentence_unit(0), "verifiable", True)
-    store.events.append("alice", "r1", sentence_unit(1), "verifiable", False)
-    store.events.append("alice", "r1", sentence_unit(0), "facts", [fact])
-    store.events.append("alice", "r1", fact_unit(0, fact["text"], [0]), "all", True)
-    store.events.append("bob", "r1", sentence_unit(0), "verifiable", False)
+    store.events.append("alice", "r1", Unit.of_sentence(0), "verifiable", True)
+    store.events.append("alice", "r1", Unit.of_sentence(1), "verifiable", False)
+    store.events.append("alice", "r1", Unit.of_sentence(0), "facts", [fact])
+    store.events.append("alice", "r1", Unit.of_fact(0, fact["text"], [0]), "all", True)
+    store.events.append("bob", "r1", Unit.of_sentence(0), "verifiable", False)
     records = {r.source: r for r in human_records(store)}
     assert set(records) == {"human:alice", "human:bob"}
     alice = records["human:alice"]
@@ -102,7 +106,7 @@ def test_staged_answers_about_gold_facts_keep_the_gold_facts(store):
     )
     store.events.append("alice", "r1", "s0", "verifiable", True)
     store.events.append("alice", "r1", "s0", "facts", [{"text": "Someone points.", "citations": [0]}])
-    store.events.append("alice", "r1", fact_unit(0, gold_fact.text, [0]), "all", False)
+    store.events.append("alice", "r1", Unit.of_fact(0, gold_fact.text, [0]), "all", False)
     [record] = human_records(store, gold_by_response={"r1": gold})
     [fact] = record.sentences[0].facts
     assert fact.text == "A man points." and fact.entailment.all is False
@@ -110,11 +114,11 @@ def test_staged_answers_about_gold_facts_keep_the_gold_facts(store):
 
 def test_a_cant_tell_answer_is_null_in_the_record_with_its_reason():
     sentence = Sentence("A tone plays (audio, 0:01).", citations=[Citation("audio", 1.0, 1.0)])
-    unit = fact_unit(0, "A tone plays.", [0])
+    unit = Unit.of_fact(0, "A tone plays.", [0])
     labels = {
-        ("s0", "verifiable"): True,
-        ("s0", "facts"): [{"text": "A tone plays.", "citations": [0]}],
-        (unit, "all"): {"cant_tell": "the audio is inaudible"},
+        (Unit.of_sentence(0), Task.parse("verifiable")): True,
+        (Unit.of_sentence(0), Task.parse("facts")): [{"text": "A tone plays.", "citations": [0]}],
+        (unit, Task.parse("all")): {"cant_tell": "the audio is inaudible"},
     }
     (fact,) = record_from_labels("r1", "human:ana", [sentence], labels).sentences[0].facts
     assert fact.entailment.all is None and fact.provenance == {"all": "can't tell: the audio is inaudible"}

@@ -7,7 +7,7 @@ import pytest
 from annotation.protocol.citations import Citation
 from annotation.protocol.derivation import derive_entailment
 from annotation.protocol.fact_list import check_fact_list
-from annotation.protocol.ids import fact_unit
+from annotation.protocol.ids import Task, Unit
 from annotation.protocol.questions import entailment_questions
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Response, Sentence
 from annotation.store.project_store import ProjectStore
@@ -59,30 +59,30 @@ def answer_all(sentences, labels, mode="end_to_end", gold=None, value=True, fact
 
 def test_one_citation_fact_is_one_click():
     sentence = Sentence("A man points (visual, 0:12).", citations=[VISUAL])
-    assert entailment_questions(Fact("A man points.", [0]), sentence) == [("all", "all", None)]
+    assert entailment_questions(Fact("A man points.", [0]), sentence) == [(Task("all"), "all", None)]
 
 
 def test_two_citation_fact_asks_all_and_alone_but_never_without():
     sentence = two_sentences()[0]
-    tasks = [task for task, _, _ in entailment_questions(Fact("A man speaks.", [0, 1]), sentence)]
+    tasks = [str(task) for task, _, _ in entailment_questions(Fact("A man speaks.", [0, 1]), sentence)]
     assert tasks == ["all", "alone.0", "alone.1"]
 
 
 def test_three_citation_fact_asks_alone_and_without_for_each():
     sentence = Sentence("x", citations=[VISUAL, AUDIO, Citation("audio", 20.0, 21.0)])
-    tasks = [task for task, _, _ in entailment_questions(Fact("x", [0, 1, 2]), sentence)]
+    tasks = [str(task) for task, _, _ in entailment_questions(Fact("x", [0, 1, 2]), sentence)]
     assert tasks == ["all", "alone.0", "alone.1", "alone.2", "without.0", "without.1", "without.2"]
 
 
 def test_invalid_citation_is_never_asked_about_and_two_valid_ones_ask_no_without():
     sentence = Sentence("x", citations=[VISUAL, BROKEN, AUDIO])
-    tasks = [task for task, _, _ in entailment_questions(Fact("x", [0, 1, 2]), sentence)]
+    tasks = [str(task) for task, _, _ in entailment_questions(Fact("x", [0, 1, 2]), sentence)]
     assert tasks == ["all", "alone.0", "alone.2"]
 
 
 def test_one_valid_citation_beside_an_invalid_one_asks_only_all():
     sentence = Sentence("x", citations=[VISUAL, BROKEN])
-    assert [task for task, _, _ in entailment_questions(Fact("x", [0, 1]), sentence)] == ["all"]
+    assert [str(task) for task, _, _ in entailment_questions(Fact("x", [0, 1]), sentence)] == ["all"]
 
 
 def test_a_fact_whose_citations_are_all_invalid_is_asked_nothing():
@@ -106,14 +106,14 @@ def test_answers_asked_plus_protocol_derivations_leave_nothing_undetermined(vali
     citations = [VISUAL if valid else BROKEN for valid in validity]
     sentence = Sentence("x", citations=citations)
     fact = Fact("x", list(range(len(citations))))
-    answers = {"all": True}
+    answers = {Task("all"): True}
     for task, _, _ in entailment_questions(fact, sentence):
         answers[task] = True
     k = len(citations)
     fact.entailment = Entailment(
-        answers["all"],
-        [answers.get(f"alone.{j}") for j in range(k)],
-        [answers.get(f"without.{j}") for j in range(k)],
+        answers[Task("all")],
+        [answers.get(Task("alone", j)) for j in range(k)],
+        [answers.get(Task("without", j)) for j in range(k)],
     )
     derived = derive_entailment(fact, sentence)
     assert None not in derived.alone and None not in derived.without
@@ -121,7 +121,7 @@ def test_answers_asked_plus_protocol_derivations_leave_nothing_undetermined(vali
 
 def test_stage_one_comes_first_sentence_by_sentence():
     question = next_question(two_sentences(), {})
-    assert (question.stage, question.sentence_index, question.task) == (1, 0, "verifiable")
+    assert (question.stage, question.sentence_index, str(question.task)) == (1, 0, "verifiable")
 
 
 def test_stage_one_segments_are_all_the_sentence_citations():
@@ -129,48 +129,63 @@ def test_stage_one_segments_are_all_the_sentence_citations():
 
 
 def test_facts_are_asked_only_for_verifiable_cited_sentences():
-    labels = {("s0", "verifiable"): True, ("s1", "verifiable"): True}
+    labels = {
+        (Unit.of_sentence(0), Task.parse("verifiable")): True,
+        (Unit.of_sentence(1), Task.parse("verifiable")): True,
+    }
     question = next_question(two_sentences(), labels)
     assert (question.kind, question.sentence_index) == ("facts", 0)
-    labels[("s0", "facts")] = [{"text": "A man points.", "citations": [0]}]
+    labels[(Unit.of_sentence(0), Task.parse("facts"))] = [{"text": "A man points.", "citations": [0]}]
     assert next_question(two_sentences(), labels).kind == "all"
 
 
 def test_entailment_question_is_keyed_to_the_fact_content():
     labels = {
-        ("s0", "verifiable"): True,
-        ("s1", "verifiable"): False,
-        ("s0", "facts"): [{"text": "A man points.", "citations": [0]}],
+        (Unit.of_sentence(0), Task.parse("verifiable")): True,
+        (Unit.of_sentence(1), Task.parse("verifiable")): False,
+        (Unit.of_sentence(0), Task.parse("facts")): [{"text": "A man points.", "citations": [0]}],
     }
     question = next_question(two_sentences(), labels)
-    assert question.unit == fact_unit(0, "A man points.", [0]) and question.segments == (0,)
+    assert question.unit == Unit.of_fact(0, "A man points.", [0]) and question.segments == (0,)
 
 
 def test_alone_question_plays_its_one_citation_and_without_plays_the_others():
     sentence = Sentence("x", citations=[VISUAL, AUDIO, Citation("audio", 20.0, 21.0)])
-    labels = {("s0", "verifiable"): True, ("s0", "facts"): [{"text": "x", "citations": [0, 1, 2]}]}
+    labels = {
+        (Unit.of_sentence(0), Task.parse("verifiable")): True,
+        (Unit.of_sentence(0), Task.parse("facts")): [{"text": "x", "citations": [0, 1, 2]}],
+    }
     questions, _ = plan([sentence], labels)
-    by_task = {q.task: q.segments for q in questions if q.stage == 3}
+    by_task = {str(q.task): q.segments for q in questions if q.stage == 3}
     assert by_task["alone.1"] == (1,) and by_task["without.1"] == (0, 2) and by_task["all"] == (0, 1, 2)
 
 
 def test_not_verifiable_response_is_complete_after_stage_one():
-    labels = {("s0", "verifiable"): False, ("s1", "verifiable"): False}
+    labels = {
+        (Unit.of_sentence(0), Task.parse("verifiable")): False,
+        (Unit.of_sentence(1), Task.parse("verifiable")): False,
+    }
     assert next_question(two_sentences(), labels) is None
 
 
 def test_complete_end_to_end_response_took_four_decisions():
     labels = {}
     asked = answer_all(two_sentences(), labels)
-    assert [q.task for q in asked] == ["verifiable", "verifiable", "facts", "all"]
+    assert [str(q.task) for q in asked] == ["verifiable", "verifiable", "facts", "all"]
 
 
 def test_response_progress_counts_answered_of_known_questions():
-    assert response_progress(two_sentences(), {("s0", "verifiable"): True}) == (1, 2)
+    assert response_progress(two_sentences(), {(Unit.of_sentence(0), Task.parse("verifiable")): True}) == (
+        1,
+        2,
+    )
 
 
 def test_staged_mode_waits_for_gold_verifiability_after_own_stage_one():
-    labels = {("s0", "verifiable"): True, ("s1", "verifiable"): False}
+    labels = {
+        (Unit.of_sentence(0), Task.parse("verifiable")): True,
+        (Unit.of_sentence(1), Task.parse("verifiable")): False,
+    }
     result = next_question(two_sentences(), labels, "staged", gold=None)
     assert isinstance(result, Waiting) and result.stage == 2
 
@@ -181,7 +196,10 @@ def test_staged_mode_splits_gold_verifiable_sentences_not_own():
         "gold",
         [Sentence(s.text, verifiable=v) for s, v in zip(two_sentences(), [True, False], strict=True)],
     )
-    labels = {("s0", "verifiable"): False, ("s1", "verifiable"): False}
+    labels = {
+        (Unit.of_sentence(0), Task.parse("verifiable")): False,
+        (Unit.of_sentence(1), Task.parse("verifiable")): False,
+    }
     question = next_question(two_sentences(), labels, "staged", gold)
     assert (question.kind, question.sentence_index) == ("facts", 0)
 
@@ -194,12 +212,12 @@ def test_staged_mode_judges_the_gold_facts():
         [Sentence(two_sentences()[0].text, True, facts=gold_facts), Sentence("So B is right.", False)],
     )
     labels = {
-        ("s0", "verifiable"): True,
-        ("s1", "verifiable"): False,
-        ("s0", "facts"): [{"text": "Something else.", "citations": [0]}],
+        (Unit.of_sentence(0), Task.parse("verifiable")): True,
+        (Unit.of_sentence(1), Task.parse("verifiable")): False,
+        (Unit.of_sentence(0), Task.parse("facts")): [{"text": "Something else.", "citations": [0]}],
     }
     question = next_question(two_sentences(), labels, "staged", gold)
-    assert question.unit == fact_unit(0, "The man speaks.", [1])
+    assert question.unit == Unit.of_fact(0, "The man speaks.", [1])
 
 
 def test_staged_mode_waits_for_gold_facts_after_own_facts():
@@ -207,9 +225,9 @@ def test_staged_mode_waits_for_gold_facts_after_own_facts():
         "r1", "gold", [Sentence(two_sentences()[0].text, True), Sentence("So B is right.", False)]
     )
     labels = {
-        ("s0", "verifiable"): True,
-        ("s1", "verifiable"): False,
-        ("s0", "facts"): [{"text": "A man points.", "citations": [0]}],
+        (Unit.of_sentence(0), Task.parse("verifiable")): True,
+        (Unit.of_sentence(1), Task.parse("verifiable")): False,
+        (Unit.of_sentence(0), Task.parse("facts")): [{"text": "A man points.", "citations": [0]}],
     }
     result = next_question(two_sentences(), labels, "staged", gold)
     assert isinstance(result, Waiting) and result.stage == 3
@@ -219,7 +237,10 @@ def test_gold_of_another_sentence_text_is_not_used():
     gold = EvaluationRecord(
         "r1", "gold", [Sentence("Different text.", True), Sentence("So B is right.", False)]
     )
-    labels = {("s0", "verifiable"): True, ("s1", "verifiable"): False}
+    labels = {
+        (Unit.of_sentence(0), Task.parse("verifiable")): True,
+        (Unit.of_sentence(1), Task.parse("verifiable")): False,
+    }
     assert isinstance(next_question(two_sentences(), labels, "staged", gold), Waiting)
 
 
@@ -309,10 +330,13 @@ def test_a_question_already_answered_is_not_answered_again_until_undone(store):
     question = next_question(two_sentences(), {})
     assert record_answer(store, "ana", "r1", question, True) is not None
     assert record_answer(store, "ana", "r1", question, False) is None
-    assert current(store) == {("s0", "verifiable"): True} and len(store.events.log("ana")) == 1
+    assert (
+        current(store) == {(Unit.of_sentence(0), Task.parse("verifiable")): True}
+        and len(store.events.log("ana")) == 1
+    )
     undo_last_decision(store, "ana")
     assert record_answer(store, "ana", "r1", question, False) is not None
-    assert current(store) == {("s0", "verifiable"): False}
+    assert current(store) == {(Unit.of_sentence(0), Task.parse("verifiable")): False}
 
 
 def test_undo_after_done_takes_back_the_last_choice_too(store):
@@ -320,7 +344,9 @@ def test_undo_after_done_takes_back_the_last_choice_too(store):
     record_answer(store, "ana", "r1", question, False)
     store.events.append("ana", "r1", "response", "done", True)
     undone = undo_last_decision(store, "ana")
-    assert (undone.unit, undone.task) == ("s0", "verifiable") and current(store) == {}
+    assert (undone.unit, undone.task) == (Unit.of_sentence(0), Task.parse("verifiable")) and current(
+        store
+    ) == {}
 
 
 def test_skip_needs_a_reason(store):
@@ -351,9 +377,9 @@ def test_cant_tell_needs_a_reason_and_a_stage_three_question(store):
 
 def test_an_answer_returns_the_work_after_it_as_a_fresh_read_would_give_it(store):
     work = open_response(store, "ana", "r1", "end_to_end")
-    assert work.question.unit == "s0" and work.answered == 0
+    assert str(work.question.unit) == "s0" and work.answered == 0
     work = answer(store, "ana", work, work.question, True)  # s0 verifiable
-    assert work.labels == current(store) and work.question.unit == "s1"
+    assert work.labels == current(store) and str(work.question.unit) == "s1"
     work = answer(store, "ana", work, work.question, False)  # s1 not verifiable: facts of s0 next
     assert work.question.kind == "facts" and work == open_response(store, "ana", "r1", "end_to_end")
 
@@ -364,11 +390,14 @@ def test_the_answer_that_leaves_nothing_to_ask_writes_the_done_mark(store):
     while work.question is not None:
         assert not work.done
         work = answer(store, "ana", work, work.question, next(values))
-    assert work.done and current(store)[("response", "done")] is True
+    assert work.done and current(store)[(Unit.response(), Task.parse("done"))] is True
 
 
 def test_an_answer_to_a_question_answered_meanwhile_writes_nothing(store):
     work = open_response(store, "ana", "r1", "end_to_end")
     assert answer(store, "ana", work, work.question, True) is not None
     assert answer(store, "ana", work, work.question, False) is None  # `work` is from before
-    assert current(store) == {("s0", "verifiable"): True} and len(store.events.log("ana")) == 1
+    assert (
+        current(store) == {(Unit.of_sentence(0), Task.parse("verifiable")): True}
+        and len(store.events.log("ana")) == 1
+    )

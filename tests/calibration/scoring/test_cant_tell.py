@@ -5,20 +5,20 @@ scoring it 0."""
 from __future__ import annotations
 
 from annotation.protocol.citations import Citation
-from annotation.protocol.ids import fact_unit
+from annotation.protocol.ids import Task, Unit
 from annotation.protocol.records import Sentence
 from annotation.work.labels import record_from_labels
 from calibration.scoring.murgat_s import score_record
 
 SENTENCE = Sentence("A tone plays (audio, 0:01).", citations=[Citation("audio", 1.0, 1.0)])
-UNIT = fact_unit(0, "A tone plays.", [0])
+UNIT = Unit.of_fact(0, "A tone plays.", [0])
 
 
 def record_with(answer):
     labels = {
-        ("s0", "verifiable"): True,
-        ("s0", "facts"): [{"text": "A tone plays.", "citations": [0]}],
-        (UNIT, "all"): answer,
+        (Unit.of_sentence(0), Task.parse("verifiable")): True,
+        (Unit.of_sentence(0), Task.parse("facts")): [{"text": "A tone plays.", "citations": [0]}],
+        (UNIT, Task.parse("all")): answer,
     }
     return record_from_labels("r1", "human:ana", [SENTENCE], labels)
 

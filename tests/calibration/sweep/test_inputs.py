@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from annotation.agreement.gold import adjudicate
-from annotation.protocol.ids import sentence_unit
+from annotation.protocol.ids import Unit
 from annotation.protocol.records import EvaluationRecord
 from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
@@ -51,8 +51,8 @@ def test_partial_work_and_a_new_ruling_leave_everyone_elses_parity_defined_and_u
     store = ProjectStore.open(copy)
     try:
         for rid in store.response_ids()[:3]:  # dana starts three responses and finishes none
-            store.events.append("dana", rid, sentence_unit(0), "verifiable", True, spent_ms=4000)
-        disputed = next(v for v in project_state(store).gold.values if v.task == "verifiable")
+            store.events.append("dana", rid, Unit.of_sentence(0), "verifiable", True, spent_ms=4000)
+        disputed = next(v for v in project_state(store).gold.values if str(v.task) == "verifiable")
         adjudicate(store, "ada", disputed.response_id, disputed.unit, disputed.task, not disputed.value, None)
     finally:
         store.close()

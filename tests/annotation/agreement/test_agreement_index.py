@@ -5,7 +5,7 @@ state, so the same α and CIs; after one label only the labelled response is rea
 from annotation.agreement.agreement_index import AgreementIndex
 from annotation.agreement.annotator_stats import annotator_rows, cant_tell_rates
 from annotation.agreement.reliability import labelled_units, measure_agreement, measure_units
-from annotation.protocol.ids import sentence_unit
+from annotation.protocol.ids import Unit
 from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
 
@@ -42,7 +42,7 @@ def test_after_a_label_only_the_labelled_response_is_read_again_and_the_figures_
     response = store.response_ids()[0]
     labelled = next(key for key in before.units["verifiable"] if key[0] == response)
     was = before.units["verifiable"][labelled]["alice"]
-    store.events.append("alice", response, sentence_unit(labelled[1]), "verifiable", not was, spent_ms=900)
+    store.events.append("alice", response, Unit.of_sentence(labelled[1]), "verifiable", not was, spent_ms=900)
     state = project_state(store)
     after = index.inputs(state)
     read_again = {rid for rid, part in index._parts.items() if part[1] is not parts[rid][1]}

@@ -124,17 +124,19 @@ class RankIntervals:
                 self._work_out([row])
             return self._found[row]
 
-    def all(self) -> None:
-        """Work out every row's not yet worked out (one set of resamples for them all)."""
+    def all(self, weights: np.ndarray | None = None) -> None:
+        """Work out every row's not yet worked out (one set of resamples for them all; `weights`:
+        their multiplicity matrix, when the caller has it)."""
         with self._lock:
             rows = [i for i in range(self._X.shape[0]) if i not in self._found]
             if rows:
-                self._work_out(rows)
+                self._work_out(rows, weights)
 
-    def _work_out(self, rows: list[int]) -> None:
+    def _work_out(self, rows: list[int], W: np.ndarray | None = None) -> None:
         X, Y = self._X[rows], self._Y[rows]
         n = X.shape[1]
-        W = bootstrap.multiplicities(bootstrap.resample_indices(n, self._n_boot, self._seed), n)
+        if W is None:
+            W = bootstrap.multiplicities(bootstrap.resample_indices(n, self._n_boot, self._seed), n)
         spearman = bootstrap.percentile_ci(bootstrap.bootstrap_spearman(X, Y, W), CI_LEVEL)
         kendall = bootstrap.percentile_ci(bootstrap.bootstrap_kendall(X, Y, W), CI_LEVEL)
         for k, row in enumerate(rows):
@@ -234,19 +236,22 @@ def _check_inputs(gold, judges, humans, modes, judged) -> tuple[dict, dict, dict
     return gold_by, judges_by, humans_by
 
 
-def _correlations(X: np.ndarray, Y: np.ndarray, n_boot: int, seed: int) -> dict:
+def _correlations(X: np.ndarray, Y: np.ndarray, n_boot: int, seed: int, rank_intervals_now: bool) -> dict:
     """Every correlation and interval of every row (the rank correlations' when asked), and the rows'
     r in each shared resample."""
     n = X.shape[1]
     W = bootstrap.multiplicities(bootstrap.resample_indices(n, n_boot, seed), n)
     boot_pearson = bootstrap.bootstrap_pearson(X, Y, W)
+    ranks = RankIntervals(X, Y, n_boot, seed)
+    if rank_intervals_now:
+        ranks.all(W)
     return {
         "pearson": correlation.pearson_rows(X, Y),
         "spearman": correlation.spearman_rows(X, Y),
         "kendall": correlation.kendall_rows(X, Y),
         "pearson_ci": fisher_jackknife_ci(X, Y, CI_LEVEL),
         "boot_pearson": boot_pearson,
-        "rank_intervals": RankIntervals(X, Y, n_boot, seed),
+        "rank_intervals": ranks,
     }
 
 
@@ -360,6 +365,7 @@ def run_sweep(
     alpha: float = 0.05,
     epsilon: float = DEFAULT_EPSILON,
     judged: dict[str, list[str]] | None = None,
+    rank_intervals_now: bool = False,
 ) -> SweepReport:
     """Sweep every judge source × precision mode against gold (see the module docstring).
 
@@ -369,6 +375,8 @@ def run_sweep(
     given when `judges` holds only the gold responses' records (a project's sweep decodes no
     more): the responses without gold are counted and listed from it, and each of its sources is
     a configuration. `humans` (human:* records, finished or not) give human parity;
+    `rank_intervals_now`: work the rank correlations' intervals out now, with the sweep's
+    resamples (for a caller that shows them all), not when first asked;
     Raises InputError (locations like '<judges>,
     entry 3') for: no gold or no judges, gold from several sources, a gold record among the judges,
     a non-human source among `humans`, a repeated (response, source), an unknown mode, or a record
@@ -380,10 +388,14 @@ def run_sweep(
     # scoring and comparing allocate many small objects, none in a cycle: beside a project's state,
     # the cyclic collector walks the whole heap again and again for nothing
     with without_cycle_collection():
-        return _run_sweep(gold, judges, modes, humans, n_boot, folds, seed, alpha, epsilon, judged)
+        return _run_sweep(
+            gold, judges, modes, humans, n_boot, folds, seed, alpha, epsilon, judged, rank_intervals_now
+        )
 
 
-def _run_sweep(gold, judges, modes, humans, n_boot, folds, seed, alpha, epsilon, judged) -> SweepReport:
+def _run_sweep(
+    gold, judges, modes, humans, n_boot, folds, seed, alpha, epsilon, judged, rank_intervals_now
+) -> SweepReport:
     gold_by, judges_by, humans_by = _check_inputs(gold, judges, humans, modes, judged)
     ((gold_source, gold_records),) = gold_by.items()
     ids, notes = sorted(gold_records), []
@@ -391,7 +403,7 @@ def _run_sweep(gold, judges, modes, humans, n_boot, folds, seed, alpha, epsilon,
     gold_scores, judge_scores = score_rows(gold_by, ids, modes), score_rows(judges_by, ids, modes)
     X = np.vstack([judge_scores.values[row] for row in rows])
     Y = np.vstack([gold_scores.values[(gold_source, mode)] for _, mode in rows])
-    found = _correlations(X, Y, n_boot, seed)
+    found = _correlations(X, Y, n_boot, seed, rank_intervals_now)
     decided = verdict(found["pearson"], found["boot_pearson"], alpha)
     tables = parity_tables(humans, ids, modes)
     parity = [config_parity(X[i], tables[mode], epsilon, alpha, CI_LEVEL) for i, (_, mode) in enumerate(rows)]

@@ -267,6 +267,8 @@ def test_a_configurations_rank_intervals_asked_alone_are_those_of_every_row_work
         expected["kendall_ci"],
     ]
     assert [c.to_dict() for c in alone.configs] == together
+    worked_out_with_the_sweep = sweep(gold, judges, seed=5, modes=modes, rank_intervals_now=True)
+    assert worked_out_with_the_sweep.to_dict()["configs"] == together
 
 
 def test_rank_intervals_are_the_percentile_intervals_of_the_paired_bootstrap():

@@ -107,15 +107,15 @@ def latest_project_sweep(store, settings: dict, *, start: bool = True) -> Latest
 
 
 def start_background_sweep(store, settings: dict) -> None:
-    """Start the current revision's sweep in the background, at once, when it is neither done nor
-    running and a sweep of these settings finished before: what `latest_project_sweep(start=False)`
-    left for the page to start once it has drawn, so that the sweep does not compete with the
-    page's run for the GIL."""
+    """Start the current revision's sweep in the background (`START_AFTER_S` from now: the end of
+    a run still sends its last elements) when it is neither done nor running and a sweep of these
+    settings finished before: what `latest_project_sweep(start=False)` left for the page to start
+    once it has drawn, so that the sweep does not compete with the page's run for the GIL."""
     state = project_state(store)
     key = _key(store, state, settings)
     with _cache_lock:
         if key not in _reports and key not in _failed and (key[0], key[2]) in _last:
-            _start(state, key, settings, 0.0)
+            _start(state, key, settings, START_AFTER_S)
 
 
 def _start(state, key: tuple, settings: dict, pause_s: float) -> None:
@@ -128,9 +128,9 @@ def _start(state, key: tuple, settings: dict, pause_s: float) -> None:
 
 
 def _sweep_after_a_pause(state, key: tuple, settings: dict, pause_s: float) -> SweepReport:
-    """`_sweep_of`, begun `pause_s` late (`START_AFTER_S` when the page did not say it has drawn):
-    the sweep is Python under the GIL, so started at once it would halve the speed of the page run
-    that asked for it, which only has to draw the last report."""
+    """`_sweep_of`, begun `pause_s` late: the sweep is Python under the GIL, so started at once it
+    would halve the speed of the page run that asked for it, which only has to draw the last
+    report."""
     time.sleep(pause_s)
     return _sweep_of(state, key, settings)
 

@@ -87,13 +87,18 @@ class ConfigResult:
 
     @property
     def spearman_ci(self) -> tuple[float, float]:
-        """Spearman ρ's 95 % percentile paired-bootstrap interval."""
-        return self.rank_intervals.of(self.row)[0]
+        """Spearman ρ's 95 % percentile paired-bootstrap interval (NaN: no resamples to say)."""
+        return self._rank_intervals()[0]
 
     @property
     def kendall_ci(self) -> tuple[float, float]:
-        """Kendall τ-b's 95 % percentile paired-bootstrap interval."""
-        return self.rank_intervals.of(self.row)[1]
+        """Kendall τ-b's 95 % percentile paired-bootstrap interval (NaN: no resamples to say)."""
+        return self._rank_intervals()[1]
+
+    def _rank_intervals(self) -> tuple[tuple[float, float], tuple[float, float]]:
+        if self.rank_intervals is None:
+            return (math.nan, math.nan), (math.nan, math.nan)
+        return self.rank_intervals.of(self.row)
 
     def to_dict(self) -> dict:
         out = {}

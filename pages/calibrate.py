@@ -31,7 +31,7 @@ from calibration.scoring.murgat_s import PRECISION_MODES
 from calibration.stats.numbers import interval, number, share
 from calibration.sweep.inputs import inputs_from_state
 from calibration.sweep.parity import DEFAULT_EPSILON
-from calibration.sweep.project_sweep import latest_project_sweep
+from calibration.sweep.project_sweep import latest_project_sweep, start_background_sweep
 from calibration.sweep.verdict import decision, export_refusal
 from pages.widgets import calibration_charts as charts
 from pages.widgets.calibration_tables import (
@@ -60,6 +60,7 @@ DEFAULT_SETTINGS = {
     "epsilon": DEFAULT_EPSILON,
 }
 SCATTER_KEY = "calibrate_scatter"
+DRAWING = "calibrate_drawing"  # True while a whole run draws the page (its fragments run inside it)
 
 
 def cached_sweep(store, settings: dict) -> dict:
@@ -68,7 +69,7 @@ def cached_sweep(store, settings: dict) -> dict:
     change, the last report while the new one runs); the dict keeps this session's choices about
     that report (the cheapest rule's pick). InputError passes through."""
     with st.spinner("Running the sweep (bootstrap, confidence set, cross-validation, human parity)…"):
-        latest = latest_project_sweep(store, settings)
+        latest = latest_project_sweep(store, settings, start=False)  # started when the page is drawn
     cached = st.session_state.get("calibrate_sweep")
     if cached is None or cached["report"] is not latest.report:
         key = (str(latest.as_of), json.dumps(settings, sort_keys=True))
@@ -93,9 +94,12 @@ def as_of_caption(store, cached: dict, settings: dict) -> None:
 
 
 def sweep_watch(store, settings: dict) -> None:
-    """A timed fragment: once the current revision's sweep is done, one whole run draws it."""
-    if latest_project_sweep(store, settings).fresh:
+    """A timed fragment: once the current revision's sweep is done, one whole run draws it; between
+    whole runs it starts the sweep if none is running (one for older labels may have been)."""
+    if latest_project_sweep(store, settings, start=False).fresh:
         st.rerun()
+    if not st.session_state.get(DRAWING):  # not inside a whole run, which starts it when drawn
+        start_background_sweep(store, settings)
 
 
 def response_models(store) -> dict[str, str | None]:
@@ -446,6 +450,16 @@ def calibrate(me: dict, store) -> None:
     except InputError as error:
         show_problems(error, "The sweep cannot run on these records:")
         return
+    st.session_state[DRAWING] = True
+    try:
+        calibrate_figures(store, cached, settings, gold, judges, first_sentence)
+    finally:  # the latest labels' sweep, once this run has drawn the last one (not competing with it)
+        st.session_state[DRAWING] = False
+        start_background_sweep(store, settings)
+
+
+def calibrate_figures(store, cached: dict, settings: dict, gold, judges, first_sentence) -> None:
+    """Everything drawn from the sweep's report: the table, the choice, the figures, the export."""
     report = cached["report"]
     as_of_caption(store, cached, settings)
     sweep_section(report, settings)

@@ -132,7 +132,7 @@ def planner(store, samples, alpha: float) -> None:
         format="%.3f",
         key="scores_target",
     )
-    plan = plan_more_gold(samples, target, alpha)
+    plan = planned(samples, target, alpha)
     queued = set(queued_response_ids(store))
     waiting = {s.model: sum(1 for rid in s.unlabelled_ids if rid in queued) for s in samples}
     st.dataframe(model_tables.plan_rows(plan, waiting), hide_index=True, width="stretch", key="scores_plan")
@@ -172,6 +172,20 @@ def planner(store, samples, alpha: float) -> None:
             width="stretch",
             key="scores_queues",
         )
+
+
+def planned(samples, target: float, alpha: float):
+    """`plan_more_gold`, computed once per (samples, target, level) in this session: the samples
+    are the same objects while the estimates are (`estimates`), so a rerun after a label that left
+    every gold score as it was does not plan again."""
+    key = (target, alpha)
+    found = st.session_state.get("scores_plan_of")
+    if found is not None and found[1] == key and len(found[0]) == len(samples):
+        if all(a is b for a, b in zip(found[0], samples, strict=True)):
+            return found[2]
+    plan = plan_more_gold(samples, target, alpha)
+    st.session_state["scores_plan_of"] = (list(samples), key, plan)
+    return plan
 
 
 def downloads(report, metric: str) -> None:

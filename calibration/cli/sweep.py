@@ -236,9 +236,9 @@ def load_sweep_inputs(args, judge_files, problems: list[Problem]) -> SweepInputs
     return inputs_from_files(args.gold, judge_files, problems)
 
 
-def sweep_with_args(args, inputs: SweepInputs, judges, sources=None) -> SweepReport:
+def sweep_with_args(args, inputs: SweepInputs, judges, sources=None, rank_intervals_now=False) -> SweepReport:
     """`run_sweep` of `judges` (the inputs' or those of `sources`, a subset of theirs) with the
-    shared options. InputError passes."""
+    shared options (`rank_intervals_now` as run_sweep's). InputError passes."""
     judged = inputs.judged
     if judged is not None and sources is not None:
         judged = {source: found for source, found in judged.items() if source in sources}
@@ -252,6 +252,7 @@ def sweep_with_args(args, inputs: SweepInputs, judges, sources=None) -> SweepRep
         seed=args.seed,
         epsilon=args.epsilon,
         judged=judged,
+        rank_intervals_now=rank_intervals_now,
     )
 
 
@@ -263,7 +264,8 @@ def cmd_sweep(args) -> int:
         inputs = load_sweep_inputs(args, args.judges, problems)
     if not problems:
         try:
-            report = sweep_with_args(args, inputs, inputs.judges)
+            # --json prints every configuration's rank intervals: worked out with the sweep's resamples
+            report = sweep_with_args(args, inputs, inputs.judges, rank_intervals_now=args.json)
         except InputError as exc:
             problems.extend(exc.problems)
     if problems:

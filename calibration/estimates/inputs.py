@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from annotation.agreement.gold import without_cycle_collection
-from annotation.state import project_state
+from annotation.state import Revision, project_state
 from calibration.scoring.kept_scores import kept_scores
 from calibration.scoring.murgat_s import PRECISION_MODES, ResponseScore
 from calibration.scoring.stored_scores import stored_scores
@@ -46,9 +46,14 @@ def metric_value(score: ResponseScore | None, metric: str) -> float | None:
 
 
 def judge_sources(store) -> list[tuple[str, int]]:
-    """(judge source, responses it has a record for), most responses first, then by name."""
-    counts = store.record_counts("judge")
-    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    """(judge source, responses it has a record for), most responses first, then by name; counted
+    once per records mark (a label does not move it)."""
+
+    def counted() -> list[tuple[str, int]]:
+        counts = store.record_counts("judge")
+        return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+
+    return _per_records_mark(store, Revision.of(store), ("judge sources",), counted)
 
 
 KEPT = 16  # results kept in memory per (project revision, what was asked), the least recently read dropped
@@ -74,26 +79,46 @@ def _once_per_revision(store, asked: tuple, compute):
     return found
 
 
+# (project file, source, mode) → (judge scores, questions, gold scores, rows) of the last revision
+# read: a revision whose gold scores are equal (a label that left every gold score as it was) hands
+# on the same rows, so what was estimated from them need not be again (KEPT of them, the least
+# recently read dropped)
+_last_rows: OrderedDict[tuple, tuple] = OrderedDict()
+
+
 def scored_responses(store, source: str, mode: str) -> list[ScoredResponse]:
     """Every response of the project in import order, with gold and `source`'s scores in `mode`
-    (the judge's scored once per stored record: `stored_scores`), derived once per revision.
-    ValueError (naming the response) for a record the scorer rejects."""
+    (the judge's scored once per stored record: `stored_scores`), derived once per revision; the
+    same list as the last revision's while the judge records, the responses and every gold score
+    are as they were. ValueError (naming the response) for a record the scorer rejects."""
+    last_key = (str(store.db_path.resolve()), source, mode)
 
     def compute(state) -> list[ScoredResponse]:
         gold = {s.response_id: s for s in kept_scores(state.gold.records, [mode])}
         judged = _judge_scores(store, state, source, mode)
-        return [
+        questions = _questions(store, state)
+        with _cache_lock:
+            last = _last_rows.get(last_key)
+        if last is not None and last[0] is judged and last[1] is questions and last[2] == gold:
+            return last[3]
+        rows = [
             ScoredResponse(response_id, model, question, gold.get(response_id), judged.get(response_id))
-            for response_id, model, question in _questions(store, state)
+            for response_id, model, question in questions
         ]
+        with _cache_lock:
+            _last_rows[last_key] = (judged, questions, gold, rows)
+            _last_rows.move_to_end(last_key)
+            while len(_last_rows) > KEPT:
+                _last_rows.popitem(last=False)
+        return rows
 
     return _once_per_revision(store, ("scored", source, mode), compute)
 
 
-def _per_records_mark(store, state, asked: tuple, compute):
-    """`compute()` once per (project file, its records and responses marks, `asked`): judge scores
-    and questions do not move with a label, so a new label reads them from memory."""
-    key = (str(store.db_path.resolve()), state.revision.records, state.revision.responses, *asked)
+def _per_records_mark(store, revision, asked: tuple, compute):
+    """`compute()` once per (project file, its records and responses marks in `revision`, `asked`):
+    judge scores and questions do not move with a label, so a new label reads them from memory."""
+    key = (str(store.db_path.resolve()), revision.records, revision.responses, *asked)
     with _cache_lock:
         if key in _kept:
             _kept.move_to_end(key)
@@ -110,12 +135,12 @@ def _per_records_mark(store, state, asked: tuple, compute):
 def _judge_scores(store, state, source: str, mode: str) -> dict[str, ResponseScore]:
     """{response: `source`'s score in `mode`} of every response it has a record for."""
     return _per_records_mark(
-        store, state, ("judge", source, mode), lambda: stored_scores(store, source, mode)
+        store, state.revision, ("judge", source, mode), lambda: stored_scores(store, source, mode)
     )
 
 
 def _questions(store, state) -> list[tuple]:
-    return _per_records_mark(store, state, ("questions",), store.response_questions)
+    return _per_records_mark(store, state.revision, ("questions",), store.response_questions)
 
 
 def calibrated_mode(store, source: str) -> tuple[str, float]:
@@ -127,19 +152,45 @@ def calibrated_mode(store, source: str) -> tuple[str, float]:
     )
 
 
+# (project file, source) → (its judge scores per mode, gold's MURGAT-S per (response, mode), the
+# mode and r) of the last revision read: a label that left every gold score as it was keeps them
+_last_calibrated: OrderedDict[tuple, tuple] = OrderedDict()
+
+
 def _calibrated_mode(store, state, source: str) -> tuple[str, float]:
     gold = state.gold.records
-    ids = sorted({r.response_id for r in gold})
+    judged = [_judge_scores(store, state, source, mode) for mode in PRECISION_MODES]
+    gold_values = {(s.response_id, s.precision_mode): s.murgat_s for s in kept_scores(gold, PRECISION_MODES)}
+    last_key = (str(store.db_path.resolve()), source)
+    with _cache_lock:
+        last = _last_calibrated.get(last_key)
+    if (
+        last is not None
+        and all(a is b for a, b in zip(last[0], judged, strict=True))
+        and last[1] == gold_values
+    ):
+        return last[2]
+    found = _highest_r_mode(sorted({r.response_id for r in gold}), judged, gold_values)
+    with _cache_lock:
+        _last_calibrated[last_key] = (judged, gold_values, found)
+        _last_calibrated.move_to_end(last_key)
+        while len(_last_calibrated) > KEPT:
+            _last_calibrated.popitem(last=False)
+    return found
+
+
+def _highest_r_mode(ids: list[str], judged: list[dict], gold_values: dict) -> tuple[str, float]:
     column = {rid: i for i, rid in enumerate(ids)}
     rows_x, rows_y = [], []
-    for mode in PRECISION_MODES:
+    for mode, scores in zip(PRECISION_MODES, judged, strict=True):
         x, y = np.full(len(ids), np.nan), np.full(len(ids), np.nan)
-        judged = _judge_scores(store, state, source, mode)
-        mine = [judged[rid] for rid in ids if rid in judged]
-        for values, scored in ((x, mine), (y, kept_scores(gold, [mode]))):
-            for score in scored:
-                if score.murgat_s is not None:
-                    values[column[score.response_id]] = score.murgat_s
+        for score in (scores[rid] for rid in ids if rid in scores):
+            if score.murgat_s is not None:
+                x[column[score.response_id]] = score.murgat_s
+        for rid in ids:
+            value = gold_values.get((rid, mode))
+            if value is not None:
+                y[column[rid]] = value
         rows_x.append(x)
         rows_y.append(y)
     r = pearson_rows(np.array(rows_x), np.array(rows_y)) if ids else np.full(len(PRECISION_MODES), np.nan)

@@ -114,9 +114,17 @@ def more_gold_needed(
 ) -> int | None:
     """The smallest m whose probability of a half-width ≤ `half_width` is at least `assurance`;
     None when no m ≤ N reaches it. ValueError for a half-width that is not positive."""
+    _check_half_width(half_width)
+    return _first_reaching(reach_probabilities(sample, half_width, alpha), assurance)
+
+
+def _check_half_width(half_width: float) -> None:
     if not half_width > 0:
         raise ValueError(f"the target half-width must be positive, got {half_width}")
-    reached = np.flatnonzero(reach_probabilities(sample, half_width, alpha) >= assurance)
+
+
+def _first_reaching(probabilities: np.ndarray, assurance: float) -> int | None:
+    reached = np.flatnonzero(probabilities >= assurance)
     return int(reached[0]) if len(reached) else None
 
 
@@ -124,10 +132,11 @@ def plan_more_gold(
     samples: list[ModelSample], half_width: float, alpha: float, assurance: float = ASSURANCE
 ) -> list[PlanRow]:
     """Each model's need (see module doc), in the order given."""
+    _check_half_width(half_width)
     rows = []
     for s in samples:
-        needed = more_gold_needed(s, half_width, alpha, assurance)
-        probabilities = reach_probabilities(s, half_width, alpha)
+        probabilities = reach_probabilities(s, half_width, alpha)  # once, for the need and its chance
+        needed = _first_reaching(probabilities, assurance)
         chance = float(probabilities[needed if needed is not None else -1])
         rows.append(PlanRow(s.model, needed, len(s.unlabelled_ids), chance))
     return rows

@@ -31,24 +31,30 @@ def _forget(kept: dict, key: int, ref: weakref.ref) -> None:
 def kept_scores(records: Iterable, modes: Iterable[str]) -> list[ResponseScore]:
     """`score_records(records, modes)`: every record in every mode, record by record in input order,
     each record scored at most once per mode while it lives. ValueError as `score_record`."""
-    modes = list(modes)
+    modes, records = list(modes), list(records)
+    with _lock:  # what is kept, looked up at once: a page's rerun asks for thousands of records
+        found = [_kept.get(id(record)) for record in records]
     out: list[ResponseScore] = []
-    for record in records:
-        key = id(record)
-        with _lock:
-            found = _kept.get(key)
-            scores = found[1] if found is not None and found[0]() is record else None
+    for record, entry in zip(records, found, strict=True):
+        scores = entry[1] if entry is not None and entry[0]() is record else None
         missing = modes if scores is None else [m for m in modes if m not in scores]
         if missing:
-            new = {score.precision_mode: score for score in score_record_modes(record, missing)}
-            with _lock:
-                found = _kept.get(key)
-                if found is not None and found[0]() is record:
-                    scores = found[1]
-                else:
-                    ref = weakref.ref(record, partial(_forget, _kept, key))
-                    scores = {}
-                    _kept[key] = (ref, scores)
-                scores.update(new)
+            scores = _score_and_keep(record, missing)
         out.extend(scores[mode] for mode in modes)
     return out
+
+
+def _score_and_keep(record, modes: list[str]) -> dict[str, ResponseScore]:
+    """The record's kept scores with `modes` scored and added (kept under its id while it lives)."""
+    key = id(record)
+    new = {score.precision_mode: score for score in score_record_modes(record, modes)}
+    with _lock:
+        found = _kept.get(key)
+        if found is not None and found[0]() is record:
+            scores = found[1]
+        else:
+            ref = weakref.ref(record, partial(_forget, _kept, key))
+            scores = {}
+            _kept[key] = (ref, scores)
+        scores.update(new)
+    return scores

@@ -16,6 +16,7 @@ import inspect
 import sqlite3
 from collections.abc import Iterable
 from functools import cache
+from operator import attrgetter
 
 from annotation.agreement.gold import without_cycle_collection
 from annotation.store.database import ProjectFileError, declare_tables
@@ -123,6 +124,7 @@ def _json_ids(ids: Iterable[int]) -> str:
 def _score_missing(store, missing: list[int], mode: str, out: dict, rows: list) -> None:
     """Score the records of ids `missing` in every mode, `DECODED_AT_ONCE` decoded at a time:
     `mode`'s scores into `out` by response, a `record_scores` row per mode into `rows`."""
+    code, values = scorer(), attrgetter(*_VALUES)
     for start in range(0, len(missing), DECODED_AT_ONCE):
         records = store.records_by_id(missing[start : start + DECODED_AT_ONCE])
         for record_id, record in records.items():
@@ -130,6 +132,4 @@ def _score_missing(store, missing: list[int], mode: str, out: dict, rows: list) 
             for score in score_record_modes(record, PRECISION_MODES):
                 if score.precision_mode == mode:
                     out[score.response_id] = score
-                rows.append(
-                    (record_id, score.precision_mode, scorer(), *(getattr(score, v) for v in _VALUES))
-                )
+                rows.append((record_id, score.precision_mode, code, *values(score)))

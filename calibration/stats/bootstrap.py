@@ -76,16 +76,16 @@ def bootstrap_pearson(X, Y, weights: np.ndarray, chunk_size: int = 256) -> np.nd
 
 
 def _weighted_ranks(values: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """Average ranks every item would get in each resample (B × n); ties share the mean rank."""
-    order = np.argsort(values, kind="stable")
-    ordered = values[order]
-    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
-    group_of = np.cumsum(np.r_[True, ordered[1:] != ordered[:-1]]) - 1
-    counts = np.add.reduceat(W[:, order], starts, axis=1)
-    below = np.cumsum(counts, axis=1) - counts
-    ranks = np.empty_like(W)
-    ranks[:, order] = (below + (counts + 1.0) / 2.0)[:, group_of]
-    return ranks
+    """Average ranks every item would get in each resample (B × n); ties share the mean rank.
+
+    A value's rank is the weight below it plus (its weight + 1) / 2, both from one running sum
+    over the items ordered by value; the weights are whole numbers, so every sum is exact."""
+    distinct, inverse = np.unique(values, return_inverse=True)
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.searchsorted(inverse[order], np.arange(distinct.size + 1))
+    C = _cumulative(W[:, order])
+    below = C[:, bounds[:-1]]
+    return (below + (C[:, bounds[1:]] - below + 1.0) / 2.0)[:, inverse]
 
 
 def _weighted_centred(C, W) -> tuple:
@@ -191,33 +191,41 @@ def bootstrap_kendall(X, Y, weights: np.ndarray, block: int = 256) -> np.ndarray
     `scipy.stats.kendalltau` of the resampled vectors. With the responses ordered by (x, y), the
     discordant pairs are the inversions D of y's ranks, so wᵀ(S∘T)w = t² − Σ_x − Σ_y + Σ_xy − 4D
     (t = Σw, Σ_x = Σ over x's tie groups of their weight², Σ_y, Σ_xy likewise) and
-    wᵀ|S|w = t² − Σ_x: O(n log n) per resample, `block` resamples at a time. Every sum is a whole
-    number, exact in floats, so this is the quadratic form's value to the last bit.
+    wᵀ|S|w = t² − Σ_x: O(n log n) per resample, `block` resamples at a time. Responses with the
+    same (x, y) are one item weighing their summed weight (a pair of them is tied in both, and
+    every other pair counts their weights' product): fewer items, the same sums. Every sum is a
+    whole number, exact in floats, so this is the quadratic form's value to the last bit.
     """
     X, Y = paired_rows(X, Y)
     W = np.asarray(weights, float)
     out = np.full((W.shape[0], X.shape[0]), np.nan)
     for i in range(X.shape[0]):
         both = np.isfinite(X[i]) & np.isfinite(Y[i])
+        if not both.any():  # nothing to compare: undefined in every resample
+            continue
         x, y = X[i, both], Y[i, both]
         if np.unique(x).size < np.unique(y).size:  # τ is symmetric: fewer ranks, fewer levels
             x, y = y, x
         order = np.lexsort((y, x))
         x, y = x[order], y[order]
-        by_y = np.argsort(y, kind="stable")
-        x_starts, xy_starts, y_starts = _run_starts(x), _run_starts(x, y), _run_starts(y[by_y])
-        inversions = _InversionCount(np.unique(y, return_inverse=True)[1])
+        x_starts = _run_starts(x)
+        items = _run_starts(x, y)  # one item per distinct (x, y): columns [items[k], ends[k])
+        ends = np.r_[items[1:], x.size]
+        by_y = np.argsort(y[items], kind="stable")
+        y_starts = _run_starts(y[items][by_y])
+        inversions = _InversionCount(np.unique(y[items], return_inverse=True)[1])
         columns = np.flatnonzero(both)[order]
         # whole numbers: a weight times a weight is at most n², within int32 up to n = 46,340
         counts = np.int32 if columns.size <= 46_000 else np.int64
         for start in range(0, W.shape[0], block):
-            Wb = W[start : start + block, columns].astype(counts)
-            C = _cumulative(Wb)
+            C = _cumulative(W[start : start + block, columns].astype(counts))
+            items_w = C[:, ends] - C[:, items]  # each item's weight
             count = C[:, -1].astype(float)
             t2 = count**2
-            ties_x, ties_xy = _tie_square_sums(C, x_starts), _tie_square_sums(C, xy_starts)
-            ties_y = _tie_square_sums(_cumulative(Wb[:, by_y]), y_starts)
-            concordance = t2 - ties_x - ties_y + ties_xy - 4 * inversions(Wb)
+            ties_x = _tie_square_sums(C, x_starts)
+            ties_xy = (items_w * items_w).sum(1, dtype=np.int64)
+            ties_y = _tie_square_sums(_cumulative(items_w[:, by_y]), y_starts)
+            concordance = t2 - ties_x - ties_y + ties_xy - 4 * inversions(items_w)
             untied_x, untied_y = t2 - ties_x, t2 - ties_y
             with np.errstate(invalid="ignore", divide="ignore"):
                 tau = concordance / np.sqrt(untied_x * untied_y)

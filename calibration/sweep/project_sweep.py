@@ -82,12 +82,13 @@ class LatestSweep(NamedTuple):
     as_of: object
 
 
-def latest_project_sweep(store, settings: dict) -> LatestSweep:
+def latest_project_sweep(store, settings: dict, *, start: bool = True) -> LatestSweep:
     """The current revision's sweep when it is done; else, when a sweep of these settings finished
     before (in this process), that one at once, not fresh, with the current revision's started in
-    the background (one at a time: a sweep asked for while another runs waits for it); else the
-    current one, run now. InputError and ValueError of the current revision's sweep pass through
-    (from the background: on the next call)."""
+    the background (one at a time: a sweep asked for while another runs waits for it; with
+    `start=False` not yet: the caller starts it with `start_background_sweep` once it has drawn);
+    else the current one, run now. InputError and ValueError of the current revision's sweep pass
+    through (from the background: on the next call)."""
     state = project_state(store)
     key = _key(store, state, settings)
     with _cache_lock:
@@ -99,20 +100,38 @@ def latest_project_sweep(store, settings: dict) -> LatestSweep:
         last = _last.get((key[0], key[2]))
         shown = _reports.get(last) if last is not None else None
         if shown is not None:
-            running = _running.get((key[0], key[2]))
-            if running is None or running.done():
-                future = _EXECUTOR.submit(_sweep_after_a_pause, state, key, settings)
-                _running[(key[0], key[2])] = future
-                future.add_done_callback(lambda f: _finished(key, f))
+            if start:
+                _start(state, key, settings, START_AFTER_S)
             return LatestSweep(shown, False, last[1])
     return LatestSweep(_sweep_of(state, key, settings), True, state.revision)
 
 
-def _sweep_after_a_pause(state, key: tuple, settings: dict) -> SweepReport:
-    """`_sweep_of`, begun `START_AFTER_S` late: the sweep is Python under the GIL, so started at
-    once it would halve the speed of the page run that asked for it, which only has to draw the
-    last report."""
-    time.sleep(START_AFTER_S)
+def start_background_sweep(store, settings: dict) -> None:
+    """Start the current revision's sweep in the background (`START_AFTER_S` from now: the end of
+    a run still sends its last elements) when it is neither done nor running and a sweep of these
+    settings finished before: what `latest_project_sweep(start=False)` left for the page to start
+    once it has drawn, so that the sweep does not compete with the page's run for the GIL."""
+    state = project_state(store)
+    key = _key(store, state, settings)
+    with _cache_lock:
+        if key not in _reports and key not in _failed and (key[0], key[2]) in _last:
+            _start(state, key, settings, START_AFTER_S)
+
+
+def _start(state, key: tuple, settings: dict, pause_s: float) -> None:
+    """Submit the sweep of `key` unless one of these settings is running (the lock is held)."""
+    running = _running.get((key[0], key[2]))
+    if running is None or running.done():
+        future = _EXECUTOR.submit(_sweep_after_a_pause, state, key, settings, pause_s)
+        _running[(key[0], key[2])] = future
+        future.add_done_callback(lambda f: _finished(key, f))
+
+
+def _sweep_after_a_pause(state, key: tuple, settings: dict, pause_s: float) -> SweepReport:
+    """`_sweep_of`, begun `pause_s` late: the sweep is Python under the GIL, so started at once it
+    would halve the speed of the page run that asked for it, which only has to draw the last
+    report."""
+    time.sleep(pause_s)
     return _sweep_of(state, key, settings)
 
 

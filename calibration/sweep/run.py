@@ -28,7 +28,8 @@ What each number is:
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+import threading
+from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
@@ -66,9 +67,7 @@ class ConfigResult:
     pearson: float
     pearson_ci: tuple[float, float]
     spearman: float
-    spearman_ci: tuple[float, float]
     kendall: float
-    kendall_ci: tuple[float, float]
     mae: float
     system_score: float
     gold_system_score: float
@@ -78,13 +77,75 @@ class ConfigResult:
     parity: dict
     undefined_reason: str | None = None
     bootstrap_undefined: int = 0  # resamples in which r was undefined (no p_best share, no set test)
+    # the rank correlations' bootstrap intervals, worked out when first asked (`RankIntervals`)
+    rank_intervals: RankIntervals | None = field(default=None, repr=False, compare=False)
+    row: int = field(default=0, repr=False, compare=False)
 
     @property
     def name(self) -> str:
         return f"{self.source} [{self.precision_mode}]"
 
+    @property
+    def spearman_ci(self) -> tuple[float, float]:
+        """Spearman ρ's 95 % percentile paired-bootstrap interval (NaN: no resamples to say)."""
+        return self._rank_intervals()[0]
+
+    @property
+    def kendall_ci(self) -> tuple[float, float]:
+        """Kendall τ-b's 95 % percentile paired-bootstrap interval (NaN: no resamples to say)."""
+        return self._rank_intervals()[1]
+
+    def _rank_intervals(self) -> tuple[tuple[float, float], tuple[float, float]]:
+        if self.rank_intervals is None:
+            return (math.nan, math.nan), (math.nan, math.nan)
+        return self.rank_intervals.of(self.row)
+
     def to_dict(self) -> dict:
-        return json_safe(asdict(self))
+        out = {}
+        for f in fields(self):
+            if f.name in ("rank_intervals", "row"):
+                continue
+            out[f.name] = getattr(self, f.name)
+            if f.name in ("spearman", "kendall"):  # each interval beside its correlation
+                out[f"{f.name}_ci"] = getattr(self, f"{f.name}_ci")
+        return json_safe(out)
+
+
+class RankIntervals:
+    """Spearman's and Kendall's percentile paired-bootstrap intervals of a sweep's rows, worked out
+    when first asked, a row at a time (the page and the export show the chosen configuration's) or
+    all at once (`all`, for `sweep --json`): the same resamples (`n_boot`, `seed`) and the same
+    numbers as working every row out in the sweep, since each row's are its own."""
+
+    def __init__(self, X: np.ndarray, Y: np.ndarray, n_boot: int, seed: int):
+        self._X, self._Y, self._n_boot, self._seed = X, Y, n_boot, seed
+        self._found: dict[int, tuple] = {}
+        self._lock = threading.Lock()
+
+    def of(self, row: int) -> tuple[tuple[float, float], tuple[float, float]]:
+        """(Spearman's interval, Kendall's) of `row`."""
+        with self._lock:
+            if row not in self._found:
+                self._work_out([row])
+            return self._found[row]
+
+    def all(self, weights: np.ndarray | None = None) -> None:
+        """Work out every row's not yet worked out (one set of resamples for them all; `weights`:
+        their multiplicity matrix, when the caller has it)."""
+        with self._lock:
+            rows = [i for i in range(self._X.shape[0]) if i not in self._found]
+            if rows:
+                self._work_out(rows, weights)
+
+    def _work_out(self, rows: list[int], W: np.ndarray | None = None) -> None:
+        X, Y = self._X[rows], self._Y[rows]
+        n = X.shape[1]
+        if W is None:
+            W = bootstrap.multiplicities(bootstrap.resample_indices(n, self._n_boot, self._seed), n)
+        spearman = bootstrap.percentile_ci(bootstrap.bootstrap_spearman(X, Y, W), CI_LEVEL)
+        kendall = bootstrap.percentile_ci(bootstrap.bootstrap_kendall(X, Y, W), CI_LEVEL)
+        for k, row in enumerate(rows):
+            self._found[row] = (_pair(spearman, k), _pair(kendall, k))
 
 
 @dataclass
@@ -107,6 +168,10 @@ class SweepReport:
     separation: dict | None = None
 
     def to_dict(self) -> dict:
+        for ranks in {
+            id(c.rank_intervals): c.rank_intervals for c in self.configs if c.rank_intervals
+        }.values():
+            ranks.all()  # every row's resamples drawn once
         return json_safe(
             {
                 "configs": [c.to_dict() for c in self.configs],
@@ -176,19 +241,22 @@ def _check_inputs(gold, judges, humans, modes, judged) -> tuple[dict, dict, dict
     return gold_by, judges_by, humans_by
 
 
-def _correlations(X: np.ndarray, Y: np.ndarray, n_boot: int, seed: int) -> dict:
-    """Every correlation and interval of every row, and the rows' r in each shared resample."""
+def _correlations(X: np.ndarray, Y: np.ndarray, n_boot: int, seed: int, rank_intervals_now: bool) -> dict:
+    """Every correlation and interval of every row (the rank correlations' when asked), and the rows'
+    r in each shared resample."""
     n = X.shape[1]
     W = bootstrap.multiplicities(bootstrap.resample_indices(n, n_boot, seed), n)
     boot_pearson = bootstrap.bootstrap_pearson(X, Y, W)
+    ranks = RankIntervals(X, Y, n_boot, seed)
+    if rank_intervals_now:
+        ranks.all(W)
     return {
         "pearson": correlation.pearson_rows(X, Y),
         "spearman": correlation.spearman_rows(X, Y),
         "kendall": correlation.kendall_rows(X, Y),
         "pearson_ci": fisher_jackknife_ci(X, Y, CI_LEVEL),
-        "spearman_ci": bootstrap.percentile_ci(bootstrap.bootstrap_spearman(X, Y, W), CI_LEVEL),
-        "kendall_ci": bootstrap.percentile_ci(bootstrap.bootstrap_kendall(X, Y, W), CI_LEVEL),
         "boot_pearson": boot_pearson,
+        "rank_intervals": ranks,
     }
 
 
@@ -210,9 +278,7 @@ def _config_result(i: int, row, X, Y, found: dict, decided: Verdict, ids, judges
         pearson=float(found["pearson"][i]),
         pearson_ci=_pair(found["pearson_ci"], i),
         spearman=float(found["spearman"][i]),
-        spearman_ci=_pair(found["spearman_ci"], i),
         kendall=float(found["kendall"][i]),
-        kendall_ci=_pair(found["kendall_ci"], i),
         mae=float(np.abs(X[i, m] - Y[i, m]).mean()) if m.any() else math.nan,
         system_score=float(X[i, m].mean()) if m.any() else math.nan,
         gold_system_score=float(Y[i, m].mean()) if m.any() else math.nan,
@@ -222,6 +288,8 @@ def _config_result(i: int, row, X, Y, found: dict, decided: Verdict, ids, judges
         parity=parity,
         undefined_reason=correlation.correlation_undefined_reason(X[i], Y[i]),
         bootstrap_undefined=int(np.isnan(found["boot_pearson"][:, i]).sum()),
+        rank_intervals=found["rank_intervals"],
+        row=i,
     )
 
 
@@ -302,6 +370,7 @@ def run_sweep(
     alpha: float = 0.05,
     epsilon: float = DEFAULT_EPSILON,
     judged: dict[str, list[str]] | None = None,
+    rank_intervals_now: bool = False,
 ) -> SweepReport:
     """Sweep every judge source × precision mode against gold (see the module docstring).
 
@@ -311,6 +380,8 @@ def run_sweep(
     given when `judges` holds only the gold responses' records (a project's sweep decodes no
     more): the responses without gold are counted and listed from it, and each of its sources is
     a configuration. `humans` (human:* records, finished or not) give human parity;
+    `rank_intervals_now`: work the rank correlations' intervals out now, with the sweep's
+    resamples (for a caller that shows them all), not when first asked;
     Raises InputError (locations like '<judges>,
     entry 3') for: no gold or no judges, gold from several sources, a gold record among the judges,
     a non-human source among `humans`, a repeated (response, source), an unknown mode, or a record
@@ -322,10 +393,14 @@ def run_sweep(
     # scoring and comparing allocate many small objects, none in a cycle: beside a project's state,
     # the cyclic collector walks the whole heap again and again for nothing
     with without_cycle_collection():
-        return _run_sweep(gold, judges, modes, humans, n_boot, folds, seed, alpha, epsilon, judged)
+        return _run_sweep(
+            gold, judges, modes, humans, n_boot, folds, seed, alpha, epsilon, judged, rank_intervals_now
+        )
 
 
-def _run_sweep(gold, judges, modes, humans, n_boot, folds, seed, alpha, epsilon, judged) -> SweepReport:
+def _run_sweep(
+    gold, judges, modes, humans, n_boot, folds, seed, alpha, epsilon, judged, rank_intervals_now
+) -> SweepReport:
     gold_by, judges_by, humans_by = _check_inputs(gold, judges, humans, modes, judged)
     ((gold_source, gold_records),) = gold_by.items()
     ids, notes = sorted(gold_records), []
@@ -333,7 +408,7 @@ def _run_sweep(gold, judges, modes, humans, n_boot, folds, seed, alpha, epsilon,
     gold_scores, judge_scores = score_rows(gold_by, ids, modes), score_rows(judges_by, ids, modes)
     X = np.vstack([judge_scores.values[row] for row in rows])
     Y = np.vstack([gold_scores.values[(gold_source, mode)] for _, mode in rows])
-    found = _correlations(X, Y, n_boot, seed)
+    found = _correlations(X, Y, n_boot, seed, rank_intervals_now)
     decided = verdict(found["pearson"], found["boot_pearson"], alpha)
     tables = parity_tables(humans, ids, modes)
     parity = [config_parity(X[i], tables[mode], epsilon, alpha, CI_LEVEL) for i, (_, mode) in enumerate(rows)]

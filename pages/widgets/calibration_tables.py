@@ -56,23 +56,23 @@ def sweep_rows(report) -> list[dict]:
 
 
 def stage_rows(report) -> list[dict]:
-    """One row per judge source: verifier, decomposer and entailment judge against gold."""
+    """One row per judge source: verifier, decomposer and entailment judge against gold (read from
+    the losses' fields: `to_dict` would copy each source's list of responses without gold)."""
     rows = []
     for loss in report.stages:
-        data = loss.to_dict()
-        verifier, decomposer, entailment = data["verifier"], data["decomposer"], data["entailment"]
+        verifier, decomposer, entailment = loss.verifier, loss.decomposer, loss.entailment
         row = {
-            "source": data["source"],
-            "verifier accuracy": verifier["accuracy"],
-            "verifier κ": verifier["kappa"],
-            "verifiable F1": verifier["f1"],
-            "fact-set F1": decomposer["f1"],
-            "sentences decomposed": decomposer["n_sentences"],
+            "source": loss.source,
+            "verifier accuracy": verifier.accuracy,
+            "verifier κ": verifier.kappa,
+            "verifiable F1": verifier.f1,
+            "fact-set F1": decomposer.f1,
+            "sentences decomposed": decomposer.n_sentences,
         }
         for name in ("all", "alone", "without"):
-            row[f"{name} accuracy"] = entailment[name]["accuracy"]
-            row[f"{name} κ"] = entailment[name]["kappa"]
-            row[f"{name} n"] = entailment[name]["n"]
+            row[f"{name} accuracy"] = entailment[name].accuracy
+            row[f"{name} κ"] = entailment[name].kappa
+            row[f"{name} n"] = entailment[name].n
         rows.append({k: _cell(v) for k, v in row.items()})
     return rows
 

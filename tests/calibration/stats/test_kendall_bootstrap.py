@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import stats as scipy_stats
 
 from calibration.stats import bootstrap
 from calibration.stats.correlation import MIN_PAIRS, paired_rows
@@ -57,3 +58,24 @@ def test_a_sweep_sized_row_equals_the_quadratic_form():
     y = np.round(0.6 * x + 0.4 * rng.random(600), 1)
     W = bootstrap.multiplicities(bootstrap.resample_indices(600, 50, 11), 600)
     np.testing.assert_array_equal(bootstrap.bootstrap_kendall(x, y, W), quadratic_kendall(x, y, W))
+
+
+def test_responses_with_the_same_pair_of_scores_count_as_one_weighed_item_like_scipy():
+    # 300 responses on a 4 × 3 grid of scores: most pairs repeat, and each resample's τ-b is
+    # scipy's on the drawn vectors (ties in x, in y and in both)
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 4, 300).astype(float)
+    y = np.where(rng.random(300) < 0.7, np.minimum(x, 2), rng.integers(0, 3, 300)).astype(float)
+    indices = bootstrap.resample_indices(300, 40, 2)
+    found = bootstrap.bootstrap_kendall(x, y, bootstrap.multiplicities(indices, 300), block=16)
+    expected = [scipy_stats.kendalltau(x[drawn], y[drawn]).statistic for drawn in indices]
+    np.testing.assert_allclose(found[:, 0], expected, rtol=0, atol=1e-12)
+
+
+def test_weighted_ranks_are_scipys_average_ranks_of_each_resample():
+    rng = np.random.default_rng(8)
+    values = np.round(rng.random(200), 1)  # ties
+    indices = bootstrap.resample_indices(200, 25, 4)
+    ranks = bootstrap._weighted_ranks(values, bootstrap.multiplicities(indices, 200))
+    for b, drawn in enumerate(indices):
+        np.testing.assert_array_equal(ranks[b, drawn], scipy_stats.rankdata(values[drawn]))

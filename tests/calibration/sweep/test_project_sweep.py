@@ -8,7 +8,12 @@ import pytest
 from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
 from calibration.scoring.murgat_s import score_records
-from calibration.sweep.project_sweep import background_sweep, latest_project_sweep, project_sweep
+from calibration.sweep.project_sweep import (
+    background_sweep,
+    latest_project_sweep,
+    project_sweep,
+    start_background_sweep,
+)
 
 SETTINGS = {"modes": ["individual"], "n_boot": 100, "folds": 3, "seed": 0, "epsilon": 0.1}
 
@@ -52,3 +57,16 @@ def test_after_a_label_the_last_report_shows_at_once_and_the_new_one_comes_from_
     assert fresh.fresh and fresh.report is not first.report
     assert fresh.as_of == project_state(demo).revision != first.as_of
     assert fresh.report is project_sweep(demo, settings)
+
+
+def test_a_page_that_starts_the_new_sweep_itself_gets_the_last_report_and_nothing_running_until_it_does(demo):
+    settings = {**SETTINGS, "seed": 11}
+    first = latest_project_sweep(demo, settings)
+    demo.events.append("alice", demo.response_ids()[2], "s0", "verifiable", False)
+    stale = latest_project_sweep(demo, settings, start=False)
+    assert stale.report is first.report and not stale.fresh
+    assert background_sweep(demo, settings) is None
+    start_background_sweep(demo, settings)
+    background_sweep(demo, settings).result()
+    fresh = latest_project_sweep(demo, settings, start=False)
+    assert fresh.fresh and fresh.report is project_sweep(demo, settings) is not first.report

@@ -255,6 +255,39 @@ def test_the_same_seed_gives_the_same_report():
     assert sweep(gold, judges, seed=3).to_dict() == sweep(gold, judges, seed=3).to_dict()
 
 
+def test_a_configurations_rank_intervals_asked_alone_are_those_of_every_row_worked_out_at_once():
+    gold, judges = dataset(redundant=0.3)
+    modes = ("individual", "necessity")
+    alone = sweep(gold, judges, seed=5, modes=modes)
+    together = sweep(gold, judges, seed=5, modes=modes).to_dict()["configs"]
+    asked = config(alone, "judge:fair", "necessity")  # the only row worked out in its report
+    expected = next(c for c in together if (c["source"], c["precision_mode"]) == ("judge:fair", "necessity"))
+    assert [list(asked.spearman_ci), list(asked.kendall_ci)] == [
+        expected["spearman_ci"],
+        expected["kendall_ci"],
+    ]
+    assert [c.to_dict() for c in alone.configs] == together
+    worked_out_with_the_sweep = sweep(gold, judges, seed=5, modes=modes, rank_intervals_now=True)
+    assert worked_out_with_the_sweep.to_dict()["configs"] == together
+
+
+def test_rank_intervals_are_the_percentile_intervals_of_the_paired_bootstrap():
+    from calibration.stats import bootstrap
+
+    gold, judges = dataset()
+    report = sweep(gold, judges, seed=2)
+    c = config(report, "judge:good")
+    X = np.array([[report.scores[("judge:good", "individual")][r.response_id] for r in gold]])
+    y = np.array([report.scores[("gold", "individual")][r.response_id] for r in gold])
+    W = bootstrap.multiplicities(bootstrap.resample_indices(len(gold), 200, 2), len(gold))
+    for found, draws in (
+        (c.spearman_ci, bootstrap.bootstrap_spearman),
+        (c.kendall_ci, bootstrap.bootstrap_kendall),
+    ):
+        low, high = bootstrap.percentile_ci(draws(X, y, W))
+        assert found == (float(low[0]), float(high[0]))
+
+
 def test_a_repeated_record_is_a_located_input_error():
     gold, judges = dataset()
     with pytest.raises(InputError, match="response 'r00' appears twice for source 'judge:good'"):

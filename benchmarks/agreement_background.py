@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from annotation.agreement.agreement_index import AgreementIndex
-    from annotation.protocol.ids import sentence_unit
+    from annotation.protocol.ids import Unit
     from annotation.store.project_store import ProjectStore
     from benchmarks.project_scale import ANNOTATOR_WITH_WORK, copied
 
@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         out["first revision"], results = revision_costs(store, index, args.resamples)
         response = store.response_ids()[0]
         store.events.append(
-            ANNOTATOR_WITH_WORK, response, sentence_unit(0), "verifiable", True, spent_ms=1000
+            ANNOTATOR_WITH_WORK, response, Unit.of_sentence(0), "verifiable", True, spent_ms=1000
         )
         out["after one label"], results = revision_costs(store, index, args.resamples)
         out["load after"] = os.getloadavg()[0]

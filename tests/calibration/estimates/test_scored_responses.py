@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.demo.labellers import JUDGE_CONFIGS, judge_source
-from annotation.protocol.ids import sentence_unit
+from annotation.protocol.ids import VERIFIABLE_TASK, Unit
 from annotation.protocol.records import EvaluationRecord
 from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
@@ -28,7 +28,7 @@ def unanimous_sentence(store) -> tuple[str, int, bool]:
             labels = {
                 (event.who, event.value)
                 for event in store.events.current_labels(response_id=record.response_id)
-                if event.unit == sentence_unit(index) and event.task == "verifiable"
+                if event.unit == Unit.of_sentence(index) and event.task == VERIFIABLE_TASK
             }
             if len(labels) == 3 and len({value for _, value in labels}) == 1:
                 return record.response_id, index, sentence.verifiable
@@ -40,7 +40,7 @@ def test_a_label_that_leaves_every_gold_score_as_it_was_hands_on_the_same_rows(s
     before = scored_responses(store, source, MODE)
     response, index, answer = unanimous_sentence(store)
     revision = project_state(store).revision
-    store.events.append("dana", response, sentence_unit(index), "verifiable", answer, spent_ms=1000)
+    store.events.append("dana", response, Unit.of_sentence(index), "verifiable", answer, spent_ms=1000)
     assert project_state(store).revision != revision
     assert scored_responses(store, source, MODE) is before
 
@@ -50,7 +50,7 @@ def test_a_label_that_changes_a_gold_score_gives_rows_with_the_new_score(store):
     before = scored_responses(store, source, MODE)
     response, index, answer = unanimous_sentence(store)
     for who in ("alice", "bob"):  # two of three now say the opposite: gold's answer turns
-        store.events.append(who, response, sentence_unit(index), "verifiable", not answer, spent_ms=1000)
+        store.events.append(who, response, Unit.of_sentence(index), "verifiable", not answer, spent_ms=1000)
     after = scored_responses(store, source, MODE)
     changed = [(old, new) for old, new in zip(before, after, strict=True) if old.gold != new.gold]
     assert [old.response_id for old, _ in changed] == [response]
@@ -61,7 +61,7 @@ def test_a_label_that_leaves_every_gold_score_as_it_was_keeps_the_calibrated_mod
     source = judge_source(JUDGE_CONFIGS[0])
     before = calibrated_mode(store, source)
     response, index, answer = unanimous_sentence(store)
-    store.events.append("dana", response, sentence_unit(index), "verifiable", answer, spent_ms=1000)
+    store.events.append("dana", response, Unit.of_sentence(index), "verifiable", answer, spent_ms=1000)
     assert calibrated_mode(store, source) is before
 
 

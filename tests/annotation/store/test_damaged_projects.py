@@ -92,7 +92,8 @@ def test_the_cli_says_what_is_wrong_in_one_line_exit_2_and_keeps_the_old_export(
 
 @pytest.fixture
 def small_disk(tmp_path):
-    yield from mounted_tmpfs(tmp_path / "disk", "384k")  # a new project with its WAL fits (≈ 290 kB at peak)
+    # a new project with every declared owner's tables and its WAL fits (≈ 370 kB at peak, 10 owners)
+    yield from mounted_tmpfs(tmp_path / "disk", "1m")
 
 
 def test_a_read_only_project_opens_for_reading(small_disk, tmp_path, capsys):

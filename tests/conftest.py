@@ -12,9 +12,11 @@ another. Building is tested where it is the subject (tests/annotation/demo/test_
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -24,23 +26,61 @@ settings.register_profile("murgat", deadline=None)
 settings.load_profile("murgat")
 
 
-@pytest.fixture(scope="session")
-def demo_build(tmp_path_factory) -> Path:
-    """The directory of the demo built once for this run (seed 0). Never open or write it:
-    copy it with `copy_demo`."""
+def _build_demo_once(root: Path) -> Path:
+    """The demo (seed 0) in `root`/demo-build, built there by whichever process comes first
+    (the others wait for it behind the lock)."""
     from annotation.demo.project import build_demo
 
-    root = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = root.parent  # the run's directory, shared by its workers (each has its own below)
     built = root / "demo-build"
     with (root / "demo-build.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # the first worker builds, the others wait for it
+        fcntl.flock(lock, fcntl.LOCK_EX)
         if not (built / "complete").exists():
             shutil.rmtree(built, ignore_errors=True)
             build_demo(built / "demo", seed=0).close()
             (built / "complete").touch()
     return built / "demo"
+
+
+@pytest.fixture(scope="session")
+def demo_build(tmp_path_factory) -> Path:
+    """The directory of the demo built once for this run (seed 0). Never open or write it:
+    copy it with `copy_demo`."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the run's directory, shared by its workers (each has its own below)
+    return _build_demo_once(root)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config):
+    """On the controller of a whole-suite `-n N` run (the README's command), build the demo in the
+    background while the workers start and collect: its first user would otherwise build it
+    (seconds) while the other worker, when its first group needs it too, waits idle. A build
+    that fails here is left to the first test that needs it, which then reports it."""
+    if (
+        getattr(config.option, "numprocesses", None)
+        and not hasattr(config, "workerinput")
+        and not config.option.collectonly
+        and config.args_source == pytest.Config.ArgsSource.TESTPATHS
+    ):
+        root = config._tmp_path_factory.getbasetemp()  # the run's directory, as the workers see it
+        build = threading.Thread(target=_build_demo_quietly, args=(root,), name="demo-build", daemon=True)
+        build.start()
+        config.stash[_DEMO_BUILD] = build
+
+
+_DEMO_BUILD = pytest.StashKey[threading.Thread]()
+
+
+def _build_demo_quietly(root: Path) -> None:
+    with contextlib.suppress(Exception):
+        _build_demo_once(root)
+
+
+def pytest_unconfigure(config):
+    build = config.stash.get(_DEMO_BUILD, None)
+    if build is not None:
+        build.join()
 
 
 @pytest.fixture(scope="module")

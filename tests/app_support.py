@@ -106,10 +106,28 @@ def tiny_project(
     return store
 
 
+def new_app() -> AppTest:
+    """An AppTest of app.py (not run yet) that shares this process's registry of components,
+    as every session of one server does. AppTest would scan the metadata of every installed
+    package for components on its first run (≈ 0.5 CPU s: most of a page's first run), for
+    each new AppTest; the installed packages do not change during a test run."""
+    app = AppTest.from_file(str(APP), default_timeout=SCRIPT_RUN_TIMEOUT_S)
+    app._bidi_component_manager = _component_registry()
+    return app
+
+
+@functools.cache
+def _component_registry():
+    from streamlit.components.v2.component_manager import BidiComponentManager
+
+    registry = BidiComponentManager()
+    registry.discover_and_register_components(start_file_watching=False)
+    return registry
+
+
 def open_app(monkeypatch, project: Path) -> AppTest:
     monkeypatch.setenv("MURGAT_PROJECT", str(project))
-    app = AppTest.from_file(str(APP), default_timeout=SCRIPT_RUN_TIMEOUT_S)
-    return app.run()
+    return new_app().run()
 
 
 def signed_in_app(monkeypatch, project: Path, name: str, **session_state) -> AppTest:
@@ -127,7 +145,7 @@ def signed_in_app(monkeypatch, project: Path, name: str, **session_state) -> App
     finally:
         store.close()
     monkeypatch.setenv("MURGAT_PROJECT", str(project))
-    app = AppTest.from_file(str(APP), default_timeout=SCRIPT_RUN_TIMEOUT_S)
+    app = new_app()
     app.session_state["project"] = str(project)
     app.session_state["user"] = account.person
     app.session_state["session_token"] = token

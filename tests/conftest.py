@@ -12,9 +12,11 @@ another. Building is tested where it is the subject (tests/annotation/demo/test_
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -24,23 +26,61 @@ settings.register_profile("murgat", deadline=None)
 settings.load_profile("murgat")
 
 
-@pytest.fixture(scope="session")
-def demo_build(tmp_path_factory) -> Path:
-    """The directory of the demo built once for this run (seed 0). Never open or write it:
-    copy it with `copy_demo`."""
+def _build_demo_once(root: Path) -> Path:
+    """The demo (seed 0) in `root`/demo-build, built there by whichever process comes first
+    (the others wait for it behind the lock)."""
     from annotation.demo.project import build_demo
 
-    root = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = root.parent  # the run's directory, shared by its workers (each has its own below)
     built = root / "demo-build"
     with (root / "demo-build.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # the first worker builds, the others wait for it
+        fcntl.flock(lock, fcntl.LOCK_EX)
         if not (built / "complete").exists():
             shutil.rmtree(built, ignore_errors=True)
             build_demo(built / "demo", seed=0).close()
             (built / "complete").touch()
     return built / "demo"
+
+
+@pytest.fixture(scope="session")
+def demo_build(tmp_path_factory) -> Path:
+    """The directory of the demo built once for this run (seed 0). Never open or write it:
+    copy it with `copy_demo`."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the run's directory, shared by its workers (each has its own below)
+    return _build_demo_once(root)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config):
+    """On the controller of a whole-suite `-n N` run (the README's command), build the demo in the
+    background while the workers start and collect: its first user would otherwise build it
+    (seconds) while the other worker, when its first group needs it too, waits idle. A build
+    that fails here is left to the first test that needs it, which then reports it."""
+    if (
+        getattr(config.option, "numprocesses", None)
+        and not hasattr(config, "workerinput")
+        and not config.option.collectonly
+        and config.args_source == pytest.Config.ArgsSource.TESTPATHS
+    ):
+        root = config._tmp_path_factory.getbasetemp()  # the run's directory, as the workers see it
+        build = threading.Thread(target=_build_demo_quietly, args=(root,), name="demo-build", daemon=True)
+        build.start()
+        config.stash[_DEMO_BUILD] = build
+
+
+_DEMO_BUILD = pytest.StashKey[threading.Thread]()
+
+
+def _build_demo_quietly(root: Path) -> None:
+    with contextlib.suppress(Exception):
+        _build_demo_once(root)
+
+
+def pytest_unconfigure(config):
+    build = config.stash.get(_DEMO_BUILD, None)
+    if build is not None:
+        build.join()
 
 
 @pytest.fixture(scope="module")
@@ -56,52 +96,48 @@ def demo_copy(demo_build, tmp_path) -> Path:
     return Path(shutil.copytree(demo_build, tmp_path / "demo"))
 
 
-# Seconds each slow test file takes (wall summed over its tests under `-n 2`: a run of 2026-12-01
-# at load ≈ 10, divided by 4 to match a quiet run's total; rounded). Only the order of the run
+# Seconds each slow test file takes (wall summed over its tests under `-n 2`: a run of 2026-12-02
+# at load ≈ 14, divided by 3 to match a quiet run's total; rounded). Only the order of the run
 # depends on them: under `-n 2` the longest groups start first, so the run does not end with one
 # worker on a long browser or CLI group and the other idle. A file not listed weighs nothing; a
 # stale figure costs some balance, never a test.
 FILE_SECONDS = {
     "tests/e2e/test_browser.py": 51,
-    "tests/annotation/cli/test_annotation_cli.py": 48,
-    "tests/e2e/test_adjudication.py": 38,
-    "tests/e2e/test_fact_keys.py": 38,
-    "tests/annotation/cli/test_import_kill.py": 32,
-    "tests/pages/test_app_calibrate.py": 29,
-    "tests/e2e/test_sso.py": 27,
-    "tests/annotation/media/test_soundview.py": 26,
-    "tests/e2e/test_admin_console.py": 25,
-    "tests/annotation/store/test_accounts_sign_in.py": 24,
-    "tests/e2e/test_rendering.py": 23,
-    "tests/annotation/cli/test_import_model.py": 23,
-    "tests/calibration/cli/test_estimate_cli.py": 20,
-    "tests/pages/test_app_annotate.py": 20,
-    "tests/e2e/test_keys.py": 20,
-    "tests/e2e/test_calibrate_acknowledgement.py": 19,
-    "tests/pages/test_app_judges.py": 19,
-    "tests/pages/test_app_roles.py": 19,
-    "tests/e2e/test_sound_colours.py": 17,
-    "tests/pages/test_app_disputes.py": 16,
-    "tests/e2e/test_sessions_across_tabs.py": 15,
+    "tests/e2e/test_fact_keys.py": 32,
+    "tests/annotation/cli/test_annotation_cli.py": 26,
+    "tests/e2e/test_adjudication.py": 26,
+    "tests/annotation/store/test_accounts_sign_in.py": 25,
+    "tests/annotation/demo/test_demo.py": 20,
+    "tests/e2e/test_admin_console.py": 19,
+    "tests/e2e/test_sso.py": 19,
+    "tests/annotation/media/test_soundview.py": 17,
+    "tests/annotation/cli/test_import_kill.py": 16,
     "tests/e2e/test_model_scores.py": 15,
-    "tests/annotation/cli/test_never_a_traceback.py": 15,
-    "tests/pages/test_app_agreement.py": 14,
-    "tests/annotation/demo/test_demo.py": 14,
-    "tests/pages/test_app_player.py": 13,
-    "tests/calibration/sweep/test_sweep.py": 12,
+    "tests/e2e/test_calibrate_acknowledgement.py": 14,
+    "tests/e2e/test_sessions_across_tabs.py": 14,
+    "tests/e2e/test_rendering.py": 14,
+    "tests/annotation/cli/test_hostile_corpus.py": 13,
+    "tests/pages/test_app_calibrate.py": 12,
+    "tests/pages/test_app_roles.py": 12,
+    "tests/e2e/test_sound_colours.py": 11,
     "tests/annotation/store/test_sign_in_hardening.py": 11,
-    "tests/annotation/cli/test_hostile_corpus.py": 11,
-    "tests/pages/test_app_admin.py": 10,
-    "tests/e2e/test_same_fact_by_key.py": 10,
-    "tests/pages/test_app_model_scores.py": 10,
-    "tests/calibration/cli/test_score_cli.py": 10,
-    "tests/pages/test_app_sso.py": 9,
-    "tests/annotation/cli/test_users_cli.py": 8,
-    "tests/e2e/test_disk_full.py": 8,
-    "tests/annotation/agreement/test_alpha_linear.py": 7,
-    "tests/pages/test_app_sessions.py": 7,
-    "tests/calibration/sweep/test_inputs.py": 7,
-    "tests/test_readme_commands.py": 5,
+    "tests/calibration/sweep/test_sweep.py": 10,
+    "tests/e2e/test_same_fact_by_key.py": 9,
+    "tests/pages/test_app_judges.py": 9,
+    "tests/e2e/test_keys.py": 9,
+    "tests/pages/test_app_disputes.py": 8,
+    "tests/pages/test_app_player.py": 8,
+    "tests/annotation/media/test_media.py": 8,
+    "tests/e2e/test_disk_full.py": 7,
+    "tests/annotation/agreement/test_alpha_linear.py": 6,
+    "tests/calibration/cli/test_score_cli.py": 6,
+    "tests/annotation/cli/test_never_a_traceback.py": 6,
+    "tests/pages/test_app_annotate.py": 5,
+    "tests/calibration/judges/test_judges_run.py": 5,
+    "tests/annotation/cli/test_import_model.py": 5,
+    "tests/annotation/cli/test_users_cli.py": 5,
+    "tests/annotation/protocol/test_citation_grammar.py": 5,
+    "tests/calibration/scoring/test_score.py": 5,
 }
 
 

@@ -3,8 +3,10 @@
 Pure numpy, no plotting: a widget turns these arrays into a figure. Both are reduced to a fixed
 number of columns, so the figure for an hour of audio is as small as for ten seconds.
 `annotation.media.sound_cache.load_sound_view` decodes a media file and keeps these arrays on disk.
-The mel filters come from librosa; the STFT is done here in blocks (bounded memory for an hour
-of audio, two threads) and averaged into a fixed number of columns.
+The mel filters are librosa's (Slaney scale, unit area), written here in numpy: importing librosa
+compiles its numba functions in each fresh process (≈ 30 CPU s until cached). The STFT is done here
+in blocks (bounded memory for an hour of audio, two threads) and averaged into a fixed number of
+columns.
 
 `sampled_sound_view` builds an *overview* of a long span from a short run of AAC frames under
 each screen column, read straight from the MP4 (`annotation.media.aac_frames`): a few percent of the
@@ -18,7 +20,6 @@ import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-import librosa
 import numpy as np
 import scipy.fft
 
@@ -32,7 +33,7 @@ _RUN_MARGIN = 16  # output samples dropped at each end of a run (resampler smear
 
 
 def downmix(samples: np.ndarray) -> np.ndarray:
-    """Mono float32 samples. 2-D input is (channels, n) as librosa returns or (n, channels):
+    """Mono float32 samples. 2-D input is (channels, n) or (n, channels):
     the shorter axis is taken as channels and averaged. More than 2 dimensions → ValueError."""
     samples = np.asarray(samples, dtype=np.float32)
     if samples.ndim == 1:
@@ -70,13 +71,43 @@ def _fft_size(sample_rate: int) -> int:
     return 2 ** max(6, round(math.log2(sample_rate * 0.064)))
 
 
+# Slaney's mel scale (librosa's default, htk=False): linear below 1 kHz, logarithmic above.
+_MEL_HZ_PER_MEL = 200.0 / 3  # the linear part's step
+_MEL_LOG_START_HZ = 1000.0
+_MEL_LOG_START = _MEL_LOG_START_HZ / _MEL_HZ_PER_MEL
+_MEL_LOG_STEP = math.log(6.4) / 27.0
+
+
+def _hz_to_mel(hz: float) -> float:
+    if hz < _MEL_LOG_START_HZ:
+        return hz / _MEL_HZ_PER_MEL
+    return _MEL_LOG_START + math.log(hz / _MEL_LOG_START_HZ) / _MEL_LOG_STEP
+
+
+def mel_frequencies(n_mels: int, fmin: float, fmax: float) -> np.ndarray:
+    """`n_mels` frequencies (Hz) equally spaced on the Slaney mel scale from fmin to fmax,
+    as librosa.mel_frequencies(htk=False)."""
+    mels = np.linspace(_hz_to_mel(fmin), _hz_to_mel(fmax), n_mels)
+    return np.where(
+        mels < _MEL_LOG_START,
+        mels * _MEL_HZ_PER_MEL,
+        _MEL_LOG_START_HZ * np.exp(_MEL_LOG_STEP * (mels - _MEL_LOG_START)),
+    )
+
+
 @functools.lru_cache(maxsize=16)
 def mel_filterbank(sample_rate: int, n_fft: int, n_mels: int) -> np.ndarray:
-    """(1 + n_fft // 2, n_mels) librosa mel filters (Slaney scale, unit area), memoised: the
-    first call in a process costs ~1 s while librosa loads, later ones nothing."""
-    return np.ascontiguousarray(
-        librosa.filters.mel(sr=sample_rate, n_fft=n_fft, n_mels=n_mels).T, dtype=np.float32
-    )
+    """(1 + n_fft // 2, n_mels) mel filters as librosa.filters.mel makes them (Slaney scale,
+    0 Hz to Nyquist, triangles scaled to unit area), memoised."""
+    band_edges = mel_frequencies(n_mels + 2, 0.0, sample_rate / 2)
+    fft_freqs = np.fft.rfftfreq(n=n_fft, d=1.0 / sample_rate)
+    ramps = np.subtract.outer(band_edges, fft_freqs)  # (n_mels + 2, bins)
+    widths = np.diff(band_edges)
+    rising = -ramps[:-2] / widths[:-1, None]
+    falling = ramps[2:] / widths[1:, None]
+    weights = np.maximum(0, np.minimum(rising, falling)).astype(np.float32)
+    weights *= (2.0 / (band_edges[2:] - band_edges[:-2]))[:, None]
+    return np.ascontiguousarray(weights.T, dtype=np.float32)
 
 
 @functools.lru_cache(maxsize=8)
@@ -85,15 +116,9 @@ def _hann(n_fft: int) -> np.ndarray:
     return (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(n_fft) / n_fft)).astype(np.float32)
 
 
-def warm_up(sample_rate: int = 16000, n_mels: int = 64) -> None:
-    """Pay librosa's one-time load (~1 s per process) now, e.g. in a thread at server start,
-    so that a person's first sound view does not."""
-    mel_filterbank(sample_rate, _fft_size(sample_rate), n_mels)
-
-
 def _mel_centres_hz(n_mels: int, sample_rate: int) -> np.ndarray:
-    """The centre frequency of each mel band (librosa's band edges without the outer two)."""
-    return librosa.mel_frequencies(n_mels=n_mels + 2, fmin=0.0, fmax=sample_rate / 2)[1:-1]
+    """The centre frequency of each mel band (the band edges without the outer two)."""
+    return mel_frequencies(n_mels + 2, 0.0, sample_rate / 2)[1:-1]
 
 
 def _mel_power_per_frame(

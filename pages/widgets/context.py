@@ -12,7 +12,6 @@ import html
 import logging
 import os
 import re
-import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -60,7 +59,6 @@ def build_demo_project(directory: str) -> str:
 
 @st.cache_resource(show_spinner=False)
 def open_store(directory: str) -> ProjectStore:
-    warm_up_sound_library()
     store = ProjectStore.open(directory)
     store.database.before_write = functools.partial(refuse_writes_of_ended_sessions, store)
     store.database.on_disk_full = tell_of_a_full_disk
@@ -109,16 +107,6 @@ def refuse_writes_of_ended_sessions(store: ProjectStore) -> None:
     st.session_state.pop("user", None)
     st.session_state.pop("session_token", None)
     st.rerun()
-
-
-@st.cache_resource(show_spinner=False)
-def warm_up_sound_library() -> threading.Thread:
-    """Once per server process, in the background: librosa's one-time load (~1 s)."""
-    from annotation.media.soundview import warm_up
-
-    thread = threading.Thread(target=warm_up, name="sound-warm-up", daemon=True)
-    thread.start()
-    return thread
 
 
 def available_projects() -> list[Path]:

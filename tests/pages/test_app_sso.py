@@ -2,7 +2,7 @@
 the real provider round trip is tests/e2e/test_sso.py)."""
 
 import pytest
-from app_support import APP, SCRIPT_RUN_TIMEOUT_S, open_app, open_page_as, press, sign_in, tiny_project
+from app_support import new_app, open_app, open_page_as, press, sign_in, tiny_project
 from streamlit.testing.v1 import AppTest
 
 from annotation.store.accounts import set_email
@@ -32,7 +32,7 @@ def project(tmp_path):
 def open_with_sso(monkeypatch, project, **identity) -> AppTest:
     """The app with an `[auth]` section; `identity` (when given) is who `st.login` signed in."""
     monkeypatch.setenv("MURGAT_PROJECT", str(project))
-    app = AppTest.from_file(str(APP), default_timeout=SCRIPT_RUN_TIMEOUT_S)
+    app = new_app()
     app.secrets = AUTH
     app.user = {"is_logged_in": True, **identity} if identity else {"is_logged_in": False}
     return app.run()

@@ -14,6 +14,8 @@ from annotation.media.sound_cache import load_sound_view
 from annotation.media.soundview import (
     compact_db,
     downmix,
+    mel_filterbank,
+    mel_frequencies,
     mel_spectrogram_db,
     waveform_envelope,
 )
@@ -72,6 +74,26 @@ def test_downmix_averages_channels_last_layout():
 # ---------------------------------------------------------------------------- spectrogram
 
 
+# The two tests that load librosa run in one process, early in a `-n 2` run: in a fresh virtualenv
+# its first spectrogram compiles librosa's numba functions (≈ 25 CPU s, once per venv).
+LIBROSA_REFERENCE = pytest.mark.xdist_group("librosa-reference")
+
+
+@LIBROSA_REFERENCE
+@pytest.mark.parametrize(
+    ("sample_rate", "n_fft", "n_mels"),
+    [(16000, 1024, 64), (8000, 512, 40), (22050, 2048, 128), (48000, 4096, 64)],
+)
+def test_mel_filters_and_band_frequencies_equal_librosas(sample_rate, n_fft, n_mels):
+    librosa = pytest.importorskip("librosa")
+    ours = mel_filterbank(sample_rate, n_fft, n_mels)
+    assert ours.shape == (1 + n_fft // 2, n_mels)
+    assert np.abs(ours - librosa.filters.mel(sr=sample_rate, n_fft=n_fft, n_mels=n_mels).T).max() <= 1e-6
+    reference_hz = librosa.mel_frequencies(n_mels=n_mels + 2, fmin=0.0, fmax=sample_rate / 2)
+    assert np.abs(mel_frequencies(n_mels + 2, 0.0, sample_rate / 2) - reference_hz).max() <= 1e-6
+
+
+@LIBROSA_REFERENCE
 def test_spectrogram_matches_librosa_for_a_short_clip():
     librosa = pytest.importorskip("librosa")
     samples = np.random.default_rng(3).standard_normal(16384).astype(np.float32)

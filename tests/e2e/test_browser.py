@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import pytest
 from browser_support import SHOTS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
 
-from annotation.protocol.ids import QuestionKey
+from annotation.protocol.ids import DONE_TASK, QuestionKey, Unit
 from annotation.store.accounts import add_account
 from annotation.store.project_store import ProjectStore
 from annotation.work.drafts import load_draft
@@ -138,7 +138,7 @@ def test_an_annotator_labels_a_response_by_keys_and_a_reload_keeps_her_session_a
                 assert answer_of(demo, WHO, press(page, "y")) is True
         page.screenshot(path=SHOTS / f"0{len(seen) + 1}_next_response.png")
     assert seen == [1, 2, 3] and all(done.values()), (seen, done)
-    assert labels_by_unit(demo.events.current_labels(WHO, first))[("response", "done")] is True
+    assert labels_by_unit(demo.events.current_labels(WHO, first))[(Unit.response(), DONE_TASK)] is True
     assert foreign_requests(requests, server) == []
 
 

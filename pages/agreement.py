@@ -13,6 +13,7 @@ import streamlit as st
 
 from annotation.agreement.reliability import LEVELS, pair_fact_sets, prf
 from annotation.protocol.ids import annotator_name
+from annotation.store.rows import Person
 from calibration.scoring.murgat_s import PRECISION_MODES
 from pages.widgets import agreement_charts, ruling
 from pages.widgets.agreement_measure import latest_agreement
@@ -196,7 +197,7 @@ def others_section(rows: list[dict]) -> None:
     disputes_button("Open all disputes", "to_disputes:others")
 
 
-def agreement(me: dict, store) -> None:
+def agreement(me: Person, store) -> None:
     st.title("Agreement")
     state = current_state(store)
     if not state.gold.values:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import streamlit as st
 
 from annotation.project_settings import ProjectSettings
+from annotation.store.rows import Person
 from annotation.work import session
 from annotation.work.drafts import load_draft, save_draft
 from annotation.work.proposals import atomic_split, rule_based_facts
@@ -219,7 +220,7 @@ def segments_to_play(sentences, sentence, question: Question, chosen: int | None
     return list(dict.fromkeys(sentence.citations[i] for i in question.segments))
 
 
-def annotate(me: dict, store) -> None:
+def annotate(me: Person, store) -> None:
     tools(store, me.name)
     decision_screen(me.name, store)
 

@@ -21,6 +21,7 @@ import streamlit as st
 
 from annotation.protocol.errors import InputError
 from annotation.protocol.ids import configuration_of, configuration_parts
+from annotation.store.rows import Person
 from calibration.config.calibrated import (
     build_calibrated_config,
     exportable_configuration,
@@ -425,7 +426,7 @@ def opened_section(store, opened: str, inspected, gold, judges, cached: dict) ->
     open_response(store, opened, inspected, scores, next(r for r in gold if r.response_id == opened), judged)
 
 
-def calibrate(me: dict, store) -> None:
+def calibrate(me: Person, store) -> None:
     st.title("Calibrate")
     first_sentence = st.container()  # filled once the choice is known: it says whether the gold decides
     inputs = inputs_from_state(current_state(store))

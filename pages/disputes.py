@@ -29,6 +29,7 @@ import streamlit as st
 from annotation.agreement.gold import RULES, write_gold_csv
 from annotation.formats.readers import write_records_jsonl
 from annotation.project_settings import ProjectSettings, SettingError, write_settings
+from annotation.store.rows import Person
 from pages.widgets import player, response_view, ruling
 from pages.widgets.context import current_state, friendly_errors, literal, show_text
 from pages.widgets.frame import run_page
@@ -306,7 +307,7 @@ def filters(view, model_of: dict) -> DisputeFilter:
     )
 
 
-def disputes(me: dict, store) -> None:
+def disputes(me: Person, store) -> None:
     st.title("Disputes")
     dispute_screen(me, store)
     st.divider()
@@ -331,7 +332,7 @@ def shown_disputes(view) -> list:
 
 
 @st.fragment
-def dispute_screen(me: dict, store) -> None:
+def dispute_screen(me: Person, store) -> None:
     """The counts, the filters, the list and the open dispute, as a fragment: a filter reruns
     this, not the page around it (so errors are caught here too: a fragment's rerun does not
     pass through the frame)."""
@@ -339,7 +340,7 @@ def dispute_screen(me: dict, store) -> None:
         screen_body(me, store)
 
 
-def screen_body(me: dict, store) -> None:
+def screen_body(me: Person, store) -> None:
     try:
         state = current_state(store)  # once per revision: rulings are written before the rerun
     except SettingError as exc:  # a stored setting refused: name which (Gold settings or Admin)
@@ -363,7 +364,7 @@ def screen_body(me: dict, store) -> None:
 
 
 @st.fragment
-def ruled_part(me: dict, store, counts_slot, list_slot, dispute_slot) -> None:
+def ruled_part(me: Person, store, counts_slot, list_slot, dispute_slot) -> None:
     """What a ruling changes — the counts, the list and the open dispute — as a fragment inside
     the screen, drawn into the screen's slots: a ruling or a choice in the list reruns this, and
     the filters stay as they are."""
@@ -371,7 +372,7 @@ def ruled_part(me: dict, store, counts_slot, list_slot, dispute_slot) -> None:
         ruled_body(me, store, counts_slot, list_slot, dispute_slot)
 
 
-def ruled_body(me: dict, store, counts_slot, list_slot, dispute_slot) -> None:
+def ruled_body(me: Person, store, counts_slot, list_slot, dispute_slot) -> None:
     state = current_state(store)
     view = ruling.dispute_view(store, state)
     if view.questions:  # a ruling raised a "Same fact?" question: asked first
@@ -386,7 +387,7 @@ def ruled_body(me: dict, store, counts_slot, list_slot, dispute_slot) -> None:
             dispute_list(shown, value)
 
 
-def open_body(me: dict, store, state, view, shown):
+def open_body(me: Person, store, state, view, shown):
     """The open dispute (returned), or why there is none (None)."""
     notice = st.session_state.pop(ruling.NOTICE_KEY, None)  # the ruling just made
     if not shown:

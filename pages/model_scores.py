@@ -13,6 +13,7 @@ import json
 
 import streamlit as st
 
+from annotation.store.rows import Person
 from annotation.work.sample_queues import (
     annotation_scope,
     queue_summaries,
@@ -231,7 +232,7 @@ def estimates(rows: list, models: list, metric: str, alpha: float):
     return report, by_model
 
 
-def model_scores_page(me: dict, store) -> None:
+def model_scores_page(me: Person, store) -> None:
     st.title("Model scores")
     sources = judge_sources(store)
     if not sources:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +26,13 @@ def mounted_tmpfs(mount_point: Path, size: str) -> Iterator[Path]:
 
 
 def fill(disk: Path) -> None:
-    """Write to `disk` until it has no room left."""
+    """Write to `disk` until it has no room left. First every project file's write-ahead log on it
+    is emptied: SQLite reuses a log's room after a checkpoint, so a write that fits in room the log
+    already holds would succeed on a full disk, and whether it does depends on what ran before."""
+    for wal in disk.rglob("*.db-wal"):
+        with sqlite3.connect(wal.with_name(wal.name.removesuffix("-wal")), timeout=30) as conn:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.close()
     handle = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT)
     try:
         while os.write(handle, b"x" * 512):

@@ -141,6 +141,7 @@ class Database:
         rows = getattr(self._local, "rows", None)
         if rows is None:
             if self.read_only:
+                self._refuse_unsaved_log()
                 # immutable: a read-only file or directory cannot hold the WAL's shared memory
                 uri = f"{self.path.resolve().as_uri()}?mode=ro&immutable=1"
                 conn = sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None)
@@ -154,6 +155,18 @@ class Database:
             self._local.rows = rows
             self._local.depth = 0
         return rows
+
+    def _refuse_unsaved_log(self) -> None:
+        """ProjectFileError when a read-only file has a non-empty write-ahead log beside it: an
+        immutable open ignores the log, so it would read the file without its latest changes (or
+        without its tables: "malformed"). A log left after a close that could not checkpoint, or
+        copied from a project in use, is saved into the file by one open with write access."""
+        log = self.path.with_name(self.path.name + "-wal")
+        if log.exists() and log.stat().st_size > 0:
+            raise ProjectFileError(
+                f"{self.path}: read-only, and its write-ahead log ({log.name}) may hold changes the "
+                "file does not; open it once with write access so they are saved into it"
+            )
 
     @property
     def connection(self) -> sqlite3.Connection:

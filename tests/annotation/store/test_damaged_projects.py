@@ -107,6 +107,22 @@ def test_a_read_only_project_opens_for_reading(small_disk, tmp_path, capsys):
     assert annotation_main(["export", "--project", str(small_disk / "p"), "--out", str(out)]) == 0
 
 
+def test_a_read_only_project_whose_log_holds_unsaved_changes_is_refused_saying_so(small_disk, tmp_path):
+    writable = tmp_path / "p"
+    store = ProjectStore.open(writable, create=True)
+    held = sqlite3.connect(writable / DB_NAME)  # a second connection: the store's close cannot end the log
+    held.execute("SELECT count(*) FROM sqlite_master").fetchall()
+    store.set_setting("overlap", 3)
+    store.close()
+    (small_disk / "p").mkdir()
+    for name in (DB_NAME, DB_NAME + "-wal"):
+        (small_disk / "p" / name).write_bytes((writable / name).read_bytes())
+    held.close()
+    subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
+    with pytest.raises(ProjectFileError, match="write-ahead log .* open it once with write access"):
+        ProjectStore.open(small_disk / "p")
+
+
 def test_a_full_disk_is_named_and_the_failed_write_rolled_back(small_disk):
     store = ProjectStore.open(small_disk / "p", create=True)
     with pytest.raises(DiskFullError) as raised:

@@ -61,21 +61,38 @@ _kept: OrderedDict[tuple, object] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
+_MISSING = object()
+
+
+def _recall(cache: OrderedDict, key: tuple):
+    """What `cache` keeps under `key` (`_MISSING` when nothing), marked as the most recently read."""
+    with _cache_lock:
+        if key in cache:
+            cache.move_to_end(key)
+            return cache[key]
+    return _MISSING
+
+
+def _keep(cache: OrderedDict, key: tuple, value) -> None:
+    """Keep `value` under `key`, dropping the least recently read beyond KEPT."""
+    with _cache_lock:
+        cache[key] = value
+        cache.move_to_end(key)
+        while len(cache) > KEPT:
+            cache.popitem(last=False)
+
+
 def _once_per_revision(store, asked: tuple, compute):
     """`compute(state)` for the project's current state, computed once per (project file, revision,
     `asked`): a page's reruns and sessions read the same result until the revision moves."""
     state = project_state(store)
     key = (str(store.db_path.resolve()), state.revision, *asked)
-    with _cache_lock:
-        if key in _kept:
-            _kept.move_to_end(key)
-            return _kept[key]
+    found = _recall(_kept, key)
+    if found is not _MISSING:
+        return found
     with without_cycle_collection():  # many small objects beside the state's: nothing to collect
         found = compute(state)
-    with _cache_lock:
-        _kept[key] = found
-        while len(_kept) > KEPT:
-            _kept.popitem(last=False)
+    _keep(_kept, key, found)
     return found
 
 
@@ -97,19 +114,14 @@ def scored_responses(store, source: str, mode: str) -> list[ScoredResponse]:
         gold = {s.response_id: s for s in kept_scores(state.gold.records, [mode])}
         judged = _judge_scores(store, state, source, mode)
         questions = _questions(store, state)
-        with _cache_lock:
-            last = _last_rows.get(last_key)
-        if last is not None and last[0] is judged and last[1] is questions and last[2] == gold:
+        last = _recall(_last_rows, last_key)
+        if last is not _MISSING and last[0] is judged and last[1] is questions and last[2] == gold:
             return last[3]
         rows = [
             ScoredResponse(response_id, model, question, gold.get(response_id), judged.get(response_id))
             for response_id, model, question in questions
         ]
-        with _cache_lock:
-            _last_rows[last_key] = (judged, questions, gold, rows)
-            _last_rows.move_to_end(last_key)
-            while len(_last_rows) > KEPT:
-                _last_rows.popitem(last=False)
+        _keep(_last_rows, last_key, (judged, questions, gold, rows))
         return rows
 
     return _once_per_revision(store, ("scored", source, mode), compute)
@@ -119,16 +131,12 @@ def _per_records_mark(store, revision, asked: tuple, compute):
     """`compute()` once per (project file, its records and responses marks in `revision`, `asked`):
     judge scores and questions do not move with a label, so a new label reads them from memory."""
     key = (str(store.db_path.resolve()), revision.records, revision.responses, *asked)
-    with _cache_lock:
-        if key in _kept:
-            _kept.move_to_end(key)
-            return _kept[key]
+    found = _recall(_kept, key)
+    if found is not _MISSING:
+        return found
     with without_cycle_collection():
         found = compute()
-    with _cache_lock:
-        _kept[key] = found
-        while len(_kept) > KEPT:
-            _kept.popitem(last=False)
+    _keep(_kept, key, found)
     return found
 
 
@@ -162,20 +170,15 @@ def _calibrated_mode(store, state, source: str) -> tuple[str, float]:
     judged = [_judge_scores(store, state, source, mode) for mode in PRECISION_MODES]
     gold_values = {(s.response_id, s.precision_mode): s.murgat_s for s in kept_scores(gold, PRECISION_MODES)}
     last_key = (str(store.db_path.resolve()), source)
-    with _cache_lock:
-        last = _last_calibrated.get(last_key)
+    last = _recall(_last_calibrated, last_key)
     if (
-        last is not None
+        last is not _MISSING
         and all(a is b for a, b in zip(last[0], judged, strict=True))
         and last[1] == gold_values
     ):
         return last[2]
     found = _highest_r_mode(sorted({r.response_id for r in gold}), judged, gold_values)
-    with _cache_lock:
-        _last_calibrated[last_key] = (judged, gold_values, found)
-        _last_calibrated.move_to_end(last_key)
-        while len(_last_calibrated) > KEPT:
-            _last_calibrated.popitem(last=False)
+    _keep(_last_calibrated, last_key, (judged, gold_values, found))
     return found
 
 

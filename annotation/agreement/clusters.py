@@ -204,6 +204,9 @@ def _linkage(text: str, cites: tuple[int, ...], members, answered: Answered = _u
 
 def _group(lists: dict[str, list[Member]], answered: Answered) -> list[list[Member]]:
     """Each author's members placed on the groups so far by a Hungarian assignment (module doc)."""
+    same = _same_facts_each(lists, answered)
+    if same is not None:
+        return same
     groups: list[list[Member]] = []
     for author in sorted(lists):
         members = lists[author]
@@ -216,6 +219,36 @@ def _group(lists: dict[str, list[Member]], answered: Answered) -> list[list[Memb
                 groups[placed[row]].append(member)
             else:
                 groups.append([member])
+    return groups
+
+
+def _same_facts_each(lists: dict[str, list[Member]], answered: Answered) -> list[list[Member]] | None:
+    """The groups `_group` makes when every author stated the same facts — the same wordings with
+    the same citation subsets, none twice — found without an assignment, or None when they did not.
+    Each fact then scores 1 with its own group, so the assignment is the identity unless two facts of
+    one list are as alike (1): only those pairs are compared. With a "Same fact?" answer in play,
+    the general way."""
+    if answered is not _unanswered or not lists:
+        return None
+    authors = sorted(lists)
+    first = lists[authors[0]]
+    place = {(m.text, m.citations): k for k, m in enumerate(first)}
+    if len(place) != len(first):
+        return None
+    groups = [[m] for m in first]
+    for position, author in enumerate(authors[1:], start=1):
+        theirs = lists[author]
+        if len(theirs) != len(first):
+            return None
+        for member in theirs:
+            k = place.get((member.text, member.citations))
+            if k is None or len(groups[k]) != position:
+                return None  # a fact the first did not state, or one stated twice
+            groups[k].append(member)
+    for k, a in enumerate(first):
+        for b in first[k + 1 :]:
+            if pair_similarity(a.text, a.citations, b.text, b.citations) >= 1.0:
+                return None  # two facts as alike: the assignment decides between them
     return groups
 
 

@@ -281,7 +281,8 @@ class _Deriver:
         """A gold value from the annotators' `values`; `extra`: GoldValue fields, and `compared`
         (default: the values), `spent_units` ({name: (unit, task) of their event}) and
         `ruling_units` (units whose ruling counts, default: `unit`)."""
-        compared = extra.pop("compared", None) or dict(values)
+        # the values themselves when nothing else is compared: one dict, pickled once when kept
+        compared = extra.pop("compared", None) or values
         spent_units = extra.pop("spent_units", {})
         ruling = self._ruling(extra.pop("ruling_units", [unit]), task) if unit is not None else None
         value, provenance, agreement = decide(compared, self.rule, self.auto_accept, ruling)

@@ -199,7 +199,39 @@ class EventLog:
             sql += " AND response_id = ?"
             params.append(response_id)
         rows = self.database.connection.execute(sql + " ORDER BY id", params)
-        return [self._event(row) for row in rows]
+        return self._events(rows)
+
+    def _events(self, rows) -> list[Event]:
+        """The events of `rows` (COLUMNS), as `Event.from_columns` makes them: a state from nothing
+        reads 256k, so units, tasks and values seen before in this read are looked up, not parsed."""
+        units: dict = {}
+        tasks: dict = {}
+        values = dict(_COMMON_VALUES)
+        out = []
+        make, append, path = Event._make, out.append, str(self.database.path)
+        for row in rows:
+            event_id, at, who, response_id, unit, task, kind, value, spent_ms, ref = row
+            parsed_unit = units.get(unit)
+            if parsed_unit is None:
+                try:
+                    parsed_unit = units[unit] = _parse_unit(unit)
+                except (ValueError, TypeError) as error:
+                    raise _bad_row(path, event_id, "unit", error) from None
+            parsed_task = tasks.get(task)
+            if parsed_task is None:
+                try:
+                    parsed_task = tasks[task] = _parse_task(task)
+                except (ValueError, TypeError) as error:
+                    raise _bad_row(path, event_id, "task", error) from None
+            if value is not None:
+                if value in values:
+                    value = values[value]
+                else:
+                    value = json.loads(value)  # a list or dict: each row its own object, as before
+            append(
+                make((event_id, at, who, response_id, parsed_unit, parsed_task, kind, value, spent_ms, ref))
+            )
+        return out
 
     def log(
         self, who: str | None = None, response_id: str | None = None, kind: str | None = None

@@ -139,3 +139,40 @@ def test_a_one_to_one_tie_of_spellings_names_the_cluster_by_the_clean_one_whoeve
     ):
         clusters = clusters_of(alice=[(first, [0])], bob=[(second, [0])])
         assert clusters.clusters[0].canonical == "A squirrel climbs the tree."
+
+
+def test_annotators_stating_the_same_facts_in_any_order_make_one_cluster_each_led_by_the_first():
+    clusters = clusters_of(
+        alice=[("The background is black.", [0]), ("A tone plays.", [1])],
+        bob=[("A tone plays.", [1]), ("The background is black.", [0])],
+        carol=[("The background is black.", [0]), ("A tone plays.", [1])],
+    )
+    assert wordings(clusters) == [
+        [
+            ("alice", "The background is black."),
+            ("bob", "The background is black."),
+            ("carol", "The background is black."),
+        ],
+        [("alice", "A tone plays."), ("bob", "A tone plays."), ("carol", "A tone plays.")],
+    ]
+    assert [c.citations for c in clusters.clusters] == [(0,), (1,)]
+    assert clusters.signature("alice") == clusters.signature("bob") == {(0, (0,)), (1, (1,))}
+    assert clusters.combinations == () and clusters.doubts == ()
+
+
+def test_the_same_facts_cited_otherwise_by_one_annotator_are_placed_by_similarity():
+    # bob cites the tone fact with both segments: not the same facts each, the assignment places them
+    clusters = clusters_of(
+        alice=[("The background is black.", [0]), ("A tone plays.", [1])],
+        bob=[("A tone plays.", [0, 1]), ("The background is black.", [0])],
+    )
+    assert [c.authors for c in clusters.clusters] == [("alice", "bob"), ("alice", "bob")]
+    assert clusters.clusters[1].citations_differ
+
+
+def test_one_annotator_giving_a_fact_twice_is_not_matched_twice():
+    clusters = clusters_of(
+        alice=[("A tone plays.", [1]), ("A tone plays.", [1])],
+        bob=[("A tone plays.", [1]), ("A tone plays.", [1])],
+    )
+    assert [c.authors for c in clusters.clusters] == [("alice", "bob"), ("alice", "bob")]

@@ -293,13 +293,16 @@ def _cluster(index: int, members: list[Member]) -> FactCluster:
 
 def _combinations(clusters: list[FactCluster]) -> tuple[Combination, ...]:
     """Clusters whose canonical text states two or more other clusters' (module doc)."""
+    if len(clusters) < 3:  # a whole and two parts at least
+        return ()
+    authors = {id(c): frozenset(c.authors) for c in clusters}  # asked for every pair
     out = []
     for whole in clusters:
         covered = [
             part
             for part in clusters
             if part is not whole
-            and not set(part.authors) & set(whole.authors)
+            and authors[id(part)].isdisjoint(authors[id(whole)])
             and _overlap(part.citations, whole.citations)
             and contains(whole.canonical, part.canonical)
         ]
@@ -315,10 +318,11 @@ def _combinations(clusters: list[FactCluster]) -> tuple[Combination, ...]:
 def _doubts(clusters: list[FactCluster], answered: Answered) -> tuple[Doubt, ...]:
     """Pairs of clusters in the uncertain band, unanswered (module doc), each on its closest two
     wordings."""
+    authors = [frozenset(c.authors) for c in clusters]  # asked for every pair
     out = []
     for x, first in enumerate(clusters):
-        for second in clusters[x + 1 :]:
-            if set(first.authors) & set(second.authors) or not _overlap(first.citations, second.citations):
+        for y, second in enumerate(clusters[x + 1 :], start=x + 1):
+            if not authors[x].isdisjoint(authors[y]) or not _overlap(first.citations, second.citations):
                 continue
             pairs = [(a, b) for a in first.members for b in second.members]
             if any(answered(a.text, b.text) is not None for a, b in pairs):

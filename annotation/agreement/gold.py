@@ -228,6 +228,16 @@ class _Deriver:
         self._found: dict[tuple, FactCluster | None] = {}
         self._answering_at: dict[int, list] = {}
         self._answers: dict[int, tuple[Fact, list]] = {}  # id(fact) → (the fact, kept alive; its answers)
+        self._units: dict[int, tuple[Fact, Unit]] = {}  # id(fact) → (the fact, kept alive; its unit)
+        self._named = sorted(by_name.items())  # asked for every sentence
+
+    def _unit_of(self, i: int, fact: Fact) -> Unit:
+        """`Unit.of_fact` of a voter's fact of sentence i, once per fact, however many questions it
+        answers."""
+        found = self._units.get(id(fact))
+        if found is None:
+            found = self._units[id(fact)] = (fact, Unit.of_fact(i, fact.text, fact.citations))
+        return found[1]
 
     def _answered(self, fact: Fact, sentence: Sentence) -> list:
         """`entailment_answers.answered` of a voter's fact, once per fact ([] for a malformed one:
@@ -296,7 +306,7 @@ class _Deriver:
         return gold
 
     def sentence(self, i: int, base: Sentence) -> Sentence:
-        own = {n: s for n, r in sorted(self.by_name.items()) if (s := sentence_at(r, i, base)) is not None}
+        own = {n: s for n, r in self._named if (s := sentence_at(r, i, base)) is not None}
         unit = Unit.of_sentence(i)
         labelled = {n: s.verifiable for n, s in own.items() if s.verifiable is not None}
         verifiable = self._value(
@@ -440,7 +450,7 @@ class _Deriver:
             found = answer_for(their, their_sentence, kind, segments, self._answered(their, their_sentence))
             if found is not None:
                 values[name] = found[0]
-                spent_units[name] = (Unit.of_fact(i, their.text, their.citations), found[1])
+                spent_units[name] = (self._unit_of(i, their), found[1])
         return self._value(
             i,
             _value_name(kind, j),

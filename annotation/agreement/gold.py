@@ -412,10 +412,10 @@ class _Deriver:
     ) -> Fact:
         bare = Fact(text, cites)
         provenance: dict = {"text": text_provenance}
+        # one tuple for every question's value: built (and kept) once, not once per question
+        wordings = cluster.wordings if cluster is not None else ()
         if cluster is not None:
-            provenance["wordings"] = [
-                {"author": a, "text": t, "citations": list(c)} for a, t, c in cluster.wordings
-            ]
+            provenance["wordings"] = [{"author": a, "text": t, "citations": list(c)} for a, t, c in wordings]
         try:
             questions = entailment_questions(bare, sentence)
         except ValueError:  # a citation index outside the sentence (imported records): not judgeable
@@ -425,10 +425,9 @@ class _Deriver:
             Unit.of_fact(i, m.text, cites) for m in getattr(cluster, "members", ())
         ]
         given = Entailment(None, [None] * len(cites), [None] * len(cites))
+        about = (bare, tuple(cites), wordings)
         for task, kind, j in questions:
-            gold = self._entailment_value(
-                i, sentence, Fact(text, cites), (task, kind, j), voters, units, cluster
-            )
+            gold = self._entailment_value(i, sentence, about, (task, kind, j), voters, units, cluster)
             if j is None:
                 given.all = gold.value
             else:
@@ -438,10 +437,12 @@ class _Deriver:
         self._derived_values(i, text, filled, provenance)
         return Fact(text, cites, filled, provenance)
 
-    def _entailment_value(self, i, sentence, fact, question, voters, units, cluster) -> GoldValue:
-        """The gold value of one stage-3 question about a gold fact, from every voter who answered
-        E(fact, the same segments)."""
-        (task, kind, j), text, cites = question, fact.text, fact.citations
+    def _entailment_value(self, i, sentence, about, question, voters, units, cluster) -> GoldValue:
+        """The gold value of one stage-3 question about a gold fact (`about`: the fact, its citations
+        as a tuple, its cluster's wordings), from every voter who answered E(fact, the same
+        segments)."""
+        (task, kind, j), (fact, cited, wordings) = question, about
+        text, cites = fact.text, fact.citations
         segments = question_segments(cites, sentence, kind, j)
         values, spent_units = {}, {}
         for name, (their, their_sentence) in voters.items():
@@ -464,8 +465,8 @@ class _Deriver:
             # nobody decided (every voter could not tell): only a ruling settles it
             orphan=(cluster is None and not voters)
             or (not values and any(could_not_tell(f, s, segments) for f, s in voters.values())),
-            citations=tuple(cites),
-            wordings=cluster.wordings if cluster is not None else (),
+            citations=cited,
+            wordings=wordings,
         )
 
     def _derived_values(self, i: int, text: str, filled: Entailment, provenance: dict) -> None:

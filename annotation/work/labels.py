@@ -90,9 +90,17 @@ def _record(
     response_id: str, source: str, sentences: list[Sentence], person: _PersonLabels, gold
 ) -> EvaluationRecord:
     out = []
+    labels = person.labels
     for i, sentence in enumerate(sentences):
+        unit = Unit.of_sentence(i)
         facts = []
-        for proposal in person.judged_fact_list(i, sentence_at(gold, i, sentence)):
+        # without a gold record, the person's own list (what `judged_fact_list` gives then)
+        proposals = (
+            labels.get((unit, FACTS_TASK)) or []
+            if gold is None
+            else person.judged_fact_list(i, sentence_at(gold, i, sentence))
+        )
+        for proposal in proposals:
             cites = [int(c) for c in proposal.get("citations", [])]
             given = person.by_unit.get(Unit.of_fact(i, proposal["text"], cites))
             entailment = cant_tell = None
@@ -102,7 +110,7 @@ def _record(
         out.append(
             Sentence(
                 sentence.text,
-                person.labels.get((Unit.of_sentence(i), VERIFIABLE_TASK)),
+                labels.get((unit, VERIFIABLE_TASK)),
                 list(sentence.citations),
                 facts,
                 sentence.start,
@@ -160,7 +168,8 @@ class ResponseLabels:
         if gold is None:
             return False
         return any(
-            person.judges_gold_facts(i, sentence_at(gold, i, sentence))
+            i in person.answered_facts  # else no answer beyond their own: the sentence is not compared
+            and person.judges_gold_facts(i, sentence_at(gold, i, sentence))
             for person in self.people.values()
             for i, sentence in enumerate(sentences)
         )

@@ -169,7 +169,7 @@ class SentenceClusters:
 
 
 def _overlap(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
-    return not a or not b or bool(set(a) & set(b))
+    return not a or not b or not set(a).isdisjoint(b)
 
 
 def pair_similarity(
@@ -199,7 +199,10 @@ def _linkage(text: str, cites: tuple[int, ...], members, answered: Answered = _u
             return 0.0
         if True in answers:
             return 1.0
-    return sum(pair_similarity(text, cites, m.text, m.citations) for m in members) / len(members)
+    total = 0  # pair_similarity of each member without answers, summed in member order
+    for m in members:
+        total += paraphrase_similarity(text, m.text) if _overlap(cites, m.citations) else 0.0
+    return total / len(members)
 
 
 def _group(lists: dict[str, list[Member]], answered: Answered) -> list[list[Member]]:

@@ -278,7 +278,8 @@ def score_form_modes(response_id: str, source: str, form: list, modes: Iterable[
         for code in item:
             facts.append((known.get(code) if type(code) is str else None) or _fact_entry(code))
     recalls = [entry[0] for entry in facts if entry[0] is not None]
-    recall = _integer_mean([(r, 1) for r in recalls], len(facts))
+    # `_integer_mean` of recalls r/1: their sum over their number
+    recall = (sum(recalls), len(recalls)) if recalls else None if facts else (0, 1)
     return [
         _integer_score(
             response_id,
@@ -322,6 +323,9 @@ def _integer_mean(known: list[tuple[int, int]], n_values: int) -> tuple[int, int
     by_denominator: dict[int, int] = {}
     for count, k in known:
         by_denominator[k] = by_denominator.get(k, 0) + count
+    if len(by_denominator) == 1:  # most responses: every fact has as many citations
+        ((k, count),) = by_denominator.items()
+        return count, k * len(known)
     common = math.lcm(*by_denominator)
     numerator = sum(count * (common // k) for k, count in by_denominator.items())
     return numerator, common * len(known)

@@ -489,14 +489,12 @@ class ProjectStore:
             for start in range(0, len(records), 2000):  # a batch's responses read in one query
                 batch = records[start : start + 2000]
                 sentences = self._response_sentences(conn, (r.response_id for r in batch))
+                latest = self._latest_texts(conn, batch)
                 for record in batch:
                     text = json.dumps(_compact(record.to_dict(), sentences.get(record.response_id, [])))
-                    latest = conn.execute(
-                        "SELECT record FROM records WHERE source = ? AND response_id = ? ORDER BY id DESC LIMIT 1",
-                        [record.source, record.response_id],
-                    ).fetchone()
-                    if latest is not None and latest[0] == text:
+                    if latest.get((record.source, record.response_id)) == text:
                         continue
+                    latest[record.source, record.response_id] = text
                     inserted = conn.execute(
                         "INSERT INTO records(response_id, source, record, imported_from, created_at) "
                         "VALUES (?, ?, ?, ?, ?)",
@@ -520,6 +518,21 @@ class ProjectStore:
         finally:
             if enabled:
                 gc.enable()
+
+    @staticmethod
+    def _latest_texts(conn, records: list[EvaluationRecord]) -> dict[tuple[str, str], str]:
+        """{(source, response): the stored text of the record in force} of these records' sources
+        and responses, in one query."""
+        rows = conn.execute(
+            "SELECT source, response_id, record FROM records WHERE id IN (SELECT MAX(id) FROM records "
+            "WHERE response_id IN (SELECT value FROM json_each(?)) AND source IN (SELECT value FROM json_each(?)) "
+            "GROUP BY source, response_id)",
+            [
+                json.dumps(sorted({r.response_id for r in records})),
+                json.dumps(sorted({r.source for r in records})),
+            ],
+        )
+        return {(source, rid): text for source, rid, text in rows}
 
     def list_records(
         self,

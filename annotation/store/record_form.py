@@ -1,6 +1,6 @@
 """A record's score form: what PROTOCOL §3 scores a record from, and nothing else, kept beside the
-record when it is stored (table `record_forms`, which this module owns) so that its scores come without decoding the record (its texts, citations
-and offsets) or building its objects.
+record when it is stored (table `record_forms`, which this module owns), so that its scores come
+without decoding the record (its texts, citations and offsets) or building its objects.
 
 The form is a list, one item per sentence: 0 when the sentence is not verifiable (`verifiable` is
 not true), 1 when it is but has no valid citation, else the list of its facts that carry at least
@@ -34,25 +34,26 @@ FORM_MIGRATIONS: list[str] = [
 ]
 FORM_TABLES = declare_tables("record_forms", FORM_MIGRATIONS)
 NOT_VERIFIABLE, NOT_CITED = 0, 1
-_CHAR = {True: "t", False: "f", None: "n"}
+_CHAR_OF_OBJECT = {id(True): "t", id(False): "f", id(None): "n"}
 _VALUE = {"t": True, "f": False, "n": None}
 _CODE = re.compile(r"[tf]*t[tf]*(\|[tfn]\|[tfn]*\|[tfn]*)?")
 
 
 def _chars(values: list, name: str) -> str:
-    for value in values:  # 1 and 0 would pass for True and False as dict keys: checked by identity
-        if value is not True and value is not False and value is not None:
-            raise ValueError(f"'{name}' holds {value!r}, not true, false or null")
-    return "".join([_CHAR[value] for value in values])
+    try:  # by identity: 1 and 0 would pass for True and False as dict keys
+        return "".join([_CHAR_OF_OBJECT[id(value)] for value in values])
+    except KeyError:
+        odd = next(v for v in values if id(v) not in _CHAR_OF_OBJECT)
+        raise ValueError(f"'{name}' holds {odd!r}, not true, false or null") from None
 
 
 def fact_code(fact: Fact, sentence: Sentence) -> str | None:
     """The fact's code (module doc), or None when none of its citations is valid (not scored).
     ValueError as `record_form`, without the location."""
     validity = fact_citation_validity(fact, sentence)
-    if not any(validity):
+    if True not in validity:
         return None
-    code = "".join("t" if valid else "f" for valid in validity)
+    code = "".join(["t" if valid else "f" for valid in validity])
     given = fact.entailment
     if given is None:
         return code

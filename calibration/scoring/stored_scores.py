@@ -130,13 +130,13 @@ def _json_ids(ids: Iterable[int]) -> str:
 
 
 def _score_missing(store, missing: list[int], mode: str, out: dict, rows: list) -> None:
-    """Score the records of ids `missing` in every mode: from their score forms, and the records
-    without one (stored before forms were) decoded, `DECODED_AT_ONCE` at a time: `mode`'s scores
-    into `out` by response, a `record_scores` row per mode into `rows`."""
+    """Score the records of ids `missing`: from their score forms in `mode`, and the records
+    without one (stored before forms were) decoded, `DECODED_AT_ONCE` at a time, in every mode (the
+    decoding is what costs; the next mode asked is then a read): `mode`'s scores into `out` by
+    response, a `record_scores` row per mode scored into `rows`."""
     code, values = scorer(), attrgetter(*_VALUES)
 
     def keep(record_id: int, scores: list[ResponseScore]) -> None:
-        # every mode at once: the walk is shared, and the next mode asked is a read
         for score in scores:
             if score.precision_mode == mode:
                 out[score.response_id] = score
@@ -151,7 +151,7 @@ def _score_missing(store, missing: list[int], mode: str, out: dict, rows: list) 
                 undecoded.append(record_id)
                 continue
             try:
-                keep(record_id, score_form_modes(response_id, source, form, PRECISION_MODES))
+                keep(record_id, score_form_modes(response_id, source, form, [mode]))
             except ValueError:  # not a form after all (the file was edited): the record decides
                 undecoded.append(record_id)
     for start in range(0, len(undecoded), DECODED_AT_ONCE):

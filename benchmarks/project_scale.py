@@ -16,8 +16,13 @@ find warm, and each has its own peak memory, from the kernel's rusage):
   project file (`annotation/store/derived_results.py`): what every later process finds;
 - pages (Streamlit AppTest, signed in as the admin, the Annotate page as an annotator with work
   left): the first open, a rerun (warm) and a rerun after one new label, wall seconds;
-- `python -m calibration sweep --json` and `estimate --json`, wall seconds; `estimate again`: the
-  next run, which reads the judge scores the first one kept (calibration/scoring/stored_scores.py).
+- `python -m calibration sweep --json` and `estimate --json`, wall seconds; `estimate` is the first
+  run after the import (no record's score stored: each judge record scored from the score form
+  stored beside it, annotation/store/record_form.py); `estimate again`: the next run, which reads
+  the judge scores the first one kept (calibration/scoring/stored_scores.py); `estimate, records
+  decoded`: a first run once more with the kept scores and the forms deleted, as on a project
+  imported before forms were stored (every judge record decoded). A kept project built before
+  forms were stored has none: the count of records without a form is printed before the estimate.
   Both run after the gold step (asked for or not), on the gold it kept, as every process after a
   project's first finds it: their figures are theirs, not gold cold's.
 Then the growth exponent k of each (log-log least squares over the sizes) and the targets: gold
@@ -335,10 +340,45 @@ def measure(project: Path, steps: list[str], work: Path) -> dict:
             run(f"page {page}", f"page:{page}")
     for command in ("sweep", "estimate"):
         if command in steps:
+            if command == "estimate":
+                unformed = records_without_form(project)
+                print(
+                    f"  records without a score form: {unformed:,}"
+                    + (" (stored before forms were: the first estimate decodes them)" if unformed else ""),
+                    flush=True,
+                )
             run(command, f"command:{command}")  # the first run after the import
             if command == "estimate":  # and the next one, which reads the judge scores the first kept
                 run(f"{command} again", f"command:{command}")
+                # and a first run as on a project imported before score forms were stored: every
+                # judge record decoded (the scores the runs above kept forgotten first)
+                forget_scores_and_forms(project)
+                run(f"{command}, records decoded", f"command:{command}")
     return out
+
+
+def records_without_form(project: Path) -> int:
+    """How many stored records have no score form (annotation/store/record_form.py)."""
+    import sqlite3
+
+    from annotation.store.project_store import DB_NAME
+
+    with sqlite3.connect(project / DB_NAME) as connection:
+        forms = connection.execute("SELECT 1 FROM sqlite_master WHERE name = 'record_forms'").fetchone()
+        where = "" if forms is None else " WHERE id NOT IN (SELECT record_id FROM record_forms)"
+        return connection.execute(f"SELECT COUNT(*) FROM records{where}").fetchone()[0]
+
+
+def forget_scores_and_forms(project: Path) -> None:
+    """Delete the kept record scores and the score forms of the (copied) project."""
+    import sqlite3
+
+    from annotation.store.project_store import DB_NAME
+
+    with sqlite3.connect(project / DB_NAME) as connection:
+        for table in ("record_scores", "record_forms"):
+            if connection.execute("SELECT 1 FROM sqlite_master WHERE name = ?", [table]).fetchone():
+                connection.execute(f"DELETE FROM {table}")
 
 
 # -- report ------------------------------------------------------------------------------------------
@@ -370,7 +410,7 @@ def figures(result: dict) -> dict[str, float | None]:
                 out[f"{page} {key.replace('_', ' ')} s"] = found.get(f"{key}_s")
                 out[f"{page} {key.replace('_', ' ')} CPU s"] = found.get(f"{key}_cpu_s")
     for command in ("sweep", "estimate"):
-        for name in (command, f"{command} again"):
+        for name in (command, f"{command} again", f"{command}, records decoded"):
             if name in result:
                 out[f"{name} s"] = result[name].get(f"{command}_s")
                 out[f"{name} CPU s"] = result[name].get(f"{command}_cpu_s")

@@ -6,6 +6,8 @@ Labels are an append-only event log (`store.events`, annotation/store/event_log.
 Records (imported, judged, gold) are stored without what their response already holds: a record's
 sentence keeps its text, citations and offsets only where they differ from the response's
 sentence of the same index (`_compact` / `_expand`); reading gives back the record that went in.
+Beside each record its score form is stored (annotation/store/record_form.py): what scoring reads,
+so that scores come without decoding the record (`record_forms`).
 
 Connections, transactions and migrations are `Database`'s (annotation/store/database.py): one
 connection per thread, because a sqlite3 connection must not cross Streamlit's threads.
@@ -13,6 +15,7 @@ connection per thread, because a sqlite3 connection must not cross Streamlit's t
 
 from __future__ import annotations
 
+import gc
 import json
 import sqlite3
 from collections.abc import Iterable
@@ -28,6 +31,7 @@ from annotation.store.database import (
     declare_tables,
 )
 from annotation.store.event_log import EventLog, utc_now
+from annotation.store.record_form import FORM_TABLES, form_text, read_form
 from annotation.store.rows import Account, MediaFile
 
 DB_NAME = "project.db"
@@ -481,27 +485,54 @@ class ProjectStore:
         now = utc_now()
 
         def insert(conn) -> int:
-            added = 0
+            added, forms = 0, []
             for start in range(0, len(records), 2000):  # a batch's responses read in one query
                 batch = records[start : start + 2000]
                 sentences = self._response_sentences(conn, (r.response_id for r in batch))
+                latest = self._latest_texts(conn, batch)
                 for record in batch:
                     text = json.dumps(_compact(record.to_dict(), sentences.get(record.response_id, [])))
-                    latest = conn.execute(
-                        "SELECT record FROM records WHERE source = ? AND response_id = ? ORDER BY id DESC LIMIT 1",
-                        [record.source, record.response_id],
-                    ).fetchone()
-                    if latest is not None and latest[0] == text:
+                    if latest.get((record.source, record.response_id)) == text:
                         continue
-                    conn.execute(
+                    latest[record.source, record.response_id] = text
+                    inserted = conn.execute(
                         "INSERT INTO records(response_id, source, record, imported_from, created_at) "
                         "VALUES (?, ?, ?, ?, ?)",
                         [record.response_id, record.source, text, imported_from, now],
                     )
+                    form = form_text(record)
+                    if form is not None:
+                        forms.append((inserted.lastrowid, form))
                     added += 1
+                conn.executemany("INSERT INTO record_forms(record_id, form) VALUES (?, ?)", forms)
+                forms.clear()
             return added
 
-        return self.database.write(insert)
+        # Encoding makes many small objects, none in a cycle: beside the records being imported the
+        # cyclic collector would walk them again and again for nothing (≈ 40 % of an import of
+        # 50,000). As `annotation.agreement.gold.without_cycle_collection`, which the store sits below.
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self.database.write(insert)
+        finally:
+            if enabled:
+                gc.enable()
+
+    @staticmethod
+    def _latest_texts(conn, records: list[EvaluationRecord]) -> dict[tuple[str, str], str]:
+        """{(source, response): the stored text of the record in force} of these records' sources
+        and responses, in one query."""
+        rows = conn.execute(
+            "SELECT source, response_id, record FROM records WHERE id IN (SELECT MAX(id) FROM records "
+            "WHERE response_id IN (SELECT value FROM json_each(?)) AND source IN (SELECT value FROM json_each(?)) "
+            "GROUP BY source, response_id)",
+            [
+                json.dumps(sorted({r.response_id for r in records})),
+                json.dumps(sorted({r.source for r in records})),
+            ],
+        )
+        return {(source, rid): text for source, rid, text in rows}
 
     def list_records(
         self,
@@ -526,6 +557,22 @@ class ProjectStore:
             "r.id IN (SELECT value FROM json_each(?))", [json.dumps(sorted(set(record_ids)))]
         )
         return {record_id: record for record_id, _, record in found}
+
+    def record_forms(self, record_ids: Iterable[int]) -> dict[int, tuple[str, str, list | None]]:
+        """{record id: (response, source, its score form or None)} of these ids: the form as
+        `annotation.store.record_form.read_form` reads it (None: stored before forms were, or not
+        readable; decode the record with `records_by_id`)."""
+        try:
+            FORM_TABLES.ready(self.database)
+            forms = "(SELECT form FROM record_forms f WHERE f.record_id = r.id)"
+        except ProjectFileError:  # a read-only file from before forms were stored
+            forms = "NULL"
+        rows = self.database.connection.execute(
+            f"SELECT r.id, r.response_id, r.source, {forms} FROM records r "
+            "WHERE r.id IN (SELECT value FROM json_each(?))",
+            [json.dumps(sorted(set(record_ids)))],
+        )
+        return {record_id: (rid, source, read_form(form)) for record_id, rid, source, form in rows}
 
     def latest_record_ids(self, source: str, response_ids: Iterable[str] | None = None) -> dict[str, int]:
         """{response: the id of `source`'s record in force for it} (of `response_ids` only, when

@@ -26,6 +26,7 @@ from fractions import Fraction
 
 from annotation.protocol.derivation import derive_entailment, fact_citation_validity
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
+from annotation.store.record_form import NOT_CITED, NOT_VERIFIABLE, fact_of_code, record_form
 
 PRECISION_MODES = ("individual", "necessity", "alce")
 
@@ -248,41 +249,70 @@ def score_record_modes(record: EvaluationRecord, modes: Iterable[str]) -> list[R
     modes = list(modes)
     for mode in modes:
         _check_mode(mode)
+    return score_form_modes(record.response_id, record.source, record_form(record), modes)
+
+
+def score_form_modes(response_id: str, source: str, form: list, modes: Iterable[str]) -> list[ResponseScore]:
+    """`score_record_modes` of the record whose score form (annotation/store/record_form.py) is
+    `form`: what a stored record is scored from without decoding it. Each fact code is worked out
+    once per process (`_fact_entry`). ValueError for an unknown mode or something that is not a
+    form."""
+    picks = []
+    for mode in modes:
+        _check_mode(mode)
+        picks.append(PRECISION_MODES.index(mode))
     n_verifiable = n_cited = 0
-    precisions: list[list[tuple[int, int] | None]] = []  # per fact, one entry per mode
-    recalls: list[int | None] = []
-    for s_index, sentence in enumerate(record.sentences):
-        if sentence.verifiable is not True:
+    facts: list[tuple] = []  # per scored fact: (recall, precision counts in every mode)
+    known = _fact_entries
+    for item in form:
+        if type(item) is int:
+            if item == NOT_CITED:
+                n_verifiable += 1
+            elif item != NOT_VERIFIABLE:
+                raise ValueError(f"response '{response_id}' ({source}): {item!r} is not a sentence's form")
             continue
+        if type(item) is not list:
+            raise ValueError(f"response '{response_id}' ({source}): {item!r} is not a sentence's form")
         n_verifiable += 1
-        if not sentence.has_valid_citation:
-            continue
         n_cited += 1
-        for f_index, fact in enumerate(sentence.facts):
-            try:
-                if not any(fact_citation_validity(fact, sentence)):
-                    continue
-                precisions.append(_fact_counts(fact, sentence, modes))
-                given = fact.entailment  # fact_recall's rule, without its Fraction
-                recalls.append(None if given is None or given.all is None else int(bool(given.all)))
-            except ValueError as exc:
-                raise ValueError(
-                    f"response '{record.response_id}' ({record.source}), "
-                    f"sentence {s_index}, fact {f_index}: {exc}"
-                ) from None
-    recall = _integer_mean([(r, 1) for r in recalls if r is not None], len(recalls))
+        for code in item:
+            facts.append((known.get(code) if type(code) is str else None) or _fact_entry(code))
+    recalls = [entry[0] for entry in facts if entry[0] is not None]
+    # `_integer_mean` of recalls r/1: their sum over their number
+    recall = (sum(recalls), len(recalls)) if recalls else None if facts else (0, 1)
     return [
         _integer_score(
-            record,
+            response_id,
+            source,
             mode,
             n_verifiable,
             n_cited,
-            [fact[m] for fact in precisions],
+            [entry[1][m] for entry in facts],
             recall,
-            len(recalls) - sum(1 for r in recalls if r is not None),
+            len(facts) - len(recalls),
         )
-        for m, mode in enumerate(modes)
+        for m, mode in zip(picks, modes, strict=True)
     ]
+
+
+# fact code → (recall: 1, 0 or None, (counted, k) or None in each of PRECISION_MODES); a few
+# hundred codes cover a campaign (k is small, each value true, false or null)
+_fact_entries: dict[str, tuple] = {}
+_FACT_ENTRIES_KEPT = 100_000
+
+
+def _fact_entry(code: str) -> tuple:
+    """A fact code's recall and precision counts, by `_fact_counts` on a fact that has it."""
+    if not isinstance(code, str):
+        raise ValueError(f"{code!r} is not a fact code")
+    fact, sentence = fact_of_code(code)
+    given = fact.entailment  # fact_recall's rule, without its Fraction
+    recall = None if given is None or given.all is None else int(bool(given.all))
+    entry = (recall, tuple(_fact_counts(fact, sentence, list(PRECISION_MODES))))
+    if len(_fact_entries) >= _FACT_ENTRIES_KEPT:
+        _fact_entries.clear()
+    _fact_entries[code] = entry
+    return entry
 
 
 def _integer_mean(known: list[tuple[int, int]], n_values: int) -> tuple[int, int] | None:
@@ -293,6 +323,9 @@ def _integer_mean(known: list[tuple[int, int]], n_values: int) -> tuple[int, int
     by_denominator: dict[int, int] = {}
     for count, k in known:
         by_denominator[k] = by_denominator.get(k, 0) + count
+    if len(by_denominator) == 1:  # most responses: every fact has as many citations
+        ((k, count),) = by_denominator.items()
+        return count, k * len(known)
     common = math.lcm(*by_denominator)
     numerator = sum(count * (common // k) for k, count in by_denominator.items())
     return numerator, common * len(known)
@@ -302,7 +335,9 @@ def _ratio(value: tuple[int, int] | None) -> float | None:
     return None if value is None else value[0] / value[1]  # int / int: correctly rounded
 
 
-def _integer_score(record, mode, n_verifiable, n_cited, precisions, recall, n_recall_undetermined):
+def _integer_score(
+    response_id, source, mode, n_verifiable, n_cited, precisions, recall, n_recall_undetermined
+):
     """`response_score` of per-fact (counted, k) precisions and an exact recall mean, in integers."""
     known = [p for p in precisions if p is not None]
     precision = _integer_mean(known, len(precisions))
@@ -313,8 +348,8 @@ def _integer_score(record, mode, n_verifiable, n_cited, precisions, recall, n_re
         f1 = (2 * a * c, a * d + c * b) if a * d + c * b else (0, 1)
         murgat = (n_cited * f1[0], n_verifiable * f1[1]) if n_verifiable else (0, 1)
     return ResponseScore(
-        response_id=record.response_id,
-        source=record.source,
+        response_id=response_id,
+        source=source,
         precision_mode=mode,
         coverage=n_cited / n_verifiable if n_verifiable else 0.0,
         precision=_ratio(precision),

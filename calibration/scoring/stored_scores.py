@@ -3,8 +3,10 @@ which this module owns (its schema and migrations are here) inside the project's
 
 A stored record never changes (the records table is append-only; a response's sentences, which a
 record's compact form leans on, are fixed at import), so its score in a mode is a function of its
-id and of the scoring code: a row is read back instead of decoding and scoring the record again
-(≈ 0.25 ms a record: 50,000 judged responses are ≈ 12 s per read otherwise). `SCORER`, a hash of
+id and of the scoring code: a row is read back instead of scoring the record again. A record not
+scored yet is scored from the score form stored beside it (annotation/store/record_form.py: a few
+hundred bytes, no record object built); one stored before forms were is decoded (≈ 0.25 ms a
+record: 50,000 judged responses were ≈ 12 s that way). `SCORER`, a hash of
 the scoring code's source, is part of the key, so a changed scorer scores every record again. A
 read-only project is scored in memory, nothing kept.
 """
@@ -19,13 +21,15 @@ from functools import cache
 from operator import attrgetter
 
 from annotation.agreement.gold import without_cycle_collection
+from annotation.store import record_form
 from annotation.store.database import ProjectFileError, declare_tables
 from calibration.scoring import murgat_s
-from calibration.scoring.murgat_s import PRECISION_MODES, ResponseScore, score_record_modes
+from calibration.scoring.murgat_s import PRECISION_MODES, ResponseScore, score_form_modes, score_record_modes
 
 OWNER = "record_scores"
 # records decoded at a time when scoring: 50,000 judged responses are never all in memory at once
 DECODED_AT_ONCE = 2000
+FORMS_AT_ONCE = 20000  # score forms read at a time (a few hundred bytes each)
 # Append, never edit.
 MIGRATIONS: list[str] = [
     """
@@ -57,9 +61,13 @@ _VALUES = (
 
 @cache
 def scorer() -> str:
-    """The scoring code's identity: a hash of the source of `murgat_s` and of the protocol modules
-    it scores with (a record's score is theirs)."""
-    modules = [murgat_s, *(inspect.getmodule(f) for f in (murgat_s.derive_entailment, murgat_s.Fact))]
+    """The scoring code's identity: a hash of the source of `murgat_s`, of the score form it reads
+    and of the protocol modules it scores with (a record's score is theirs)."""
+    modules = [
+        murgat_s,
+        record_form,
+        *(inspect.getmodule(f) for f in (murgat_s.derive_entailment, murgat_s.Fact)),
+    ]
     text = "".join(inspect.getsource(module) for module in dict.fromkeys(modules))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -122,14 +130,30 @@ def _json_ids(ids: Iterable[int]) -> str:
 
 
 def _score_missing(store, missing: list[int], mode: str, out: dict, rows: list) -> None:
-    """Score the records of ids `missing` in every mode, `DECODED_AT_ONCE` decoded at a time:
-    `mode`'s scores into `out` by response, a `record_scores` row per mode into `rows`."""
+    """Score the records of ids `missing`: from their score forms in `mode`, and the records
+    without one (stored before forms were) decoded, `DECODED_AT_ONCE` at a time, in every mode (the
+    decoding is what costs; the next mode asked is then a read): `mode`'s scores into `out` by
+    response, a `record_scores` row per mode scored into `rows`."""
     code, values = scorer(), attrgetter(*_VALUES)
-    for start in range(0, len(missing), DECODED_AT_ONCE):
-        records = store.records_by_id(missing[start : start + DECODED_AT_ONCE])
-        for record_id, record in records.items():
-            # every mode at once: the walk is shared, and the next mode asked is a read
-            for score in score_record_modes(record, PRECISION_MODES):
-                if score.precision_mode == mode:
-                    out[score.response_id] = score
-                rows.append((record_id, score.precision_mode, code, *values(score)))
+
+    def keep(record_id: int, scores: list[ResponseScore]) -> None:
+        for score in scores:
+            if score.precision_mode == mode:
+                out[score.response_id] = score
+            rows.append((record_id, score.precision_mode, code, *values(score)))
+
+    undecoded = []
+    for start in range(0, len(missing), FORMS_AT_ONCE):
+        for record_id, (response_id, source, form) in store.record_forms(
+            missing[start : start + FORMS_AT_ONCE]
+        ).items():
+            if form is None:
+                undecoded.append(record_id)
+                continue
+            try:
+                keep(record_id, score_form_modes(response_id, source, form, [mode]))
+            except ValueError:  # not a form after all (the file was edited): the record decides
+                undecoded.append(record_id)
+    for start in range(0, len(undecoded), DECODED_AT_ONCE):
+        for record_id, record in store.records_by_id(undecoded[start : start + DECODED_AT_ONCE]).items():
+            keep(record_id, score_record_modes(record, PRECISION_MODES))

@@ -91,6 +91,16 @@ def test_importing_the_same_record_twice_appends_it_once(tmp_path):
     assert store.add_records([judged()]) == 0
 
 
+def test_within_one_import_a_record_is_compared_with_the_one_in_force_just_before_it(tmp_path):
+    store = new_store(tmp_path)
+    changed = judged()
+    changed.sentences[0].verifiable = False
+    # the same twice: once; then another, and the first again: each differs from the one in force
+    assert store.add_records([judged(), judged(), changed, judged(), judged("judge:other")]) == 4
+    assert store.list_records(source="judge:a_b_c") == [judged()]
+    assert store.add_records([judged(), judged("judge:other")]) == 0
+
+
 def test_records_are_counted_per_source_in_sql(tmp_path):
     store = new_store(tmp_path)
     store.add_records([judged("judge:a"), judged("judge:a", "r2"), judged("judge:b"), judged("human:ann")])

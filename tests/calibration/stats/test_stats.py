@@ -70,6 +70,19 @@ def test_multiplicities_count_each_response_in_each_resample():
     assert W.tolist() == [[2, 0, 1], [0, 1, 2]]
 
 
+def test_multiplicities_are_kept_in_the_narrowest_unsigned_type_that_holds_every_count():
+    assert bootstrap.multiplicities(np.zeros((2, 255), int), 255).dtype == np.uint8
+    W = bootstrap.multiplicities(np.zeros((2, 256), int), 256)  # all 256 draws are response 0
+    assert W.dtype == np.uint16 and W[:, 0].tolist() == [256, 256]
+
+
+def test_every_bootstrap_gives_the_same_numbers_from_narrow_counts_as_from_float_counts():
+    X, y, idx = tied_data()
+    W = bootstrap.multiplicities(idx, 30)
+    for draws in (bootstrap.bootstrap_pearson, bootstrap.bootstrap_spearman, bootstrap.bootstrap_kendall):
+        np.testing.assert_array_equal(draws(X, y, W), draws(X, y, W.astype(float)))
+
+
 def explicit(statistic, X, Y, indices):
     """The naive reference: the statistic of each resampled pair of vectors."""
     out = np.full((len(indices), len(X)), np.nan)

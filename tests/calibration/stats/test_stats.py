@@ -76,6 +76,12 @@ def test_multiplicities_are_kept_in_the_narrowest_unsigned_type_that_holds_every
     assert W.dtype == np.uint16 and W[:, 0].tolist() == [256, 256]
 
 
+@pytest.mark.parametrize(("n", "n_boot"), [(1, 3), (7, 5), (300, 3501), (4000, 600)])
+def test_multiplicities_drawn_a_block_at_a_time_are_those_of_the_whole_index_matrix(n, n_boot):
+    whole = bootstrap.multiplicities(bootstrap.resample_indices(n, n_boot, seed=9), n)
+    np.testing.assert_array_equal(bootstrap.resample_multiplicities(n, n_boot, seed=9), whole)
+
+
 def test_every_bootstrap_gives_the_same_numbers_from_narrow_counts_as_from_float_counts():
     X, y, idx = tied_data()
     W = bootstrap.multiplicities(idx, 30)

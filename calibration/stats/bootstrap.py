@@ -106,8 +106,10 @@ def bootstrap_pearson(X, Y, weights: np.ndarray, chunk_size: int = 256) -> np.nd
     return out
 
 
-def _weighted_ranks(values: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """Average ranks every item would get in each resample (B × n); ties share the mean rank.
+def _distinct_ranks(values: np.ndarray, W: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(R, G, inverse): R[b, v] the average rank of distinct value v in resample b (ties share the
+    mean rank), G[b, v] its weight there, and each item's distinct value (`values[j]` is distinct
+    value `inverse[j]`).
 
     A value's rank is the weight below it plus (its weight + 1) / 2, both from one running sum
     over the items ordered by value; the weights are whole numbers, so every sum is exact."""
@@ -116,25 +118,43 @@ def _weighted_ranks(values: np.ndarray, W: np.ndarray) -> np.ndarray:
     bounds = np.searchsorted(inverse[order], np.arange(distinct.size + 1))
     C = _cumulative(W[:, order])
     below = C[:, bounds[:-1]]
-    return (below + (C[:, bounds[1:]] - below + 1.0) / 2.0)[:, inverse]
+    weight = C[:, bounds[1:]] - below
+    return below + (weight + 1.0) / 2.0, weight, inverse
 
 
-def _weighted_centred(C, W) -> tuple:
-    """(Σw per resample, C centred on its weighted mean, its weighted sum of squares): the half of a
-    weighted r that one side decides, computed once for every row compared with it."""
-    count = W.sum(1)
+def _weighted_ranks(values: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """Average ranks every item would get in each resample (B × n); ties share the mean rank."""
+    R, _, inverse = _distinct_ranks(values, W)
+    return R[:, inverse]
+
+
+def _centred_ranks(values: np.ndarray, W: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """Every item's rank in each resample less the resample's weighted mean rank (B × n). The mean
+    is summed over the distinct values, not the items: each term (a whole weight times a half-
+    integer rank) and each partial sum is exact, so it is the items' sum to the last bit, and the
+    subtraction is done before the ranks are spread over the items (one full-size pass, not three)."""
+    R, weight, inverse = _distinct_ranks(values, W)
     with np.errstate(invalid="ignore", divide="ignore"):
-        dc = C - ((W * C).sum(1) / count)[:, None]
+        return (R - ((weight * R).sum(1) / count)[:, None])[:, inverse]
+
+
+def _weighted_centred(values, W) -> tuple:
+    """(Σw per resample, the values' ranks centred on their weighted mean, their weighted sum of
+    squares): the half of a weighted r that one side decides, computed once for every row compared
+    with it."""
+    count = W.sum(1)
+    dc = _centred_ranks(values, W, count)
     return count, dc, (W * dc * dc).sum(1)
 
 
-def _weighted_pearson_against(A, centred: tuple, W):
+def _weighted_pearson_against(values, centred: tuple, W):
+    """Weighted Pearson r of the ranks of `values` against the side `centred` (`_weighted_centred`)."""
     count, dc, vy = centred
+    da = _centred_ranks(values, W, count)
     with np.errstate(invalid="ignore", divide="ignore"):
-        da = A - ((W * A).sum(1) / count)[:, None]
         weighted = W * da
-        vx = (weighted * da).sum(1)
-        r = (weighted * dc).sum(1) / np.sqrt(vx * vy)
+        vx = np.multiply(weighted, da, out=da).sum(1)  # da's room reused: the same products
+        r = np.multiply(weighted, dc, out=weighted).sum(1) / np.sqrt(vx * vy)
     # Ranks are on a scale of n, so "constant" is a spread far below one rank step.
     r[(count < MIN_PAIRS) | (vx < 1e-9) | (vy < 1e-9)] = np.nan
     return np.clip(r, -1.0, 1.0)
@@ -157,11 +177,9 @@ def bootstrap_spearman(X, Y, weights: np.ndarray, chunk_size: int = 256) -> np.n
         y = Y[rows[0], both]
         for start in range(0, W.shape[0], chunk_size):
             Wc = float_rows(W, start, start + chunk_size, both)  # a block's columns, not all of W
-            centred_y = _weighted_centred(_weighted_ranks(y, Wc), Wc)
+            centred_y = _weighted_centred(y, Wc)
             for i in rows:
-                out[start : start + chunk_size, i] = _weighted_pearson_against(
-                    _weighted_ranks(X[i, both], Wc), centred_y, Wc
-                )
+                out[start : start + chunk_size, i] = _weighted_pearson_against(X[i, both], centred_y, Wc)
     return out
 
 

@@ -90,10 +90,18 @@ def match_sentences(gold: EvaluationRecord, judge: EvaluationRecord) -> list[tup
     """(gold index, judge index) pairs: by position when the texts agree (up to whitespace),
     otherwise the first unused judge sentence with the same text; unmatched gold sentences
     are left out."""
-    judge_keys = [_sentence_key(s.text) for s in judge.sentences]
+    judge_sentences = judge.sentences
+    judge_keys: list[str] | None = None  # made when a sentence is not where gold has it
     used: set[int] = set()
     pairs = []
     for i, sentence in enumerate(gold.sentences):
+        # the same text at the same place (the common case) needs no key: equal texts, equal keys
+        if i < len(judge_sentences) and judge_sentences[i].text == sentence.text and i not in used:
+            used.add(i)
+            pairs.append((i, i))
+            continue
+        if judge_keys is None:
+            judge_keys = [_sentence_key(s.text) for s in judge_sentences]
         key = _sentence_key(sentence.text)
         if i < len(judge_keys) and judge_keys[i] == key and i not in used:
             j = i

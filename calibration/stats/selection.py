@@ -172,17 +172,18 @@ def expected_r_se(X, Y, folds: int = 5, resamples: int = 200, seed: int = 0) -> 
     if folds < 2:
         return math.nan
     rng = np.random.default_rng(seed)
-    draws = []
+    draws = []  # kept small: 20 kB per resample at 4,000 responses
+    compact = np.int32 if n < 2**31 else np.int64
     for _ in range(resamples):
         drawn = rng.integers(0, n, n)
         fold_of_response = rng.permutation(n) % folds
-        parts = [np.flatnonzero(fold_of_response[drawn] == f) for f in range(folds)]
-        if all(part.size >= MIN_PAIRS for part in parts):
-            draws.append((drawn, fold_of_response, parts))
+        if all(np.count_nonzero(fold_of_response[drawn] == f) >= MIN_PAIRS for f in range(folds)):
+            draws.append((drawn.astype(compact), fold_of_response.astype(np.min_scalar_type(folds))))
     # each fold's training responses, weighed by how often the resample drew them, choose a row
-    every_pick = _resample_picks(X, Y, [draw[:2] for draw in draws], folds, n)
+    every_pick = _resample_picks(X, Y, draws, folds, n)
     found = []
-    for (drawn, _, parts), picks in zip(draws, every_pick, strict=True):
+    for (drawn, fold_of_response), picks in zip(draws, every_pick, strict=True):
+        parts = [np.flatnonzero(fold_of_response[drawn] == f) for f in range(folds)]
         with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a resample may leave a fold undefined: NaN
             r = _pooled_r(X[:, drawn], Y[:, drawn], parts, np.zeros(X.shape[0], int), picks)

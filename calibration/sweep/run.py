@@ -117,13 +117,8 @@ class RankIntervals:
     all at once (`all`, for `sweep --json`): the same resamples (`n_boot`, `seed`) and the same
     numbers as working every row out in the sweep, since each row's are its own."""
 
-    def __init__(
-        self, X: np.ndarray, Y: np.ndarray, n_boot: int, seed: int, weights: np.ndarray | None = None
-    ):
+    def __init__(self, X: np.ndarray, Y: np.ndarray, n_boot: int, seed: int):
         self._X, self._Y, self._n_boot, self._seed = X, Y, n_boot, seed
-        # the sweep's multiplicity matrix (16 MB at 2,000 × 4,000), kept until every row is worked
-        # out: drawing it again costs a 64 MB index matrix and a third of a second
-        self._W = weights
         self._found: dict[int, tuple] = {}
         self._lock = threading.Lock()
 
@@ -134,25 +129,23 @@ class RankIntervals:
                 self._work_out([row])
             return self._found[row]
 
-    def all(self) -> None:
-        """Work out every row's not yet worked out (one set of resamples for them all)."""
+    def all(self, weights: np.ndarray | None = None) -> None:
+        """Work out every row's not yet worked out (one set of resamples for them all; `weights`:
+        their multiplicity matrix, when the caller has it)."""
         with self._lock:
             rows = [i for i in range(self._X.shape[0]) if i not in self._found]
             if rows:
-                self._work_out(rows)
+                self._work_out(rows, weights)
 
-    def _work_out(self, rows: list[int]) -> None:
+    def _work_out(self, rows: list[int], W: np.ndarray | None = None) -> None:
         X, Y = self._X[rows], self._Y[rows]
         n = X.shape[1]
-        W = self._W
-        if W is None:
+        if W is None:  # drawn again (16 MB at 2,000 × 4,000) rather than kept with every report
             W = bootstrap.resample_multiplicities(n, self._n_boot, self._seed)
         spearman = bootstrap.percentile_ci(bootstrap.bootstrap_spearman(X, Y, W), CI_LEVEL)
         kendall = bootstrap.percentile_ci(bootstrap.bootstrap_kendall(X, Y, W), CI_LEVEL)
         for k, row in enumerate(rows):
             self._found[row] = (_pair(spearman, k), _pair(kendall, k))
-        if len(self._found) == self._X.shape[0]:
-            self._W = None  # nothing left to work out
 
 
 @dataclass
@@ -254,9 +247,9 @@ def _correlations(X: np.ndarray, Y: np.ndarray, n_boot: int, seed: int, rank_int
     n = X.shape[1]
     W = bootstrap.resample_multiplicities(n, n_boot, seed)
     boot_pearson = bootstrap.bootstrap_pearson(X, Y, W)
-    ranks = RankIntervals(X, Y, n_boot, seed, W)
+    ranks = RankIntervals(X, Y, n_boot, seed)
     if rank_intervals_now:
-        ranks.all()
+        ranks.all(W)
     return {
         "pearson": correlation.pearson_rows(X, Y),
         "spearman": correlation.spearman_rows(X, Y),

@@ -16,17 +16,48 @@ def resample_indices(n: int, n_boot: int = 2000, seed: int = 0) -> np.ndarray:
 
 
 def multiplicities(indices: np.ndarray, n: int) -> np.ndarray:
-    """(B × n) float matrix W: W[b, i] = how often response i is in resample b.
+    """(B × n) matrix W of whole numbers: W[b, i] = how often response i is in resample b.
 
-    With W, every bootstrap sum is one matrix product (Σ_b x = W @ x)."""
+    With W, every bootstrap sum is one matrix product (Σ_b x = W @ x). Its type is the narrowest
+    unsigned integer that holds n (a count is at most n): at 2,000 resamples of 4,000 responses,
+    16 MB against 64 MB of floats. The bootstraps turn a block of rows at a time into floats
+    (`float_rows`), the same numbers."""
     B = indices.shape[0]
-    out = np.empty((B, n))
-    step = max(1, 2**20 // max(n, 1))  # a block of resamples at a time: no full-size integer copies
+    out = np.empty((B, n), dtype=np.min_scalar_type(n))
+    step = _block_rows(n)
     for start in range(0, B, step):
-        block = indices[start : start + step]
-        flat = (block + n * np.arange(block.shape[0])[:, None]).ravel()
-        out[start : start + step] = np.bincount(flat, minlength=block.shape[0] * n).reshape(-1, n)
+        _count_into(out[start : start + step], indices[start : start + step], n)
     return out
+
+
+def resample_multiplicities(n: int, n_boot: int = 2000, seed: int = 0) -> np.ndarray:
+    """`multiplicities(resample_indices(n, n_boot, seed), n)` without the (n_boot × n) index matrix
+    (64 MB at 2,000 × 4,000): the indices are drawn a block of resamples at a time from the one
+    generator, whose draws go on from block to block as in one call, so the matrix is the same."""
+    rng = np.random.default_rng(seed)
+    out = np.empty((n_boot, n), dtype=np.min_scalar_type(n))
+    step = _block_rows(n)
+    for start in range(0, n_boot, step):
+        rows = out[start : start + step]
+        _count_into(rows, rng.integers(0, n, size=rows.shape), n)
+    return out
+
+
+def _block_rows(n: int) -> int:
+    """Resamples per block: about a million indices at a time, no full-size integer copies."""
+    return max(1, 2**20 // max(n, 1))
+
+
+def _count_into(out: np.ndarray, block: np.ndarray, n: int) -> None:
+    flat = (block + n * np.arange(block.shape[0])[:, None]).ravel()
+    out[:] = np.bincount(flat, minlength=block.shape[0] * n).reshape(-1, n)
+
+
+def float_rows(W: np.ndarray, start: int, stop: int, columns=None) -> np.ndarray:
+    """Rows [start, stop) of the multiplicity matrix (and only `columns` of them, when given) as
+    floats: what a block of one bootstrap multiplies, without a float copy of the whole matrix."""
+    block = W[start:stop] if columns is None else W[start:stop, columns]
+    return np.asarray(block, dtype=float)
 
 
 def bootstrap_pearson(X, Y, weights: np.ndarray, chunk_size: int = 256) -> np.ndarray:
@@ -38,7 +69,7 @@ def bootstrap_pearson(X, Y, weights: np.ndarray, chunk_size: int = 256) -> np.nd
     """
     X = np.atleast_2d(np.asarray(X, float))
     Y = np.asarray(Y, float)
-    W = np.asarray(weights, float)
+    W = np.asarray(weights)
     k = X.shape[0]
     shared = Y.ndim == 1 and np.isfinite(Y).all() and np.isfinite(X).all()
     X, Y = paired_rows(X, Y)
@@ -56,7 +87,7 @@ def bootstrap_pearson(X, Y, weights: np.ndarray, chunk_size: int = 256) -> np.nd
         blocks = np.vstack([Xc, Xc**2, Xc * Yc, M, Yc, Yc**2]).T
     out = np.empty((W.shape[0], k))
     for start in range(0, W.shape[0], chunk_size):
-        Wc = W[start : start + chunk_size]
+        Wc = float_rows(W, start, start + chunk_size)
         S = Wc @ blocks
         sx, sxx, sxy = S[:, :k], S[:, k : 2 * k], S[:, 2 * k : 3 * k]
         if shared:
@@ -75,8 +106,10 @@ def bootstrap_pearson(X, Y, weights: np.ndarray, chunk_size: int = 256) -> np.nd
     return out
 
 
-def _weighted_ranks(values: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """Average ranks every item would get in each resample (B × n); ties share the mean rank.
+def _distinct_ranks(values: np.ndarray, W: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(R, G, inverse): R[b, v] the average rank of distinct value v in resample b (ties share the
+    mean rank), G[b, v] its weight there, and each item's distinct value (`values[j]` is distinct
+    value `inverse[j]`).
 
     A value's rank is the weight below it plus (its weight + 1) / 2, both from one running sum
     over the items ordered by value; the weights are whole numbers, so every sum is exact."""
@@ -85,25 +118,43 @@ def _weighted_ranks(values: np.ndarray, W: np.ndarray) -> np.ndarray:
     bounds = np.searchsorted(inverse[order], np.arange(distinct.size + 1))
     C = _cumulative(W[:, order])
     below = C[:, bounds[:-1]]
-    return (below + (C[:, bounds[1:]] - below + 1.0) / 2.0)[:, inverse]
+    weight = C[:, bounds[1:]] - below
+    return below + (weight + 1.0) / 2.0, weight, inverse
 
 
-def _weighted_centred(C, W) -> tuple:
-    """(Σw per resample, C centred on its weighted mean, its weighted sum of squares): the half of a
-    weighted r that one side decides, computed once for every row compared with it."""
-    count = W.sum(1)
+def _weighted_ranks(values: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """Average ranks every item would get in each resample (B × n); ties share the mean rank."""
+    R, _, inverse = _distinct_ranks(values, W)
+    return R[:, inverse]
+
+
+def _centred_ranks(values: np.ndarray, W: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """Every item's rank in each resample less the resample's weighted mean rank (B × n). The mean
+    is summed over the distinct values, not the items: each term (a whole weight times a half-
+    integer rank) and each partial sum is exact, so it is the items' sum to the last bit, and the
+    subtraction is done before the ranks are spread over the items (one full-size pass, not three)."""
+    R, weight, inverse = _distinct_ranks(values, W)
     with np.errstate(invalid="ignore", divide="ignore"):
-        dc = C - ((W * C).sum(1) / count)[:, None]
+        return (R - ((weight * R).sum(1) / count)[:, None])[:, inverse]
+
+
+def _weighted_centred(values, W) -> tuple:
+    """(Σw per resample, the values' ranks centred on their weighted mean, their weighted sum of
+    squares): the half of a weighted r that one side decides, computed once for every row compared
+    with it."""
+    count = W.sum(1)
+    dc = _centred_ranks(values, W, count)
     return count, dc, (W * dc * dc).sum(1)
 
 
-def _weighted_pearson_against(A, centred: tuple, W):
+def _weighted_pearson_against(values, centred: tuple, W):
+    """Weighted Pearson r of the ranks of `values` against the side `centred` (`_weighted_centred`)."""
     count, dc, vy = centred
+    da = _centred_ranks(values, W, count)
     with np.errstate(invalid="ignore", divide="ignore"):
-        da = A - ((W * A).sum(1) / count)[:, None]
         weighted = W * da
-        vx = (weighted * da).sum(1)
-        r = (weighted * dc).sum(1) / np.sqrt(vx * vy)
+        vx = np.multiply(weighted, da, out=da).sum(1)  # da's room reused: the same products
+        r = np.multiply(weighted, dc, out=weighted).sum(1) / np.sqrt(vx * vy)
     # Ranks are on a scale of n, so "constant" is a spread far below one rank step.
     r[(count < MIN_PAIRS) | (vx < 1e-9) | (vy < 1e-9)] = np.nan
     return np.clip(r, -1.0, 1.0)
@@ -112,7 +163,7 @@ def _weighted_pearson_against(A, centred: tuple, W):
 def bootstrap_spearman(X, Y, weights: np.ndarray, chunk_size: int = 256) -> np.ndarray:
     """Spearman ρ of every row in every resample (B × k), ranks recomputed per resample."""
     X, Y = paired_rows(X, Y)
-    W = np.asarray(weights, float)
+    W = np.asarray(weights)
     out = np.full((W.shape[0], X.shape[0]), np.nan)
     # rows with the same gold values on the same responses (one precision mode, sources that scored
     # the same responses) share y's ranks in every resample: ranked once per group
@@ -125,18 +176,18 @@ def bootstrap_spearman(X, Y, weights: np.ndarray, chunk_size: int = 256) -> np.n
         both = np.isfinite(X[rows[0]]) & np.isfinite(Y[rows[0]])
         y = Y[rows[0], both]
         for start in range(0, W.shape[0], chunk_size):
-            Wc = W[start : start + chunk_size][:, both]  # a block's columns, not a copy of all of W
-            centred_y = _weighted_centred(_weighted_ranks(y, Wc), Wc)
+            Wc = float_rows(W, start, start + chunk_size, both)  # a block's columns, not all of W
+            centred_y = _weighted_centred(y, Wc)
             for i in rows:
-                out[start : start + chunk_size, i] = _weighted_pearson_against(
-                    _weighted_ranks(X[i, both], Wc), centred_y, Wc
-                )
+                out[start : start + chunk_size, i] = _weighted_pearson_against(X[i, both], centred_y, Wc)
     return out
 
 
 def _cumulative(W: np.ndarray) -> np.ndarray:
     """Each row's running sums with a 0 in front: the weight of columns [a, b) is C[:, b] − C[:, a]."""
-    C = np.zeros((W.shape[0], W.shape[1] + 1), dtype=W.dtype)
+    # counts of a narrow type (`multiplicities`) are summed as int64: their running sums outgrow it
+    dtype = W.dtype if W.dtype.kind == "f" or W.dtype.itemsize >= 4 else np.int64
+    C = np.zeros((W.shape[0], W.shape[1] + 1), dtype=dtype)
     np.cumsum(W, axis=1, out=C[:, 1:])
     return C
 
@@ -197,7 +248,7 @@ def bootstrap_kendall(X, Y, weights: np.ndarray, block: int = 256) -> np.ndarray
     whole number, exact in floats, so this is the quadratic form's value to the last bit.
     """
     X, Y = paired_rows(X, Y)
-    W = np.asarray(weights, float)
+    W = np.asarray(weights)
     out = np.full((W.shape[0], X.shape[0]), np.nan)
     for i in range(X.shape[0]):
         both = np.isfinite(X[i]) & np.isfinite(Y[i])

@@ -140,8 +140,8 @@ class RankIntervals:
     def _work_out(self, rows: list[int], W: np.ndarray | None = None) -> None:
         X, Y = self._X[rows], self._Y[rows]
         n = X.shape[1]
-        if W is None:
-            W = bootstrap.multiplicities(bootstrap.resample_indices(n, self._n_boot, self._seed), n)
+        if W is None:  # drawn again (16 MB at 2,000 × 4,000) rather than kept with every report
+            W = bootstrap.resample_multiplicities(n, self._n_boot, self._seed)
         spearman = bootstrap.percentile_ci(bootstrap.bootstrap_spearman(X, Y, W), CI_LEVEL)
         kendall = bootstrap.percentile_ci(bootstrap.bootstrap_kendall(X, Y, W), CI_LEVEL)
         for k, row in enumerate(rows):
@@ -245,7 +245,7 @@ def _correlations(X: np.ndarray, Y: np.ndarray, n_boot: int, seed: int, rank_int
     """Every correlation and interval of every row (the rank correlations' when asked), and the rows'
     r in each shared resample."""
     n = X.shape[1]
-    W = bootstrap.multiplicities(bootstrap.resample_indices(n, n_boot, seed), n)
+    W = bootstrap.resample_multiplicities(n, n_boot, seed)
     boot_pearson = bootstrap.bootstrap_pearson(X, Y, W)
     ranks = RankIntervals(X, Y, n_boot, seed)
     if rank_intervals_now:

@@ -90,10 +90,18 @@ def match_sentences(gold: EvaluationRecord, judge: EvaluationRecord) -> list[tup
     """(gold index, judge index) pairs: by position when the texts agree (up to whitespace),
     otherwise the first unused judge sentence with the same text; unmatched gold sentences
     are left out."""
-    judge_keys = [_sentence_key(s.text) for s in judge.sentences]
+    judge_sentences = judge.sentences
+    judge_keys: list[str] | None = None  # made when a sentence is not where gold has it
     used: set[int] = set()
     pairs = []
     for i, sentence in enumerate(gold.sentences):
+        # the same text at the same place (the common case) needs no key: equal texts, equal keys
+        if i < len(judge_sentences) and judge_sentences[i].text == sentence.text and i not in used:
+            used.add(i)
+            pairs.append((i, i))
+            continue
+        if judge_keys is None:
+            judge_keys = [_sentence_key(s.text) for s in judge_sentences]
         key = _sentence_key(sentence.text)
         if i < len(judge_keys) and judge_keys[i] == key and i not in used:
             j = i
@@ -134,8 +142,8 @@ def _gold_side(fact: Fact, sentence: Sentence, gold_work: dict) -> list:
 
 def _compare_facts(
     gold_s: Sentence, judge_s: Sentence, labels: dict[str, tuple[list, list]], gold_work: dict
-) -> tuple[int, int]:
-    """Add the judge/gold label pairs of matching facts to `labels`; (gold facts, matched)."""
+) -> int:
+    """Add the judge/gold label pairs of matching facts to `labels`; the facts matched."""
     available: dict[tuple, list[Fact]] = {}
     for fact in judge_s.facts:
         available.setdefault(_fact_key(fact, judge_s), []).append(fact)
@@ -162,11 +170,25 @@ def _compare_facts(
             if judge_value is not None and gold_value is not None:
                 labels[name][0].append(judge_value)
                 labels[name][1].append(gold_value)
-    return len(gold_s.facts), matched
+    return matched
 
 
 def _in_r_vc(sentence: Sentence) -> bool:
     return sentence.verifiable is True and sentence.has_valid_citation
+
+
+def _matched_facts(judge_texts: list[str], gold_texts: list[str], threshold: float) -> int:
+    """`fact_match_counts`' matched pairs. When both lists say the same facts (the same normalised
+    texts, in any order: half the sentences of a good judge) every fact has a partner of
+    similarity 1, the most a pair can have, so the best alignment pairs them all: that count
+    without building the similarity matrix."""
+    if (
+        0.0 < threshold <= 1.0
+        and len(judge_texts) == len(gold_texts)
+        and sorted(map(normalise_fact_text, judge_texts)) == sorted(map(normalise_fact_text, gold_texts))
+    ):
+        return len(gold_texts)
+    return fact_match_counts(judge_texts, gold_texts, threshold)[0]
 
 
 @dataclass
@@ -203,16 +225,13 @@ def _pair_counts(
             out.verifier[1].append(gold_s.verifiable)
         if _in_r_vc(gold_s) and _in_r_vc(judge_s):
             out.decomposer_sentences += 1
-            m, n_j, n_g = fact_match_counts(
-                [f.text for f in judge_s.facts], [f.text for f in gold_s.facts], threshold
-            )
-            out.found, out.judge_total, out.gold_total = (
-                out.found + m,
-                out.judge_total + n_j,
-                out.gold_total + n_g,
-            )
-        g, m = _compare_facts(gold_s, judge_s, out.labels, gold_work)
-        out.n_facts, out.matched_facts = out.n_facts + g, out.matched_facts + m
+            judge_texts, gold_texts = [f.text for f in judge_s.facts], [f.text for f in gold_s.facts]
+            out.found += _matched_facts(judge_texts, gold_texts, threshold)
+            out.judge_total += len(judge_texts)
+            out.gold_total += len(gold_texts)
+        out.n_facts += len(gold_s.facts)
+        if gold_s.facts and judge_s.facts:  # no fact on one side: nothing to match
+            out.matched_facts += _compare_facts(gold_s, judge_s, out.labels, gold_work)
     return out
 
 

@@ -2,6 +2,7 @@
 Benjamini–Yekutieli, the expected r of the selection rule."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -68,6 +69,25 @@ def test_kendall_rows_is_scipy_tau_b_with_ties():
 def test_multiplicities_count_each_response_in_each_resample():
     W = bootstrap.multiplicities(np.array([[0, 0, 2], [1, 2, 2]]), 3)
     assert W.tolist() == [[2, 0, 1], [0, 1, 2]]
+
+
+def test_multiplicities_are_kept_in_the_narrowest_unsigned_type_that_holds_every_count():
+    assert bootstrap.multiplicities(np.zeros((2, 255), int), 255).dtype == np.uint8
+    W = bootstrap.multiplicities(np.zeros((2, 256), int), 256)  # all 256 draws are response 0
+    assert W.dtype == np.uint16 and W[:, 0].tolist() == [256, 256]
+
+
+@pytest.mark.parametrize(("n", "n_boot"), [(1, 3), (7, 5), (300, 3501), (4000, 600)])
+def test_multiplicities_drawn_a_block_at_a_time_are_those_of_the_whole_index_matrix(n, n_boot):
+    whole = bootstrap.multiplicities(bootstrap.resample_indices(n, n_boot, seed=9), n)
+    np.testing.assert_array_equal(bootstrap.resample_multiplicities(n, n_boot, seed=9), whole)
+
+
+def test_every_bootstrap_gives_the_same_numbers_from_narrow_counts_as_from_float_counts():
+    X, y, idx = tied_data()
+    W = bootstrap.multiplicities(idx, 30)
+    for draws in (bootstrap.bootstrap_pearson, bootstrap.bootstrap_spearman, bootstrap.bootstrap_kendall):
+        np.testing.assert_array_equal(draws(X, y, W), draws(X, y, W.astype(float)))
 
 
 def explicit(statistic, X, Y, indices):
@@ -260,3 +280,63 @@ def test_too_few_responses_for_two_folds_give_no_expected_r():
         np.array([[0.1, 0.5, 0.3, 0.9, 0.4]]), np.array([0.2, 0.6, 0.1, 1.0, 0.3])
     )
     assert math.isnan(found.expected_r) and found.folds == 1
+
+
+def expected_r_se_choosing_with_pearson_rows(X, Y, folds: int, resamples: int, seed: int) -> float:
+    """The reference: `expected_r_se` with every fold's row chosen by `pearson_rows` on its
+    resampled training responses (the one rule), as it was before the sums chose it."""
+    X, Y = correlation.paired_rows(X, Y)
+    n = X.shape[1]
+    rng = np.random.default_rng(seed)
+    found = []
+    for _ in range(resamples):
+        drawn = rng.integers(0, n, n)
+        fold_of_response = rng.permutation(n) % folds
+        parts = [np.flatnonzero(fold_of_response[drawn] == f) for f in range(folds)]
+        if any(part.size < 3 for part in parts):
+            continue
+        with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            r = selection._pooled_r(X[:, drawn], Y[:, drawn], parts, np.zeros(X.shape[0], int))
+        if math.isfinite(r):
+            found.append(r)
+    return float(np.std(found, ddof=1))
+
+
+def rows_with_gaps_and_a_nearly_constant_row(seed: int):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 6, 40).astype(float)
+    X = np.vstack([y + rng.normal(0, s, 40) for s in (1.0, 1.2, 2.0)] + [np.full(40, 3.0)])
+    X[2, :5] = np.nan
+    X[3, :2] = 0.0, 5.0  # constant on a training set that leaves out both
+    return X, y
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_se_of_the_expected_r_chooses_each_fold_exactly_as_pearson_rows_would(seed, monkeypatch):
+    X, y = rows_with_gaps_and_a_nearly_constant_row(seed)
+    X[1, 30:] = X[0, 30:]  # close to row 0 on some training sets
+    expected = expected_r_se_choosing_with_pearson_rows(X, y, folds=3, resamples=60, seed=seed)
+    told = []
+    by_sums = selection._picks_by_sums
+    monkeypatch.setattr(selection, "_picks_by_sums", lambda *a: told.extend(by_sums(*a)) or by_sums(*a))
+    assert selection.expected_r_se(X, y, folds=3, resamples=60, seed=seed) == expected
+    assert told.count(selection._UNSURE) < len(told)  # the sums chose most folds
+
+
+def test_picks_from_sums_are_the_rows_pearson_rows_picks_or_unsure_on_a_tie_or_a_flat_side():
+    X, y = rows_with_gaps_and_a_nearly_constant_row(0)
+    X[1] = X[0]
+    X[3, :2] = 3.0
+    X, Y = correlation.paired_rows(X, y)
+    blocks, k = selection._centred_blocks(X, Y)
+    training = np.array([[1.0] * 20 + [0.0] * 20, [0.0] * 20 + [2.0] * 20])
+    picks = selection._picks_by_sums(blocks, k, training)
+    # rows 0 and 1 are equal, so their r tie: the sums leave it to `_pick`
+    assert picks == [selection._UNSURE, selection._UNSURE]
+    X[1] = X[2] + 0.5  # no tie now; row 3 is constant on the second set only
+    X[3, :2] = 0.0, 5.0
+    blocks, k = selection._centred_blocks(X, Y)
+    picks = selection._picks_by_sums(blocks, k, training)
+    assert picks[0] == selection._pick(X, Y, np.arange(20)) == 0
+    assert picks[1] is selection._UNSURE

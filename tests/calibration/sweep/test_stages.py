@@ -59,6 +59,19 @@ def test_decomposer_is_micro_fact_set_prf_over_sentences_both_cite():
     assert (loss.n_sentences, loss.precision, loss.recall, loss.f1) == (1, 1.0, 0.5, pytest.approx(2 / 3))
 
 
+def test_a_decomposition_stating_golds_facts_in_another_order_and_case_matches_every_one():
+    gold = record("gold", sentence("S.", facts=[fact("A man holds a cup."), fact("A dog barks.")]))
+    judge = record("judge:x", sentence("S.", facts=[fact("a dog barks"), fact("A MAN HOLDS A CUP")]))
+    loss = stage_loss([gold], [judge]).decomposer
+    assert (loss.n_sentences, loss.precision, loss.recall, loss.f1) == (1, 1.0, 1.0, 1.0)
+
+
+def test_sentences_at_the_same_place_with_other_spacing_are_matched():
+    gold = record("gold", sentence("A  b."), sentence("C."))
+    judge = record("judge:x", sentence("A b."), sentence("C."))
+    assert match_sentences(gold, judge) == [(0, 0), (1, 1)]
+
+
 def test_entailment_compares_facts_with_the_same_text_and_citations():
     gold = record(
         "gold",

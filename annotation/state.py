@@ -33,16 +33,11 @@ from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
-from annotation.agreement.gold import (
-    DEFAULT_RULE,
-    GoldSet,
-    derive_gold,
-    rulings_from_events,
-    without_cycle_collection,
-)
+from annotation.agreement.gold import DEFAULT_RULE, GoldSet, derive_gold, rulings_from_events
 from annotation.project_settings import ProjectSettings
 from annotation.protocol.records import EvaluationRecord, Sentence
 from annotation.store import derived_results
+from annotation.store.bulk import without_cycle_collection
 from annotation.store.event_log import Event
 from annotation.work.labels import ResponseLabels
 

@@ -33,11 +33,9 @@ provenance also lists its cluster's `wordings` (author, text, citations).
 from __future__ import annotations
 
 import csv
-import gc
 import io
 import json
 from collections import Counter
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -54,6 +52,7 @@ from annotation.protocol.ids import FACTS_TASK, VERIFIABLE_TASK, QuestionKey, Ta
 from annotation.protocol.questions import entailment_questions, question_citations
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
 from annotation.protocol.same_sentence import sentence_at
+from annotation.store.bulk import without_cycle_collection
 
 REASONS = ("guideline gap", "annotator error", "ambiguous media")
 RULES = ("majority", "unanimity")
@@ -494,20 +493,6 @@ class _Deriver:
                             provenance_kind="derived" if value is not None else "unresolved",
                         )
                     )
-
-
-@contextmanager
-def without_cycle_collection():
-    """Deriving gold allocates hundreds of thousands of small objects that hold no cycles: the
-    cyclic collector would walk them again and again (a third of a cold derivation) to free
-    nothing. Reference counting still frees everything; nested uses are fine."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def derive_gold(

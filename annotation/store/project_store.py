@@ -15,7 +15,6 @@ connection per thread, because a sqlite3 connection must not cross Streamlit's t
 
 from __future__ import annotations
 
-import gc
 import json
 import sqlite3
 from collections.abc import Iterable
@@ -23,6 +22,7 @@ from pathlib import Path
 
 from annotation.protocol.ids import Source
 from annotation.protocol.records import EvaluationRecord, Response, Sentence
+from annotation.store.bulk import without_cycle_collection
 from annotation.store.database import (
     FILE_OWNER,
     Database,
@@ -508,16 +508,8 @@ class ProjectStore:
                 forms.clear()
             return added
 
-        # Encoding makes many small objects, none in a cycle: beside the records being imported the
-        # cyclic collector would walk them again and again for nothing (≈ 40 % of an import of
-        # 50,000). As `annotation.agreement.gold.without_cycle_collection`, which the store sits below.
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with without_cycle_collection():  # encoding makes many small objects, none in a cycle
             return self.database.write(insert)
-        finally:
-            if enabled:
-                gc.enable()
 
     @staticmethod
     def _latest_texts(conn, records: list[EvaluationRecord]) -> dict[tuple[str, str], str]:

@@ -14,9 +14,9 @@ import json
 import math
 import sys
 
-from annotation.agreement.gold import without_cycle_collection
 from annotation.cli.options import finite_float
 from annotation.protocol.errors import InputError, Problem
+from annotation.store.bulk import without_cycle_collection
 from calibration.scoring.murgat_s import PRECISION_MODES
 from calibration.stats.numbers import interval, number, share
 from calibration.sweep.inputs import SweepInputs, inputs_from_files, inputs_from_project_dir

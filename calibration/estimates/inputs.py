@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from annotation.agreement.gold import without_cycle_collection
 from annotation.state import Revision, project_state
+from annotation.store.bulk import without_cycle_collection
 from calibration.scoring.kept_scores import kept_scores
 from calibration.scoring.murgat_s import PRECISION_MODES, ResponseScore
 from calibration.scoring.stored_scores import stored_scores

@@ -20,8 +20,8 @@ from collections.abc import Iterable
 from functools import cache
 from operator import attrgetter
 
-from annotation.agreement.gold import without_cycle_collection
 from annotation.store import record_form
+from annotation.store.bulk import without_cycle_collection
 from annotation.store.database import ProjectFileError, declare_tables
 from calibration.scoring import murgat_s
 from calibration.scoring.murgat_s import PRECISION_MODES, ResponseScore, score_form_modes, score_record_modes

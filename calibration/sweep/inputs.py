@@ -9,13 +9,13 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import NamedTuple
 
-from annotation.agreement.gold import without_cycle_collection
 from annotation.formats.readers import load_rows, read_any
 from annotation.project_settings import SettingError
 from annotation.protocol.errors import InputError, Problem
 from annotation.protocol.ids import Source, source_kind
 from annotation.protocol.records import EvaluationRecord
 from annotation.state import project_state
+from annotation.store.bulk import without_cycle_collection
 from annotation.store.project_store import NoProjectError, ProjectStore
 
 

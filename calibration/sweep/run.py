@@ -33,11 +33,11 @@ from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
-from annotation.agreement.gold import without_cycle_collection
 from annotation.formats.json_values import json_safe
 from annotation.protocol.errors import InputError, Problem
 from annotation.protocol.ids import source_kind
 from annotation.protocol.records import EvaluationRecord
+from annotation.store.bulk import without_cycle_collection
 from calibration.scoring.murgat_s import PRECISION_MODES
 from calibration.stats import bootstrap, correlation
 from calibration.stats.jackknife import fisher_jackknife_ci

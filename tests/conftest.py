@@ -17,6 +17,7 @@ import fcntl
 import os
 import shutil
 import threading
+from itertools import zip_longest
 from pathlib import Path
 
 import pytest
@@ -175,7 +176,9 @@ def pytest_collection_modifyitems(config, items):
 
 def _longest_first(items) -> None:
     """Order the run's work units (a group, or one ungrouped test) by their expected seconds, longest
-    first (pyproject turns off xdist's own reordering by test count, which keeps this order)."""
+    first (pyproject turns off xdist's own reordering by test count, which keeps this order), taking
+    a browser unit and another unit by turns: a browser test spends much of its time waiting on its
+    server and Chromium, so the workers start (and go on) with a CPU-bound unit beside each one."""
     per_file: dict[str, int] = {}
     for item in items:
         path = item.nodeid.split("::")[0]
@@ -188,3 +191,12 @@ def _longest_first(items) -> None:
         return seconds if grouped else seconds / per_file[path]
 
     items.sort(key=lambda item: -expected_seconds(item))
+    units: dict[str, list] = {}  # a work unit as xdist names it (the id's `@group` or the whole id)
+    for item in items:
+        units.setdefault(item.nodeid.rsplit("@", 1)[-1] if "@" in item.nodeid else item.nodeid, []).append(
+            item
+        )
+    browser = [u for u in units.values() if u[0].nodeid.startswith("tests/e2e/")]
+    other = [u for u in units.values() if not u[0].nodeid.startswith("tests/e2e/")]
+    turns = [unit for pair in zip_longest(browser, other) for unit in pair if unit is not None]
+    items[:] = [item for unit in turns for item in unit]

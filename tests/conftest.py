@@ -99,9 +99,9 @@ def demo_copy(demo_build, tmp_path) -> Path:
 
 # Seconds each slow test file takes (wall summed over its tests under `-n 2`: a run of 2026-12-02
 # at load ≈ 14, divided by 3 to match a quiet run's total; rounded). Only the order of the run
-# depends on them: under `-n 2` the longest groups start first, so the run does not end with one
-# worker on a long browser or CLI group and the other idle. A file not listed weighs nothing; a
-# stale figure costs some balance, never a test.
+# depends on them: under `-n 2` the longest groups start first (browser and other units by turns),
+# so the run does not end with one worker on a long browser or CLI group and the other idle. A file
+# not listed weighs nothing; a stale figure costs some balance, never a test.
 FILE_SECONDS = {
     "tests/e2e/test_browser.py": 51,
     "tests/e2e/test_fact_keys.py": 32,
@@ -171,10 +171,10 @@ def pytest_collection_modifyitems(config, items):
         if loadgroup and not item.nodeid.endswith("@" + name):
             item._id = NodeId.parse(f"{item.nodeid}@{name}")
     if loadgroup:
-        _longest_first(items)
+        _browser_and_other_units_by_turns(items)
 
 
-def _longest_first(items) -> None:
+def _browser_and_other_units_by_turns(items) -> None:
     """Order the run's work units (a group, or one ungrouped test) by their expected seconds, longest
     first (pyproject turns off xdist's own reordering by test count, which keeps this order), taking
     a browser unit and another unit by turns: a browser test spends much of its time waiting on its

@@ -75,13 +75,13 @@ def test_downmix_averages_channels_last_layout():
 
 
 # The two tests that load librosa run in one process, early in a `-n 2` run: in a fresh virtualenv
-# its first spectrogram compiles librosa's numba functions (≈ 27 CPU s, once per venv).
+# its first spectrogram compiles librosa's numba functions (≈ 28 CPU s at full optimisation, once per venv).
 LIBROSA_REFERENCE = pytest.mark.xdist_group("librosa-reference")
 
 
 @pytest.fixture(scope="module")
 def librosa(tmp_path_factory):
-    """librosa, its numba functions compiled without LLVM's optimisations (≈ 12 CPU s instead of 27:
+    """librosa, its numba functions compiled without LLVM's optimisations (≈ 16 CPU s instead of 28:
     the reference is called on a few small arrays, so how fast the compiled code runs does not matter)
     into a cache of this run, so that code built that way never lands in the virtualenv's own cache
     (where librosa's speed is measured, benchmarks/sound_view_speed.py). Numba reads both settings

@@ -17,6 +17,7 @@ import fcntl
 import os
 import shutil
 import threading
+from itertools import zip_longest
 from pathlib import Path
 
 import pytest
@@ -98,9 +99,9 @@ def demo_copy(demo_build, tmp_path) -> Path:
 
 # Seconds each slow test file takes (wall summed over its tests under `-n 2`: a run of 2026-12-02
 # at load ≈ 14, divided by 3 to match a quiet run's total; rounded). Only the order of the run
-# depends on them: under `-n 2` the longest groups start first, so the run does not end with one
-# worker on a long browser or CLI group and the other idle. A file not listed weighs nothing; a
-# stale figure costs some balance, never a test.
+# depends on them: under `-n 2` the longest groups start first (browser and other units by turns),
+# so the run does not end with one worker on a long browser or CLI group and the other idle. A file
+# not listed weighs nothing; a stale figure costs some balance, never a test.
 FILE_SECONDS = {
     "tests/e2e/test_browser.py": 51,
     "tests/e2e/test_fact_keys.py": 32,
@@ -170,12 +171,14 @@ def pytest_collection_modifyitems(config, items):
         if loadgroup and not item.nodeid.endswith("@" + name):
             item._id = NodeId.parse(f"{item.nodeid}@{name}")
     if loadgroup:
-        _longest_first(items)
+        _browser_and_other_units_by_turns(items)
 
 
-def _longest_first(items) -> None:
+def _browser_and_other_units_by_turns(items) -> None:
     """Order the run's work units (a group, or one ungrouped test) by their expected seconds, longest
-    first (pyproject turns off xdist's own reordering by test count, which keeps this order)."""
+    first (pyproject turns off xdist's own reordering by test count, which keeps this order), taking
+    a browser unit and another unit by turns: a browser test spends much of its time waiting on its
+    server and Chromium, so the workers start (and go on) with a CPU-bound unit beside each one."""
     per_file: dict[str, int] = {}
     for item in items:
         path = item.nodeid.split("::")[0]
@@ -188,3 +191,12 @@ def _longest_first(items) -> None:
         return seconds if grouped else seconds / per_file[path]
 
     items.sort(key=lambda item: -expected_seconds(item))
+    units: dict[str, list] = {}  # a work unit as xdist names it (the id's `@group` or the whole id)
+    for item in items:
+        units.setdefault(item.nodeid.rsplit("@", 1)[-1] if "@" in item.nodeid else item.nodeid, []).append(
+            item
+        )
+    browser = [u for u in units.values() if u[0].nodeid.startswith("tests/e2e/")]
+    other = [u for u in units.values() if not u[0].nodeid.startswith("tests/e2e/")]
+    turns = [unit for pair in zip_longest(browser, other) for unit in pair if unit is not None]
+    items[:] = [item for unit in turns for item in unit]

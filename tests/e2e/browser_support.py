@@ -27,6 +27,11 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+# How often a wait_for_function checks its condition. Playwright's default checks it on every
+# animation frame, which keeps headless Chromium drawing 60 frames a second for as long as a test
+# waits (≈ 0.1 CPU s per second of waiting, against ≈ 0.02 at 50 ms): CPU the other test process
+# needs, for an answer 25 ms sooner on average.
+POLL_MS = 50
 
 # Under pytest-xdist the browser tests are shared by both workers like any other (each worker
 # launches one Chromium of its own, see shared_browser); the tests of a module that share its

@@ -13,6 +13,7 @@ import re
 
 import pytest
 from browser_support import (
+    POLL_MS,
     SHOTS,
     choose_option,
     chromium_page,
@@ -72,6 +73,7 @@ def wait_for_dispute(page, value) -> None:
     page.wait_for_function(
         "(key) => window.__murgatKeys?.question === key && document.body.dataset.murgatReady === '1'",
         arg=value.key,
+        polling=POLL_MS,
     )
     wait_until_idle(page)
 
@@ -105,7 +107,7 @@ def test_adjudicator_rules_three_disputes_by_key_without_scrolling(demo, server,
         assert page.evaluate("() => window.scrollY") == 0
         key = page.locator(".murgat-legend kbd").first.inner_text()  # V, Y or 1: rule as the first
         page.keyboard.press(key.lower())
-        page.wait_for_function(f"(key) => ({QUESTION_JS})() !== key", arg=value.key)
+        page.wait_for_function(f"(key) => ({QUESTION_JS})() !== key", arg=value.key, polling=POLL_MS)
     wait_until_idle(page)
     ruled = {v.key: v for v in project_state(demo).gold.values}
     assert all(ruled[v.key].provenance == f"adjudicated:{WHO}" for v in listed[:3])

@@ -5,10 +5,22 @@ specifier" warnings on the admin pages: the parity chart gave its error bars a l
 from __future__ import annotations
 
 import pytest
-from browser_support import chromium_page, fill_sign_in, needs_chromium, streamlit_server, wait_until_idle
+from browser_support import (
+    POLL_MS,
+    chromium_page,
+    fill_sign_in,
+    needs_chromium,
+    streamlit_server,
+    wait_until_idle,
+)
 
 pytestmark = needs_chromium
 ADMIN_PAGES = ("Annotate", "Disputes", "Agreement", "Judges", "Calibrate", "Model scores", "Admin")
+# Every chart on view has drawn at the window's present width (a resize makes plotly draw again).
+CHARTS_FIT_JS = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].every(chart => {
+    const width = chart.getBoundingClientRect().width, svg = chart.querySelector('svg.main-svg');
+    return width === 0 || (svg !== null && Math.abs(svg.getBoundingClientRect().width - width) <= 2);
+})"""
 
 
 @pytest.fixture(scope="module")
@@ -30,9 +42,9 @@ def test_no_admin_page_logs_an_error_or_a_warning_at_desktop_or_phone_width(serv
             page.wait_for_timeout(2000)  # charts and players draw after the run
             wait_until_idle(page)
             page.set_viewport_size({"width": 390, "height": 844})  # charts draw again at phone width
-            page.wait_for_timeout(1000)
+            page.wait_for_function(CHARTS_FIT_JS, polling=POLL_MS)
             page.set_viewport_size({"width": 1440, "height": 900})
-            page.wait_for_timeout(500)
+            page.wait_for_function(CHARTS_FIT_JS, polling=POLL_MS)
     problems = [
         (kind, text)
         for kind, text in logged

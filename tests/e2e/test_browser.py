@@ -11,7 +11,7 @@ import re
 from urllib.parse import urlsplit
 
 import pytest
-from browser_support import SHOTS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
+from browser_support import POLL_MS, SHOTS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
 
 from annotation.protocol.ids import DONE_TASK, QuestionKey, Unit
 from annotation.store.accounts import add_account
@@ -47,7 +47,9 @@ def settle(page) -> str:
     """Until the page has drawn the question and takes keys; the question's key."""
     # One predicate: checked one after another, a rerun between the checks could pass them all
     # while the question is still in its key pause (and the press would rightly be ignored).
-    page.wait_for_function(f"() => ({QUESTION_JS})() !== null && ({IDLE_JS})() && ({READY_JS})()")
+    page.wait_for_function(
+        f"() => ({QUESTION_JS})() !== null && ({IDLE_JS})() && ({READY_JS})()", polling=POLL_MS
+    )
     return page.evaluate(QUESTION_JS)
 
 
@@ -56,7 +58,7 @@ def press(page, key: str) -> str:
     answered = settle(page)
     page.keyboard.press(key)
     try:
-        page.wait_for_function(f"q => ({QUESTION_JS})() !== q", arg=answered)
+        page.wait_for_function(f"q => ({QUESTION_JS})() !== q", arg=answered, polling=POLL_MS)
     except Exception:
         page.screenshot(path=SHOTS / "failed_press.png")  # what the person would see
         raise
@@ -149,13 +151,14 @@ def one_stage_one_decision(page, demo, done: dict) -> None:
     if not done["audio"] and audio.count():
         audio.first.get_by_role("button", name=re.compile(r"^Play ")).click()
         page.wait_for_function(
-            "() => [...document.querySelectorAll('.murgat-kind-audio audio')].some(a => !a.paused)"
+            "() => [...document.querySelectorAll('.murgat-kind-audio audio')].some(a => !a.paused)",
+            polling=POLL_MS,
         )
         assert answer_of(demo, WHO, press(page, "v")) is True
         done["audio"] = True
     elif done["audio"] and not done["switch"]:
         page.get_by_text("Timeline of all citations").click()
-        page.wait_for_function(IDLE_JS)
+        page.wait_for_function(IDLE_JS, polling=POLL_MS)
         assert answer_of(demo, WHO, press(page, "v")) is True
         done["switch"] = True
     else:

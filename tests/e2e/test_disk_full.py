@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from app_support import tiny_project
-from browser_support import chromium_page, fill_sign_in, needs_chromium, streamlit_server
+from browser_support import POLL_MS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
 from disk_support import fill, mounted_tmpfs
 
 pytestmark = needs_chromium
@@ -25,7 +25,9 @@ def test_a_key_pressed_on_a_full_disk_says_the_disk_is_full_and_writes_nothing(s
     store = tiny_project(small_disk / "p")
     with streamlit_server(store.directory, tmp_path / "streamlit.log") as url, chromium_page() as page:
         fill_sign_in(page, url, "ann")
-        page.wait_for_function(f"() => ({QUESTION_JS})() !== null && ({IDLE_JS})() && ({READY_JS})()")
+        page.wait_for_function(
+            f"() => ({QUESTION_JS})() !== null && ({IDLE_JS})() && ({READY_JS})()", polling=POLL_MS
+        )
         fill(small_disk)
         page.keyboard.press("v")
         page.get_by_text("The disk that holds this project is full").wait_for()

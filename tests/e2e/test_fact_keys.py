@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from browser_support import SHOTS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
+from browser_support import POLL_MS, SHOTS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
 
 from annotation.protocol.ids import QuestionKey
 from annotation.state import project_state
@@ -48,11 +48,11 @@ def server(demo, tmp_path_factory):
 
 def press(page, key: str) -> str:
     """Press a key once the page takes keys; wait for the next question; the question left."""
-    page.wait_for_function(SETTLED_JS)
+    page.wait_for_function(SETTLED_JS, polling=POLL_MS)
     left = page.evaluate(QUESTION_JS)
     page.keyboard.press(key)
     try:
-        page.wait_for_function("q => window.__murgatKeys.question !== q", arg=left)
+        page.wait_for_function("q => window.__murgatKeys.question !== q", arg=left, polling=POLL_MS)
     except Exception:
         page.screenshot(path=SHOTS / "failed_key.png")
         raise
@@ -62,7 +62,7 @@ def press(page, key: str) -> str:
 def to_first_fact_question(page) -> str:
     """Answer 'verifiable' until a stage-2 question is on screen; its key."""
     for _ in range(20):
-        page.wait_for_function(SETTLED_JS)
+        page.wait_for_function(SETTLED_JS, polling=POLL_MS)
         if page.evaluate(QUESTION_JS).endswith("|facts"):
             return page.evaluate(QUESTION_JS)
         press(page, "v")
@@ -85,26 +85,28 @@ def test_ctrl_enter_right_after_typing_confirms_the_last_text_typed(demo, server
         typed, moved_on = [], []
         for delay_ms in DELAYS_MS:
             for n in range(REPEATS):
-                page.wait_for_function(SETTLED_JS)
-                page.wait_for_function(FOCUSED_JS, arg=1)
+                page.wait_for_function(SETTLED_JS, polling=POLL_MS)
+                page.wait_for_function(FOCUSED_JS, arg=1, polling=POLL_MS)
                 text = f"A fact typed {n} times, confirmed {delay_ms} ms later."
                 page.keyboard.press("Control+a")
                 page.keyboard.type(text)
                 time.sleep(delay_ms / 1000)
                 page.keyboard.press("Control+Enter")
                 try:
-                    page.wait_for_function("q => window.__murgatKeys.question !== q", arg=key, timeout=15_000)
+                    page.wait_for_function(
+                        "q => window.__murgatKeys.question !== q", arg=key, timeout=15_000, polling=POLL_MS
+                    )
                 except Exception:
                     page.screenshot(path=SHOTS / "failed_fast_confirm.png")
                     raise
                 typed.append(text)
                 moved_on.append(page.evaluate(QUESTION_JS) != key)
-                page.wait_for_function(SETTLED_JS)
+                page.wait_for_function(SETTLED_JS, polling=POLL_MS)
                 if page.evaluate(QUESTION_JS).endswith("|facts"):  # its first fact has the focus:
-                    page.wait_for_function(FOCUSED_JS, arg=1)
+                    page.wait_for_function(FOCUSED_JS, arg=1, polling=POLL_MS)
                     page.keyboard.press("Escape")  # out of the field, for U
                 assert press(page, "u") != key  # undo: the facts question is back
-                page.wait_for_function("q => window.__murgatKeys.question === q", arg=key)
+                page.wait_for_function("q => window.__murgatKeys.question === q", arg=key, polling=POLL_MS)
     confirmed = [facts[0]["text"] for facts in confirmed_facts(demo, RACER, key)]
     assert len(confirmed) == len(DELAYS_MS) * REPEATS and all(moved_on)
     assert [c for c, t in zip(confirmed, typed, strict=True) if c != t] == []
@@ -115,16 +117,16 @@ def test_stage_two_is_typed_without_the_mouse(demo, server):
     with chromium_page(viewport_height=900, viewport_width=1440) as page:
         fill_sign_in(page, server, TYPIST)
         key = to_first_fact_question(page)
-        page.wait_for_function(FOCUSED_JS, arg=1)
+        page.wait_for_function(FOCUSED_JS, arg=1, polling=POLL_MS)
         page.keyboard.press("Control+a")
         page.keyboard.type("A tone is heard.")
         page.keyboard.press("Enter")
-        page.wait_for_function(FOCUSED_JS, arg=2)
+        page.wait_for_function(FOCUSED_JS, arg=2, polling=POLL_MS)
         page.keyboard.type("The tone is high.")
         width = page.evaluate("() => document.activeElement.getBoundingClientRect().width")
         panel = page.locator(".st-key-murgat_decision").bounding_box()["width"]
         page.keyboard.press("Control+Enter")
-        page.wait_for_function("q => window.__murgatKeys.question !== q", arg=key)
+        page.wait_for_function("q => window.__murgatKeys.question !== q", arg=key, polling=POLL_MS)
     assert [f["text"] for f in confirmed_facts(demo, TYPIST, key)[-1]] == [
         "A tone is heard.",
         "The tone is high.",
@@ -136,7 +138,7 @@ def test_cant_tell_by_key_is_null_in_the_export_and_gold_counts_only_decided_ans
     with chromium_page(viewport_height=900, viewport_width=1440) as page:
         fill_sign_in(page, server, DOUBTER)
         for _ in range(40):
-            page.wait_for_function(SETTLED_JS)
+            page.wait_for_function(SETTLED_JS, polling=POLL_MS)
             key = page.evaluate(QUESTION_JS)
             task = key.rsplit("|", 1)[1]
             if task not in ("verifiable", "facts"):
@@ -146,9 +148,9 @@ def test_cant_tell_by_key_is_null_in_the_export_and_gold_counts_only_decided_ans
             press(page, ("v" if first else "n") if task == "verifiable" else "Control+Enter")
         page.keyboard.press("t")  # can't tell: the reasons replace the answer buttons
         page.get_by_role("button", name="The audio is inaudible").wait_for()
-        page.wait_for_function(SETTLED_JS)
+        page.wait_for_function(SETTLED_JS, polling=POLL_MS)
         page.keyboard.press("1")
-        page.wait_for_function("q => window.__murgatKeys.question !== q", arg=key)
+        page.wait_for_function("q => window.__murgatKeys.question !== q", arg=key, polling=POLL_MS)
     question = QuestionKey.parse(key)
     labels = labels_by_unit(demo.events.current_labels(DOUBTER, question.response_id))
     assert labels[(question.unit, question.task)] == {"cant_tell": "the audio is inaudible"}

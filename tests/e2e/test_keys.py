@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 from app_support import make_video
-from browser_support import chromium_page, needs_chromium, streamlit_server
+from browser_support import POLL_MS, chromium_page, needs_chromium, streamlit_server
 
 from annotation.media.files import ffmpeg_exe
 
@@ -60,8 +60,9 @@ def page(server):
     with chromium_page() as page:
         page.goto(server)
         page.get_by_text("presses: 0").wait_for()
-        page.wait_for_function(IDLE_JS)
-        page.wait_for_function("() => window.__murgatKeys?.installed === true")  # the script has loaded
+        page.wait_for_function(IDLE_JS, polling=POLL_MS)
+        # the script has loaded
+        page.wait_for_function("() => window.__murgatKeys?.installed === true", polling=POLL_MS)
         page.locator('[aria-label="Shortcut Y"]').wait_for()  # and the button (its code loads lazily)
         yield page
 
@@ -84,9 +85,11 @@ def test_a_key_after_clicking_a_native_audio_players_play_button_presses_its_but
     audio = page.locator("audio")
     box = audio.bounding_box()
     page.mouse.click(box["x"] + 16, box["y"] + box["height"] / 2)  # the play button, on the left
-    page.wait_for_function("() => !document.querySelector('audio').paused")
+    page.wait_for_function("() => !document.querySelector('audio').paused", polling=POLL_MS)
     # the script gives the focus back a moment after the click (a person's key comes later still)
-    page.wait_for_function("() => !['AUDIO', 'VIDEO'].includes(document.activeElement.tagName)")
+    page.wait_for_function(
+        "() => !['AUDIO', 'VIDEO'].includes(document.activeElement.tagName)", polling=POLL_MS
+    )
     press_y(page)
     assert presses(page) == 1 and not page.evaluate("() => document.querySelector('audio').paused")
 
@@ -95,7 +98,9 @@ def test_a_key_after_clicking_a_video_presses_its_button(page):
     video = page.locator("video")
     box = video.bounding_box()
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    page.wait_for_function("() => !['AUDIO', 'VIDEO'].includes(document.activeElement.tagName)")
+    page.wait_for_function(
+        "() => !['AUDIO', 'VIDEO'].includes(document.activeElement.tagName)", polling=POLL_MS
+    )
     press_y(page)
     assert presses(page) == 1
 
@@ -103,7 +108,7 @@ def test_a_key_after_clicking_a_video_presses_its_button(page):
 @pytest.mark.parametrize("control", ["A switch", "A box"])
 def test_a_key_after_flipping_a_switch_or_ticking_a_box_presses_its_button(page, control):
     page.get_by_text(control).click()
-    page.wait_for_function(IDLE_JS)
+    page.wait_for_function(IDLE_JS, polling=POLL_MS)
     press_y(page)
     assert presses(page) == 1
 
@@ -113,7 +118,7 @@ def test_a_key_typed_into_a_text_field_stays_text(page):
     field.click()
     page.keyboard.type("yy")
     page.keyboard.press("Tab")
-    page.wait_for_function(IDLE_JS)
+    page.wait_for_function(IDLE_JS, polling=POLL_MS)
     assert field.input_value() == "yy" and presses(page) == 0
 
 

@@ -15,6 +15,7 @@ import threading
 import pytest
 from app_support import make_video, password_hash
 from browser_support import (
+    POLL_MS,
     SHOTS,
     choose_option,
     chromium_page,
@@ -123,6 +124,7 @@ def shown_as_text(page, host: str, source: str) -> None:
     page.wait_for_function(
         "needle => document.body.innerText.replaceAll('\\u2060', '').includes(needle)",
         arg=f"![pic {source}](http://{host}/{source}.png) [go {source}](http://{host}/{source})",
+        polling=POLL_MS,
     )
 
 
@@ -161,6 +163,7 @@ def test_an_adjudicator_sees_the_annotators_facts_and_the_id_as_text(server, pay
             page.wait_for_function(
                 "needle => [...document.querySelectorAll('input, textarea')].some(e => e.value.includes(needle))",
                 arg=f"![pic fact-{name}](http://{host}/fact-{name}.png)",
+                polling=POLL_MS,
             )
         page.get_by_text("Gold now:", exact=False).wait_for()
         page.locator(IDLE).wait_for()

@@ -4,7 +4,7 @@ makes the other's next decision key show the sign-in form and write nothing."""
 from __future__ import annotations
 
 import pytest
-from browser_support import chromium_page, fill_sign_in, needs_chromium, streamlit_server
+from browser_support import POLL_MS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
 
 from annotation.store.accounts import add_account
 from annotation.store.project_store import ProjectStore
@@ -32,7 +32,9 @@ def server(demo, tmp_path_factory):
 
 
 def settle(page) -> None:
-    page.wait_for_function(f"() => ({QUESTION_JS})() !== null && ({IDLE_JS})() && ({READY_JS})()")
+    page.wait_for_function(
+        f"() => ({QUESTION_JS})() !== null && ({IDLE_JS})() && ({READY_JS})()", polling=POLL_MS
+    )
 
 
 def test_after_signing_out_in_one_tab_the_other_tabs_next_key_writes_nothing_and_asks_to_sign_in(

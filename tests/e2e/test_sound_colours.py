@@ -11,7 +11,7 @@ import io
 from collections import Counter
 
 import pytest
-from browser_support import SHOTS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
+from browser_support import POLL_MS, SHOTS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
 from PIL import Image
 
 pytestmark = needs_chromium
@@ -29,7 +29,7 @@ def test_timeline_spectrogram_draws_silence_near_black(server):
     with chromium_page(viewport_height=1400) as page:
         fill_sign_in(page, server, "dana")
         page.get_by_text("Timeline of all citations").click()
-        page.wait_for_function(f"({HEATMAP_IMAGE_JS})().length > 0")
+        page.wait_for_function(f"({HEATMAP_IMAGE_JS})().length > 0", polling=POLL_MS)
         page.screenshot(path=str(SHOTS / "timeline-sound.png"), full_page=True)
         [data_url] = page.evaluate(HEATMAP_IMAGE_JS)
     image = Image.open(io.BytesIO(base64.b64decode(data_url.split(",", 1)[1]))).convert("RGB")

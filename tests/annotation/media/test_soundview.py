@@ -75,8 +75,21 @@ def test_downmix_averages_channels_last_layout():
 
 
 # The two tests that load librosa run in one process, early in a `-n 2` run: in a fresh virtualenv
-# its first spectrogram compiles librosa's numba functions (≈ 25 CPU s, once per venv).
+# its first spectrogram compiles librosa's numba functions (≈ 28 CPU s at full optimisation, once per venv).
 LIBROSA_REFERENCE = pytest.mark.xdist_group("librosa-reference")
+
+
+@pytest.fixture(scope="module")
+def librosa(tmp_path_factory):
+    """librosa, its numba functions compiled without LLVM's optimisations (≈ 16 CPU s instead of 28:
+    the reference is called on a few small arrays, so how fast the compiled code runs does not matter)
+    into a cache of this run, so that code built that way never lands in the virtualenv's own cache
+    (where librosa's speed is measured, benchmarks/sound_view_speed.py). Numba reads both settings
+    when it compiles, and librosa compiles when it is imported and first called."""
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("NUMBA_OPT", "0")
+        env.setenv("NUMBA_CACHE_DIR", str(tmp_path_factory.mktemp("numba-cache")))
+        yield pytest.importorskip("librosa")
 
 
 @LIBROSA_REFERENCE
@@ -84,8 +97,7 @@ LIBROSA_REFERENCE = pytest.mark.xdist_group("librosa-reference")
     ("sample_rate", "n_fft", "n_mels"),
     [(16000, 1024, 64), (8000, 512, 40), (22050, 2048, 128), (48000, 4096, 64)],
 )
-def test_mel_filters_and_band_frequencies_equal_librosas(sample_rate, n_fft, n_mels):
-    librosa = pytest.importorskip("librosa")
+def test_mel_filters_and_band_frequencies_equal_librosas(librosa, sample_rate, n_fft, n_mels):
     ours = mel_filterbank(sample_rate, n_fft, n_mels)
     assert ours.shape == (1 + n_fft // 2, n_mels)
     assert np.abs(ours - librosa.filters.mel(sr=sample_rate, n_fft=n_fft, n_mels=n_mels).T).max() <= 1e-6
@@ -94,8 +106,7 @@ def test_mel_filters_and_band_frequencies_equal_librosas(sample_rate, n_fft, n_m
 
 
 @LIBROSA_REFERENCE
-def test_spectrogram_matches_librosa_for_a_short_clip():
-    librosa = pytest.importorskip("librosa")
+def test_spectrogram_matches_librosa_for_a_short_clip(librosa):
     samples = np.random.default_rng(3).standard_normal(16384).astype(np.float32)
     _, _, db = mel_spectrogram_db(samples, 16000)
     # 16384 samples, 1024-sample windows every 256 samples (a quarter window): 61 frames.

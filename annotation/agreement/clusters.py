@@ -140,6 +140,14 @@ class SentenceClusters:
             (c.index, m.citations) for c in self.clusters for m in c.members if m.author == author
         )
 
+    def signatures(self) -> dict[str, Signature]:
+        """{author: `signature(author)`} of every author with a member, in one pass."""
+        found: dict[str, set] = {}
+        for c in self.clusters:
+            for m in c.members:
+                found.setdefault(m.author, set()).add((c.index, m.citations))
+        return {author: frozenset(stated) for author, stated in found.items()}
+
     def majority(self) -> list[FactCluster]:
         """The clusters more than half of the decomposers stated."""
         return [c for c in self.clusters if c.support * 2 > len(self.decomposers)]

@@ -52,25 +52,34 @@ def answered(fact: Fact, sentence: Sentence) -> list[tuple[str, int | None, Segm
     return out
 
 
+def answers_by_segments(values) -> dict[Segments, list[tuple[str, int | None, bool]]]:
+    """{segments: [(kind, j, value)]} of a fact's `answered` values that are not null, in their
+    order: what `answer_for` looks a question up in."""
+    out: dict[Segments, list] = {}
+    for kind, j, segments, value in values:
+        if value is not None:
+            out.setdefault(segments, []).append((kind, j, value))
+    return out
+
+
 def answer_for(
-    fact: Fact, sentence: Sentence, kind: str, segments: Segments, values=None
+    fact: Fact, sentence: Sentence, kind: str, segments: Segments, by_segments=None
 ) -> tuple[bool, Task] | None:
     """The person's value for E(fact, `segments`) and the task it was asked as (e.g. `alone.1`), a
     value of the same `kind` first; None when they have no non-null value for that set or their fact
-    is malformed. An empty set is never a question (it supports nothing). `values`: the fact's
-    `answered` when the caller has it already (several questions about one fact)."""
+    is malformed. An empty set is never a question (it supports nothing). `by_segments`: the fact's
+    `answers_by_segments` when the caller has it already (several questions about one fact)."""
     if fact.entailment is None or not segments:
         return None
-    if values is None:
+    if by_segments is None:
         try:
-            values = answered(fact, sentence)
+            by_segments = answers_by_segments(answered(fact, sentence))
         except ValueError:  # a malformed fact in an imported record: no vote
             return None
-    matching = [(k, j, v) for k, j, s, v in values if s == segments and v is not None]
-    matching.sort(key=lambda found: found[0] != kind)
+    matching = by_segments.get(segments)
     if not matching:
         return None
-    found_kind, j, value = matching[0]
+    found_kind, j, value = next((found for found in matching if found[0] == kind), matching[0])
     return value, entailment_task(found_kind, j)
 
 

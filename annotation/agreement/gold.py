@@ -42,7 +42,13 @@ from pathlib import Path
 from typing import NamedTuple
 
 from annotation.agreement.clusters import FactCluster, SentenceClusters, response_clusters
-from annotation.agreement.entailment_answers import answer_for, answered, could_not_tell, question_segments
+from annotation.agreement.entailment_answers import (
+    answer_for,
+    answered,
+    answers_by_segments,
+    could_not_tell,
+    question_segments,
+)
 from annotation.agreement.reliability import agreement_stage, records_by_response
 from annotation.agreement.same_fact import answers_from_rulings
 from annotation.formats.atomic_file import write_text_atomically
@@ -192,17 +198,20 @@ def decide(
         return ruling.value, Provenance("adjudicated", ruling.provenance), agreement
     if n == 0:
         return None, Provenance("unresolved", "unresolved: no annotator values"), 0.0
+    provenance = _counted_provenance(m, n, rule, auto_accept_unanimous)
+    return (None if provenance.kind == "unresolved" else top), provenance, agreement
+
+
+@lru_cache(maxsize=1024)  # a few counts: one provenance object (and text) shared by every value it names
+def _counted_provenance(m: int, n: int, rule: str, auto_accept_unanimous: bool) -> Provenance:
+    """The provenance of a unit decided by counting: `m` of `n` annotators gave the modal value."""
     if m == n:
         if auto_accept_unanimous:
-            return top, Provenance("unanimous", f"unanimous {n}/{n}"), agreement
-        return (
-            None,
-            Provenance("unresolved", f"unresolved: unanimous {n}/{n}, awaiting confirmation"),
-            agreement,
-        )
+            return Provenance("unanimous", f"unanimous {n}/{n}")
+        return Provenance("unresolved", f"unresolved: unanimous {n}/{n}, awaiting confirmation")
     if rule == "majority" and m * 2 > n:
-        return top, Provenance("majority", f"majority {m}/{n}"), agreement
-    return None, Provenance("unresolved", f"unresolved: disputed {m}/{n}"), agreement
+        return Provenance("majority", f"majority {m}/{n}")
+    return Provenance("unresolved", f"unresolved: disputed {m}/{n}")
 
 
 @lru_cache(maxsize=256)  # a handful of names, asked for every gold fact
@@ -226,7 +235,7 @@ class _Deriver:
         self.values: list[GoldValue] = []
         self._found: dict[tuple, FactCluster | None] = {}
         self._answering_at: dict[int, list] = {}
-        self._answers: dict[int, tuple[Fact, list]] = {}  # id(fact) → (the fact, kept alive; its answers)
+        self._answers: dict[int, tuple[Fact, dict]] = {}  # id(fact) → (the fact, kept alive; its answers)
         self._units: dict[int, tuple[Fact, Unit]] = {}  # id(fact) → (the fact, kept alive; its unit)
         self._named = sorted(by_name.items())  # asked for every sentence
 
@@ -238,15 +247,15 @@ class _Deriver:
             found = self._units[id(fact)] = (fact, Unit.of_fact(i, fact.text, fact.citations))
         return found[1]
 
-    def _answered(self, fact: Fact, sentence: Sentence) -> list:
-        """`entailment_answers.answered` of a voter's fact, once per fact ([] for a malformed one:
-        no vote), however many questions it is asked."""
+    def _answered(self, fact: Fact, sentence: Sentence) -> dict:
+        """`answers_by_segments` of a voter's fact, once per fact ({} for a malformed one: no vote),
+        however many questions it is asked."""
         key = id(fact)
         if key not in self._answers:
             try:
-                self._answers[key] = (fact, answered(fact, sentence))
+                self._answers[key] = (fact, answers_by_segments(answered(fact, sentence)))
             except ValueError:  # a malformed fact in an imported record: no vote
-                self._answers[key] = (fact, [])
+                self._answers[key] = (fact, {})
         return self._answers[key][1]
 
     def _find(self, clusters: SentenceClusters, fact: Fact, subset: tuple[int, ...]) -> FactCluster | None:
@@ -328,6 +337,7 @@ class _Deriver:
     def _facts(self, i: int, base: Sentence, own: dict[str, Sentence]) -> tuple[list[Fact], str]:
         unit = Unit.of_sentence(i)
         clusters = self.clusters.get(i) or SentenceClusters(i)
+        signatures = clusters.signatures()
         lists = {
             n: [{"text": f.text, "citations": sorted(set(f.citations))} for f in s.facts]
             for n, s in own.items()
@@ -341,7 +351,7 @@ class _Deriver:
             unit,
             FACTS_TASK,
             lists,
-            compared={n: clusters.signature(n) for n in lists},
+            compared={n: signatures.get(n, frozenset()) for n in lists},
             spent_units={n: (unit, FACTS_TASK) for n in lists},
             segments=tuple(range(len(base.citations))),
             orphan=nobody,
@@ -395,13 +405,19 @@ class _Deriver:
         clusters = self.clusters.get(i) or SentenceClusters(i)
         out = {}
         for name, sentence, facts in self._answering(i):
-            exact = [f for f, worded, _ in facts if worded == wanted]
-            alike = [
-                f
-                for f, _, subset in facts
-                if cluster is not None and self._find(clusters, f, subset) is cluster
-            ]
-            chosen = next((f for f in exact + alike if f.entailment is not None), None)
+            # the first exact wording with answers, else the first answered member of the cluster
+            chosen = next(
+                (f for f, worded, _ in facts if worded == wanted and f.entailment is not None), None
+            )
+            if chosen is None and cluster is not None:
+                chosen = next(
+                    (
+                        f
+                        for f, _, subset in facts
+                        if f.entailment is not None and self._find(clusters, f, subset) is cluster
+                    ),
+                    None,
+                )
             if chosen is not None:
                 out[name] = (chosen, sentence)
         return out
@@ -420,9 +436,9 @@ class _Deriver:
         except ValueError:  # a citation index outside the sentence (imported records): not judgeable
             return Fact(text, cites, None, provenance)
         voters = self._voters(i, text, cites, cluster)
-        units = [Unit.of_fact(i, text, cites)] + [
-            Unit.of_fact(i, m.text, cites) for m in getattr(cluster, "members", ())
-        ]
+        units = [Unit.of_fact(i, text, cites)]
+        if self.rulings:  # the members' units only name the rulings that count
+            units += [Unit.of_fact(i, m.text, cites) for m in getattr(cluster, "members", ())]
         given = Entailment(None, [None] * len(cites), [None] * len(cites))
         about = (bare, tuple(cites), wordings)
         for task, kind, j in questions:

@@ -509,6 +509,7 @@ def verdict(similarity: float) -> str:
     return ASK if similarity >= ASK_THRESHOLD else DIFFERENT
 
 
+@lru_cache(maxsize=1 << 16)  # every pair of a sentence's clusters is asked, some twice
 def contains(longer: str, shorter: str) -> bool:
     """True when every content word of `shorter` is said by `longer` and nothing conflicts beyond
     what `longer` adds: the longer fact states the shorter one (and maybe more)."""

@@ -6,6 +6,8 @@ derived values) and the scorer all need the one same rule.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from annotation.protocol.records import Entailment, Fact, Sentence
 
 
@@ -49,9 +51,31 @@ def derive_entailment(fact: Fact, sentence: Sentence) -> Entailment:
     validity = fact_citation_validity(fact, sentence)
     k = len(validity)
     given = fact.entailment or Entailment()
-    everything = given.all
     alone = _aligned(given.alone, k, "alone", fact)
     without = _aligned(given.without, k, "without", fact)
+    if all(_plain(v) for v in (given.all, *alone, *without)):
+        # yes/no/null values (what people and judges give): the rules' result looked up, once per
+        # pattern; other values (an imported record's) compare equal to booleans (1 == True), so
+        # they are derived each time, keeping their own type
+        everything, alone, without = _filled(tuple(validity), given.all, tuple(alone), tuple(without))
+        return Entailment(all=everything, alone=list(alone), without=list(without))
+    everything, alone, without = _fill(validity, given.all, alone, without)
+    return Entailment(all=everything, alone=alone, without=without)
+
+
+def _plain(value) -> bool:
+    return value is None or value is True or value is False
+
+
+@lru_cache(maxsize=1 << 12)  # a handful of citation patterns and answers
+def _filled(validity: tuple, everything, alone: tuple, without: tuple) -> tuple:
+    filled = _fill(validity, everything, list(alone), list(without))
+    return filled[0], tuple(filled[1]), tuple(filled[2])
+
+
+def _fill(validity, everything, alone: list, without: list) -> tuple:
+    """(all, alone, without) after the rules of `derive_entailment`, `alone`/`without` filled in place."""
+    k = len(validity)
     for j, valid in enumerate(validity):
         if not valid:
             alone[j], without[j] = False, everything
@@ -68,4 +92,4 @@ def derive_entailment(fact: Fact, sentence: Sentence) -> Entailment:
             without[u] = alone[v]
         if without[v] is None:
             without[v] = alone[u]
-    return Entailment(all=everything, alone=alone, without=without)
+    return everything, alone, without

@@ -58,9 +58,17 @@ def test_a_new_process_reads_the_kept_results_and_gets_the_state_derived_anew(de
     store = ProjectStore.open(demo_copy)  # made before the table existed: it is made on first use
     first = new_process_state(store)
     assert len(kept_rows(store)) == 24  # every labelled response
+    writes = store.database.connection.total_changes
     again = new_process_state(store)
-    assert all(part.labels is None for part in again.responses.values())  # all read from the file
+    assert store.database.connection.total_changes == writes  # all read from the file: none derived
     assert everything(again) == everything(state_as_derived(store)) == everything(first)
+
+
+def test_a_state_derived_from_nothing_holds_no_label_events_until_asked(staged):
+    state = state_as_derived(staged)
+    assert all(part.labels is None for part in state.responses.values())  # let go once derived
+    assert state.labels == tuple(staged.events.current_labels())  # one read on first use
+    assert all(part.labels is not None for part in state.responses.values())
 
 
 GOLD_FACT_UNIT = Unit.of_fact(0, "A man points.", [0])
@@ -125,8 +133,9 @@ def test_each_change_a_response_depends_on_changes_what_a_new_process_reads(stag
 def test_a_result_kept_under_another_deriving_code_is_derived_again(staged):
     new_process_state(staged)
     staged.database.connection.execute("UPDATE derived_results SET key = key || 'older code'")
-    after = new_process_state(staged)
-    assert all(part.labels is not None for part in after.responses.values())  # derived, none read
+    writes = staged.database.connection.total_changes
+    new_process_state(staged)
+    assert staged.database.connection.total_changes - writes == len(kept_rows(staged))  # each derived
     assert all(key.endswith(derived_results.deriver()) for key in kept_rows(staged).values())
 
 

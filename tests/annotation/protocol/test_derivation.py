@@ -88,6 +88,21 @@ def test_derivation_leaves_the_fact_unchanged():
     assert fact.entailment == Entailment(True, [None], [None])
 
 
+def test_each_derivation_returns_lists_of_its_own():
+    # the rules' result is looked up per pattern: a caller changing one result changes no other
+    fact = judged([0], all=True)
+    first = derive_entailment(fact, sentence_with([VISUAL]))
+    first.alone[0] = False
+    assert derive_entailment(fact, sentence_with([VISUAL])) == Entailment(True, [True], [False])
+
+
+def test_a_value_that_is_not_a_boolean_is_copied_as_it_is():
+    # 1 == True, but a derived value keeps the type it was given (an imported record's)
+    derived = derive_entailment(judged([0], all=1), sentence_with([VISUAL]))
+    assert type(derived.alone[0]) is int and derived.alone == [1]
+    assert type(derive_entailment(judged([0], all=True), sentence_with([VISUAL])).alone[0]) is bool
+
+
 def test_citation_index_out_of_range_is_an_error_naming_the_fact():
     with pytest.raises(ValueError, match="'the man waves'.*index 2"):
         derive_entailment(judged([0, 2], text="the man waves"), sentence_with([VISUAL, AUDIO]))

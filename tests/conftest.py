@@ -17,7 +17,6 @@ import fcntl
 import os
 import shutil
 import threading
-from itertools import zip_longest
 from pathlib import Path
 
 import pytest
@@ -57,7 +56,13 @@ def pytest_configure(config):
     """On the controller of a whole-suite `-n N` run (the README's command), build the demo in the
     background while the workers start and collect: its first user would otherwise build it
     (seconds) while the other worker, when its first group needs it too, waits idle. A build
-    that fails here is left to the first test that needs it, which then reports it."""
+    that fails here is left to the first test that needs it, which then reports it.
+    On a worker of a CPU lane (see `cpu_lanes`), lower its priority."""
+    worker = getattr(config, "workerinput", None)
+    if worker is not None and config.getvalue("dist") == "loadgroup":
+        workers = int(worker["workercount"])
+        if cpu_lanes(workers) < workers and _lane_of(worker["workerid"], workers) == "cpu":
+            os.nice(CPU_LANE_NICENESS)
     if (
         getattr(config.option, "numprocesses", None)
         and not hasattr(config, "workerinput")
@@ -171,14 +176,13 @@ def pytest_collection_modifyitems(config, items):
         if loadgroup and not item.nodeid.endswith("@" + name):
             item._id = NodeId.parse(f"{item.nodeid}@{name}")
     if loadgroup:
-        _browser_and_other_units_by_turns(items)
+        _longest_units_first(items)
 
 
-def _browser_and_other_units_by_turns(items) -> None:
+def _longest_units_first(items) -> None:
     """Order the run's work units (a group, or one ungrouped test) by their expected seconds, longest
-    first (pyproject turns off xdist's own reordering by test count, which keeps this order), taking
-    a browser unit and another unit by turns: a browser test spends much of its time waiting on its
-    server and Chromium, so the workers start (and go on) with a CPU-bound unit beside each one."""
+    first (pyproject turns off xdist's own reordering by test count, which keeps this order), so no
+    lane ends the run alone on a long group while the others are idle."""
     per_file: dict[str, int] = {}
     for item in items:
         path = item.nodeid.split("::")[0]
@@ -193,10 +197,55 @@ def _browser_and_other_units_by_turns(items) -> None:
     items.sort(key=lambda item: -expected_seconds(item))
     units: dict[str, list] = {}  # a work unit as xdist names it (the id's `@group` or the whole id)
     for item in items:
-        units.setdefault(item.nodeid.rsplit("@", 1)[-1] if "@" in item.nodeid else item.nodeid, []).append(
-            item
-        )
-    browser = [u for u in units.values() if u[0].nodeid.startswith("tests/e2e/")]
-    other = [u for u in units.values() if not u[0].nodeid.startswith("tests/e2e/")]
-    turns = [unit for pair in zip_longest(browser, other) for unit in pair if unit is not None]
-    items[:] = [item for unit in turns for item in unit]
+        units.setdefault(_unit_of(item.nodeid), []).append(item)
+    items[:] = [item for unit in units.values() for item in unit]
+
+
+def _unit_of(nodeid: str) -> str:
+    """The work unit of a test under loadgroup: its `@group`, else its own id (as xdist splits it)."""
+    return nodeid.split("@")[-1] if nodeid.rfind("@") > nodeid.rfind("]") else nodeid
+
+
+def _is_browser_unit(nodeid: str) -> bool:
+    return nodeid.startswith("tests/e2e/")
+
+
+# Lanes. A browser test spends most of its time waiting on its Streamlit server and Chromium (in a
+# quiet run the browser files took ≈ 380 s of wall for ≈ 90 CPU s), so sharing the workers with the
+# CPU-bound tests left the cores idle for minutes. With more workers than cores (`-n 4` on 2 cores),
+# the first `cpu_lanes` workers take the CPU-bound units and the others the browser units (each takes
+# the other kind once its own is done); the CPU lanes run at a lower priority, so the browser lanes'
+# short bursts (a script rerun, a frame drawn) are served at once and the CPU lanes take every cycle
+# left over.
+CPU_LANE_NICENESS = 10
+
+
+def cpu_lanes(workers: int) -> int:
+    """How many of `workers` take the CPU-bound units first: one per core, leaving at least one
+    browser lane; with no more workers than cores, all of them (no lanes)."""
+    cores = os.cpu_count() or 1
+    return workers if workers <= cores else cores
+
+
+def _lane_of(worker_id: str, workers: int) -> str:
+    return "cpu" if int(worker_id.removeprefix("gw")) < cpu_lanes(workers) else "browser"
+
+
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class LaneScheduling(LoadGroupScheduling):
+        """loadgroup, each worker taking the first unit of its lane's kind (see `cpu_lanes`)."""
+
+        def _assign_work_unit(self, node) -> None:
+            lane = _lane_of(node.gateway.id, self.numnodes)
+            if cpu_lanes(self.numnodes) < self.numnodes:
+                for scope, unit in self.workqueue.items():
+                    if (lane == "browser") == _is_browser_unit(next(iter(unit))):
+                        self.workqueue.move_to_end(scope, last=False)
+                        break
+            super()._assign_work_unit(node)
+
+    return LaneScheduling(config, log)

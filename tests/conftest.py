@@ -59,7 +59,7 @@ def pytest_configure(config):
     that fails here is left to the first test that needs it, which then reports it.
     On a worker of a CPU lane (see `cpu_lanes`), lower its priority."""
     worker = getattr(config, "workerinput", None)
-    if worker is not None and config.getvalue("dist") == "loadgroup":
+    if worker is not None and getattr(config.option, "loadgroup", False):  # xdist sets it on workers
         workers = int(worker["workercount"])
         if cpu_lanes(workers) < workers and _lane_of(worker["workerid"], workers) == "cpu":
             os.nice(CPU_LANE_NICENESS)

@@ -104,8 +104,8 @@ def demo_copy(demo_build, tmp_path) -> Path:
 
 # Seconds each slow test file takes (wall summed over its tests under `-n 2`: a run of 2026-12-02
 # at load ≈ 14, divided by 3 to match a quiet run's total; rounded). Only the order of the run
-# depends on them: under `-n 2` the longest groups start first (browser and other units by turns),
-# so the run does not end with one worker on a long browser or CLI group and the other idle. A file
+# depends on them: the longest groups of each lane start first (see `cpu_lanes`), so the run does
+# not end with one worker on a long browser or CLI group and the others idle. A file
 # not listed weighs nothing; a stale figure costs some balance, never a test.
 FILE_SECONDS = {
     "tests/e2e/test_browser.py": 51,

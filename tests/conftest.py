@@ -57,11 +57,11 @@ def pytest_configure(config):
     background while the workers start and collect: its first user would otherwise build it
     (seconds) while the other worker, when its first group needs it too, waits idle. A build
     that fails here is left to the first test that needs it, which then reports it.
-    On a worker of a CPU lane (see `cpu_lanes`), lower its priority."""
+    On a worker of a CPU lane (see `browser_lanes`), lower its priority."""
     worker = getattr(config, "workerinput", None)
     if worker is not None and getattr(config.option, "loadgroup", False):  # xdist sets it on workers
         workers = int(worker["workercount"])
-        if cpu_lanes(workers) < workers and _lane_of(worker["workerid"], workers) == "cpu":
+        if browser_lanes(workers) and _lane_of(worker["workerid"], workers) == "cpu":
             os.nice(CPU_LANE_NICENESS)
     if (
         getattr(config.option, "numprocesses", None)
@@ -104,7 +104,7 @@ def demo_copy(demo_build, tmp_path) -> Path:
 
 # Seconds each slow test file takes (wall summed over its tests under `-n 2`: a run of 2026-12-02
 # at load ≈ 14, divided by 3 to match a quiet run's total; rounded). Only the order of the run
-# depends on them: the longest groups of each lane start first (see `cpu_lanes`), so the run does
+# depends on them: the longest groups of each lane start first (see `browser_lanes`), so the run does
 # not end with one worker on a long browser or CLI group and the others idle. A file
 # not listed weighs nothing; a stale figure costs some balance, never a test.
 FILE_SECONDS = {
@@ -212,19 +212,23 @@ def _is_browser_unit(nodeid: str) -> bool:
 
 # Lanes. A browser test spends most of its time waiting on its Streamlit server and Chromium (in a
 # quiet run the browser files took ≈ 380 s of wall for ≈ 90 CPU s), so sharing the workers with the
-# CPU-bound tests left the cores idle for minutes. With more workers than cores (`-n 4` on 2 cores),
-# the first `cpu_lanes` workers take the CPU-bound units and the others the browser units (each takes
-# the other kind once its own is done); the CPU lanes run at a lower priority, so the browser lanes'
-# short bursts (a script rerun, a frame drawn) are served at once and the CPU lanes take every cycle
-# left over.
+# CPU-bound tests left the cores idle for minutes. With more than two workers (`-n 4` on 2 cores),
+# the last `browser_lanes` workers take the browser units and the others the CPU-bound units (each
+# takes the other kind once its own is done); the CPU lanes run at a lower priority, so the browser
+# lanes' short bursts (a script rerun, a frame drawn) are served at once and the CPU lanes take every
+# cycle left over. The lanes follow the worker count, not `os.cpu_count()`, which in a container can
+# count the host's cores.
 CPU_LANE_NICENESS = 10
 
 
+def browser_lanes(workers: int) -> int:
+    """How many of `workers` take the browser units first: two (one, of three workers), leaving at
+    least two CPU lanes; none with two workers or fewer (no lanes)."""
+    return max(0, min(2, workers - 2))
+
+
 def cpu_lanes(workers: int) -> int:
-    """How many of `workers` take the CPU-bound units first: one per core, leaving at least one
-    browser lane; with no more workers than cores, all of them (no lanes)."""
-    cores = os.cpu_count() or 1
-    return workers if workers <= cores else cores
+    return workers - browser_lanes(workers)
 
 
 def _lane_of(worker_id: str, workers: int) -> str:
@@ -237,11 +241,11 @@ def pytest_xdist_make_scheduler(config, log):
     from xdist.scheduler import LoadGroupScheduling
 
     class LaneScheduling(LoadGroupScheduling):
-        """loadgroup, each worker taking the first unit of its lane's kind (see `cpu_lanes`)."""
+        """loadgroup, each worker taking the first unit of its lane's kind (see `browser_lanes`)."""
 
         def _assign_work_unit(self, node) -> None:
             lane = _lane_of(node.gateway.id, self.numnodes)
-            if cpu_lanes(self.numnodes) < self.numnodes:
+            if browser_lanes(self.numnodes):
                 for scope, unit in self.workqueue.items():
                     if (lane == "browser") == _is_browser_unit(next(iter(unit))):
                         self.workqueue.move_to_end(scope, last=False)

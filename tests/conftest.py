@@ -235,6 +235,7 @@ def _lane_of(worker_id: str, workers: int) -> str:
     return "cpu" if int(worker_id.removeprefix("gw")) < cpu_lanes(workers) else "browser"
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: unknown when it is not loaded
 def pytest_xdist_make_scheduler(config, log):
     if config.getvalue("dist") != "loadgroup":
         return None

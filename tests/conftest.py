@@ -17,7 +17,6 @@ import fcntl
 import os
 import shutil
 import threading
-from itertools import zip_longest
 from pathlib import Path
 
 import pytest
@@ -57,7 +56,13 @@ def pytest_configure(config):
     """On the controller of a whole-suite `-n N` run (the README's command), build the demo in the
     background while the workers start and collect: its first user would otherwise build it
     (seconds) while the other worker, when its first group needs it too, waits idle. A build
-    that fails here is left to the first test that needs it, which then reports it."""
+    that fails here is left to the first test that needs it, which then reports it.
+    On a worker of a CPU lane (see `browser_lanes`), lower its priority."""
+    worker = getattr(config, "workerinput", None)
+    if worker is not None and getattr(config.option, "loadgroup", False):  # xdist sets it on workers
+        workers = int(worker["workercount"])
+        if browser_lanes(workers) and _lane_of(worker["workerid"], workers) == "cpu":
+            os.nice(CPU_LANE_NICENESS)
     if (
         getattr(config.option, "numprocesses", None)
         and not hasattr(config, "workerinput")
@@ -68,9 +73,49 @@ def pytest_configure(config):
         build = threading.Thread(target=_build_demo_quietly, args=(root,), name="demo-build", daemon=True)
         build.start()
         config.stash[_DEMO_BUILD] = build
+        if isinstance(config.option.numprocesses, int) and browser_lanes(config.option.numprocesses):
+            first_collection = (root / FIRST_COLLECTION_LOCK).open("w")
+            fcntl.flock(first_collection, fcntl.LOCK_EX)  # until the first collector is done
+            config.stash[_FIRST_COLLECTION] = first_collection
 
 
 _DEMO_BUILD = pytest.StashKey[threading.Thread]()
+_FIRST_COLLECTION = pytest.StashKey[object]()
+# One worker collects first. A fresh virtualenv holds no bytecode and no rewritten test modules yet:
+# workers collecting side by side each compiled them all (≈ 12 CPU s each, against ≈ 4 once written).
+# The controller holds this lock until the first collector (the last worker, a browser lane at full
+# priority) has collected; the others collect once it is released.
+FIRST_COLLECTION_LOCK = "first-collection.lock"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection(session):
+    worker = getattr(session.config, "workerinput", None)
+    if worker is None or not getattr(session.config.option, "loadgroup", False):
+        return
+    workers = int(worker["workercount"])
+    if not browser_lanes(workers) or worker["workerid"] == f"gw{workers - 1}":
+        return
+    lock = session.config._tmp_path_factory.getbasetemp().parent / FIRST_COLLECTION_LOCK
+    with contextlib.suppress(FileNotFoundError), lock.open() as first_collection:
+        fcntl.flock(first_collection, fcntl.LOCK_SH)  # released by the controller (or its exit)
+
+
+@pytest.hookimpl(optionalhook=True)  # hooks of pytest-xdist, on the controller
+def pytest_xdist_node_collection_finished(node, ids):
+    _end_first_collection(node.config)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    _end_first_collection(node.config)
+
+
+def _end_first_collection(config) -> None:
+    first_collection = config.stash.get(_FIRST_COLLECTION, None)
+    if first_collection is not None:
+        del config.stash[_FIRST_COLLECTION]
+        first_collection.close()
 
 
 def _build_demo_quietly(root: Path) -> None:
@@ -99,8 +144,8 @@ def demo_copy(demo_build, tmp_path) -> Path:
 
 # Seconds each slow test file takes (wall summed over its tests under `-n 2`: a run of 2026-12-02
 # at load ≈ 14, divided by 3 to match a quiet run's total; rounded). Only the order of the run
-# depends on them: under `-n 2` the longest groups start first (browser and other units by turns),
-# so the run does not end with one worker on a long browser or CLI group and the other idle. A file
+# depends on them: the longest groups of each lane start first (see `browser_lanes`), so the run does
+# not end with one worker on a long browser or CLI group and the others idle. A file
 # not listed weighs nothing; a stale figure costs some balance, never a test.
 FILE_SECONDS = {
     "tests/e2e/test_browser.py": 51,
@@ -109,14 +154,13 @@ FILE_SECONDS = {
     "tests/e2e/test_adjudication.py": 26,
     "tests/annotation/store/test_accounts_sign_in.py": 25,
     "tests/annotation/demo/test_demo.py": 20,
-    "tests/e2e/test_admin_console.py": 19,
     "tests/e2e/test_sso.py": 19,
-    "tests/annotation/media/test_soundview.py": 17,
     "tests/annotation/cli/test_import_kill.py": 16,
     "tests/e2e/test_model_scores.py": 15,
     "tests/e2e/test_calibrate_acknowledgement.py": 14,
     "tests/e2e/test_sessions_across_tabs.py": 14,
     "tests/e2e/test_rendering.py": 14,
+    "tests/e2e/test_admin_console.py": 13,
     "tests/annotation/cli/test_hostile_corpus.py": 13,
     "tests/pages/test_app_calibrate.py": 12,
     "tests/pages/test_app_roles.py": 12,
@@ -126,6 +170,7 @@ FILE_SECONDS = {
     "tests/e2e/test_same_fact_by_key.py": 9,
     "tests/pages/test_app_judges.py": 9,
     "tests/e2e/test_keys.py": 9,
+    "tests/annotation/media/test_soundview.py": 8,
     "tests/pages/test_app_disputes.py": 8,
     "tests/pages/test_app_player.py": 8,
     "tests/annotation/media/test_media.py": 8,
@@ -171,14 +216,13 @@ def pytest_collection_modifyitems(config, items):
         if loadgroup and not item.nodeid.endswith("@" + name):
             item._id = NodeId.parse(f"{item.nodeid}@{name}")
     if loadgroup:
-        _browser_and_other_units_by_turns(items)
+        _longest_units_first(items)
 
 
-def _browser_and_other_units_by_turns(items) -> None:
+def _longest_units_first(items) -> None:
     """Order the run's work units (a group, or one ungrouped test) by their expected seconds, longest
-    first (pyproject turns off xdist's own reordering by test count, which keeps this order), taking
-    a browser unit and another unit by turns: a browser test spends much of its time waiting on its
-    server and Chromium, so the workers start (and go on) with a CPU-bound unit beside each one."""
+    first (pyproject turns off xdist's own reordering by test count, which keeps this order), so no
+    lane ends the run alone on a long group while the others are idle."""
     per_file: dict[str, int] = {}
     for item in items:
         path = item.nodeid.split("::")[0]
@@ -193,10 +237,60 @@ def _browser_and_other_units_by_turns(items) -> None:
     items.sort(key=lambda item: -expected_seconds(item))
     units: dict[str, list] = {}  # a work unit as xdist names it (the id's `@group` or the whole id)
     for item in items:
-        units.setdefault(item.nodeid.rsplit("@", 1)[-1] if "@" in item.nodeid else item.nodeid, []).append(
-            item
-        )
-    browser = [u for u in units.values() if u[0].nodeid.startswith("tests/e2e/")]
-    other = [u for u in units.values() if not u[0].nodeid.startswith("tests/e2e/")]
-    turns = [unit for pair in zip_longest(browser, other) for unit in pair if unit is not None]
-    items[:] = [item for unit in turns for item in unit]
+        units.setdefault(_unit_of(item.nodeid), []).append(item)
+    items[:] = [item for unit in units.values() for item in unit]
+
+
+def _unit_of(nodeid: str) -> str:
+    """The work unit of a test under loadgroup: its `@group`, else its own id (as xdist splits it)."""
+    return nodeid.split("@")[-1] if nodeid.rfind("@") > nodeid.rfind("]") else nodeid
+
+
+def _is_browser_unit(nodeid: str) -> bool:
+    return nodeid.startswith("tests/e2e/")
+
+
+# Lanes. A browser test spends most of its time waiting on its Streamlit server and Chromium (in a
+# quiet run the browser files took ≈ 380 s of wall for ≈ 90 CPU s), so sharing the workers with the
+# CPU-bound tests left the cores idle for minutes. With more than two workers (`-n 4` on 2 cores),
+# the last `browser_lanes` workers take the browser units and the others the CPU-bound units (each
+# takes the other kind once its own is done); the CPU lanes run at a lower priority, so the browser
+# lanes' short bursts (a script rerun, a frame drawn) are served at once and the CPU lanes take every
+# cycle left over. The lanes follow the worker count, not `os.cpu_count()`, which in a container can
+# count the host's cores.
+CPU_LANE_NICENESS = 10
+
+
+def browser_lanes(workers: int) -> int:
+    """How many of `workers` take the browser units first: two (one, of three workers), leaving at
+    least two CPU lanes; none with two workers or fewer (no lanes)."""
+    return max(0, min(2, workers - 2))
+
+
+def cpu_lanes(workers: int) -> int:
+    return workers - browser_lanes(workers)
+
+
+def _lane_of(worker_id: str, workers: int) -> str:
+    return "cpu" if int(worker_id.removeprefix("gw")) < cpu_lanes(workers) else "browser"
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: unknown when it is not loaded
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class LaneScheduling(LoadGroupScheduling):
+        """loadgroup, each worker taking the first unit of its lane's kind (see `browser_lanes`)."""
+
+        def _assign_work_unit(self, node) -> None:
+            lane = _lane_of(node.gateway.id, self.numnodes)
+            if browser_lanes(self.numnodes):
+                for scope, unit in self.workqueue.items():
+                    if (lane == "browser") == _is_browser_unit(next(iter(unit))):
+                        self.workqueue.move_to_end(scope, last=False)
+                        break
+            super()._assign_work_unit(node)
+
+    return LaneScheduling(config, log)

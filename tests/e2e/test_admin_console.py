@@ -21,6 +21,10 @@ CHARTS_FIT_JS = """() => [...document.querySelectorAll('[data-testid="stPlotlyCh
     const width = chart.getBoundingClientRect().width, svg = chart.querySelector('svg.main-svg');
     return width === 0 || (svg !== null && Math.abs(svg.getBoundingClientRect().width - width) <= 2);
 })"""
+# What draws after a script run has drawn too: every chart (as above) and every player's clip, which
+# a player fetches a moment after the page settles (loaded, or failed: a failure logs its error).
+DRAWN_JS = f"""() => ({CHARTS_FIT_JS})() && [...document.querySelectorAll('.murgat-player video, .murgat-player audio')]
+    .every(media => media.readyState >= 1 || media.error !== null)"""
 
 
 @pytest.fixture(scope="module")
@@ -38,8 +42,10 @@ def test_no_admin_page_logs_an_error_or_a_warning_at_desktop_or_phone_width(serv
         fill_sign_in(page, server, "admin")
         for title in ADMIN_PAGES:
             page.get_by_role("link", name=title, exact=True).click()
+            if title != "Annotate":  # (the page open since signing in) the page's run has begun:
+                page.get_by_role("heading", name=title, exact=True, level=1).wait_for()
             wait_until_idle(page)
-            page.wait_for_timeout(2000)  # charts and players draw after the run
+            page.wait_for_function(DRAWN_JS, polling=POLL_MS)  # charts and players draw after the run
             wait_until_idle(page)
             page.set_viewport_size({"width": 390, "height": 844})  # charts draw again at phone width
             page.wait_for_function(CHARTS_FIT_JS, polling=POLL_MS)

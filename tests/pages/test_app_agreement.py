@@ -15,6 +15,7 @@ from annotation.store.project_store import ProjectStore
 from annotation.work.labels import CANT_TELL
 from calibration.scoring.murgat_s import PRECISION_MODES
 from calibration.sweep.parity import annotator_rows, parity_tables
+from pages.widgets import agreement_tables
 from pages.widgets.agreement_measure import latest_agreement, wait_for_agreement
 from pages.widgets.agreement_tables import latest_tables, wait_for_tables
 
@@ -251,7 +252,12 @@ def test_after_a_new_label_the_last_tables_show_at_once_until_the_new_ones_are_w
     before = wait_for_tables(store, project_state(store))
     assert [r["annotator"] for r in before.annotators] == ["ann", "bob"]
     store.events.append("bob", "r1", "s0", "verifiable", True)  # a new label: bob now agrees on s0
+    release = threading.Event()
+    # the tables' one background worker held busy while the page looks: on a loaded machine the new
+    # tables (a few ms on this project) could otherwise be done before the look returns
+    agreement_tables._EXECUTOR.submit(release.wait, 30)
     shown, fresh = latest_tables(store, project_state(store))
+    release.set()
     assert shown is before and not fresh  # at once: the last tables, stale
     after = wait_for_tables(store, project_state(store))
     assert latest_tables(store, project_state(store)) == (after, True)

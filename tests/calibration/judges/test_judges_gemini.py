@@ -11,7 +11,11 @@ from judge_server import CALLS_PER_CONFIGURATION, EXPECTED, JudgeServer, summary
 from calibration.judges.judges_file import JudgeConfig, parse_configuration
 from calibration.judges.runner import run_configurations
 
-pytest.importorskip("google.genai", reason="the gemini adapter's package, pinned in requirements.txt")
+
+@pytest.fixture(autouse=True)
+def _google_genai():
+    """Imported by the tests that use it (≈ 0.8 CPU s), not by every test process as it collects."""
+    pytest.importorskip("google.genai", reason="the gemini adapter's package, pinned in requirements.txt")
 
 
 def gemini_judge(judge_endpoint, monkeypatch, **overrides) -> dict[str, JudgeConfig]:

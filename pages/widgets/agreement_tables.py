@@ -133,6 +133,8 @@ def latest_tables(store, state) -> tuple[AgreementTables | None, bool]:
             return (project.latest[1] if project.latest else None), True
         if project.running is None:
             _start(store, project, state)
+            if project.latest is not None and project.latest[0] == state.revision:
+                return project.latest[1], True  # done before `_start` returned: its callback ran there
         elif project.running[0] != state.revision:
             project.wanted = state  # after the one running
         return (project.latest[1] if project.latest else None), False

@@ -107,6 +107,8 @@ def latest_agreement(
             return latest, False, project.failed[1]
         if project.running is None:
             _start(store, project, state, measure)
+            if state.revision in project.done:  # done before `_start` returned: its callback ran there
+                return project.done[state.revision], True, None
         elif project.running[0] != state.revision:
             project.wanted = (state, measure)  # after the one running
     return latest, False, None

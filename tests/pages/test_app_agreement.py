@@ -16,7 +16,7 @@ from annotation.store.project_store import ProjectStore
 from annotation.work.labels import CANT_TELL
 from calibration.scoring.murgat_s import PRECISION_MODES
 from calibration.sweep.parity import annotator_rows, parity_tables
-from pages.widgets import agreement_tables
+from pages.widgets import agreement_measure, agreement_tables
 from pages.widgets.agreement_measure import latest_agreement, wait_for_agreement
 from pages.widgets.agreement_tables import latest_tables, wait_for_tables
 
@@ -280,3 +280,15 @@ def test_tables_done_before_the_look_returns_are_shown_as_fresh(tiny, monkeypatc
     state = project_state(store)
     shown, fresh = latest_tables(store, state)
     assert fresh and shown == agreement_tables.agreement_tables(store, state)
+
+
+def test_a_measurement_done_before_the_look_returns_is_shown_as_fresh(tiny, monkeypatch):
+    store = ProjectStore.open(tiny)
+    monkeypatch.setattr(agreement_measure, "_EXECUTOR", _DoneAtOnce())
+    state = project_state(store)
+    shown, fresh, error = latest_agreement(store, state, measure=lambda units: {"measured": sorted(units)})
+    assert (shown, fresh, error) == (
+        {"measured": sorted(agreement_measure.agreement_inputs(store, state).units)},
+        True,
+        None,
+    )

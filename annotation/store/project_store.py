@@ -566,6 +566,24 @@ class ProjectStore:
         )
         return {record_id: (rid, source, read_form(form)) for record_id, rid, source, form in rows}
 
+    def latest_record_forms(
+        self, kind: str | None = None, *, response_ids: Iterable[str] | None = None
+    ) -> dict[tuple[str, str], list | None]:
+        """{(source, response): the score form of its record in force} for the records
+        `list_records(kind, response_ids=…)` gives, nothing decoded (None as in `record_forms`)."""
+        where, params = self._record_filters(kind, None, None, response_ids)
+        try:
+            FORM_TABLES.ready(self.database)
+            forms = "(SELECT form FROM record_forms f WHERE f.record_id = r.id)"
+        except ProjectFileError:  # a read-only file from before forms were stored
+            forms = "NULL"
+        rows = self.database.connection.execute(
+            f"SELECT r.source, r.response_id, {forms} FROM records r "
+            f"WHERE r.id IN (SELECT MAX(id) FROM records WHERE {where} GROUP BY source, response_id)",
+            params,
+        )
+        return {(source, rid): read_form(form) for source, rid, form in rows}
+
     def latest_record_ids(self, source: str, response_ids: Iterable[str] | None = None) -> dict[str, int]:
         """{response: the id of `source`'s record in force for it} (of `response_ids` only, when
         given), nothing decoded."""

@@ -253,6 +253,7 @@ def sweep_with_args(args, inputs: SweepInputs, judges, sources=None, rank_interv
         epsilon=args.epsilon,
         judged=judged,
         rank_intervals_now=rank_intervals_now,
+        judge_forms=inputs.judge_forms,
     )
 
 

@@ -371,6 +371,7 @@ def run_sweep(
     epsilon: float = DEFAULT_EPSILON,
     judged: dict[str, list[str]] | None = None,
     rank_intervals_now: bool = False,
+    judge_forms: dict[tuple[str, str], list] | None = None,
 ) -> SweepReport:
     """Sweep every judge source × precision mode against gold (see the module docstring).
 
@@ -381,7 +382,9 @@ def run_sweep(
     more): the responses without gold are counted and listed from it, and each of its sources is
     a configuration. `humans` (human:* records, finished or not) give human parity;
     `rank_intervals_now`: work the rank correlations' intervals out now, with the sweep's
-    resamples (for a caller that shows them all), not when first asked;
+    resamples (for a caller that shows them all), not when first asked; `judge_forms`
+    ({(source, response): score form}, a project's stored forms of `judges`) scores those records
+    from their forms, the same numbers without walking them;
     Raises InputError (locations like '<judges>,
     entry 3') for: no gold or no judges, gold from several sources, a gold record among the judges,
     a non-human source among `humans`, a repeated (response, source), an unknown mode, or a record
@@ -394,18 +397,32 @@ def run_sweep(
     # the cyclic collector walks the whole heap again and again for nothing
     with without_cycle_collection():
         return _run_sweep(
-            gold, judges, modes, humans, n_boot, folds, seed, alpha, epsilon, judged, rank_intervals_now
+            gold,
+            judges,
+            modes,
+            humans,
+            n_boot,
+            folds,
+            seed,
+            alpha,
+            epsilon,
+            judged,
+            rank_intervals_now,
+            judge_forms,
         )
 
 
 def _run_sweep(
-    gold, judges, modes, humans, n_boot, folds, seed, alpha, epsilon, judged, rank_intervals_now
+    gold, judges, modes, humans, n_boot, folds, seed, alpha, epsilon, judged, rank_intervals_now, judge_forms
 ) -> SweepReport:
     gold_by, judges_by, humans_by = _check_inputs(gold, judges, humans, modes, judged)
     ((gold_source, gold_records),) = gold_by.items()
     ids, notes = sorted(gold_records), []
     rows = [(source, mode) for source in sorted(judges_by) for mode in modes]
-    gold_scores, judge_scores = score_rows(gold_by, ids, modes), score_rows(judges_by, ids, modes)
+    gold_scores, judge_scores = (
+        score_rows(gold_by, ids, modes),
+        score_rows(judges_by, ids, modes, judge_forms),
+    )
     X = np.vstack([judge_scores.values[row] for row in rows])
     Y = np.vstack([gold_scores.values[(gold_source, mode)] for _, mode in rows])
     found = _correlations(X, Y, n_boot, seed, rank_intervals_now)

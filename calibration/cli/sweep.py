@@ -266,6 +266,13 @@ def sweep_with_args(args, inputs: SweepInputs, judges, sources=None, rank_interv
 
 def cmd_sweep(args) -> int:
     """Load records, run the sweep, print; any bad input → every problem on stderr, exit 2."""
+    # the command's objects (a project's state, records, the report) hold no cycles that matter in a
+    # process that ends with it: the cyclic collector would walk them again and again for nothing
+    with without_cycle_collection():
+        return _sweep_command(args)
+
+
+def _sweep_command(args) -> int:
     problems = sweep_argument_problems(args, args.judges, "--judges")
     report = None
     if not problems:
@@ -281,10 +288,9 @@ def cmd_sweep(args) -> int:
         for problem in problems:
             print(f"error: {problem}", file=sys.stderr)
         return 2
-    with without_cycle_collection():  # the report's many small objects, beside the project's state
-        print(
-            json.dumps(report.to_dict(rank_intervals), allow_nan=False)
-            if args.json
-            else format_sweep_table(report)
-        )
+    print(
+        json.dumps(report.to_dict(rank_intervals), allow_nan=False)
+        if args.json
+        else format_sweep_table(report)
+    )
     return 0

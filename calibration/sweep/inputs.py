@@ -118,6 +118,13 @@ def inputs_from_state(state) -> SweepInputs:
     not be decoded to sweep 1,000 gold ones), with every judge source's responses counted in SQL.
     Read once per (project file, revision); while no record is imported, a response's judge
     records are read once, whatever labels come."""
+    # the state's gold and annotator records (made when first asked) and the decoded judge records
+    # are many small objects beside the state: the cyclic collector would walk the heap for nothing
+    with without_cycle_collection():
+        return _inputs_from_state(state)
+
+
+def _inputs_from_state(state) -> SweepInputs:
     gold = state.gold.records
     path = str(state.store.db_path.resolve())
     key = (path, state.revision)
@@ -127,8 +134,7 @@ def inputs_from_state(state) -> SweepInputs:
             _gold_judges.move_to_end(key)
         known = _by_response.get(path)
     if found is None:
-        with without_cycle_collection():  # decoding makes many small objects beside the state
-            found = _read_gold_judges(state, gold, known)
+        found = _read_gold_judges(state, gold, known)
         with _cache_lock:
             _gold_judges[key] = found
             while len(_gold_judges) > KEPT_JUDGES:

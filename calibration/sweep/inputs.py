@@ -4,7 +4,6 @@ page and every CLI."""
 
 from __future__ import annotations
 
-import gc
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -119,13 +118,6 @@ def inputs_from_state(state) -> SweepInputs:
     not be decoded to sweep 1,000 gold ones), with every judge source's responses counted in SQL.
     Read once per (project file, revision); while no record is imported, a response's judge
     records are read once, whatever labels come."""
-    # the state's gold and annotator records (made when first asked) and the decoded judge records
-    # are many small objects beside the state: the cyclic collector would walk the heap for nothing
-    with without_cycle_collection():
-        return _inputs_from_state(state)
-
-
-def _inputs_from_state(state) -> SweepInputs:
     gold = state.gold.records
     path = str(state.store.db_path.resolve())
     key = (path, state.revision)
@@ -135,18 +127,12 @@ def _inputs_from_state(state) -> SweepInputs:
             _gold_judges.move_to_end(key)
         known = _by_response.get(path)
     if found is None:
-        found = _read_gold_judges(state, gold, known)
+        with without_cycle_collection():  # decoding makes many small objects beside the state
+            found = _read_gold_judges(state, gold, known)
         with _cache_lock:
             _gold_judges[key] = found
             while len(_gold_judges) > KEPT_JUDGES:
                 _gold_judges.popitem(last=False)
-        inputs = SweepInputs(gold, state.annotators, *found)
-        # what was just made (judge records, and the state's gold and annotator records when first
-        # asked) lives as long as the state: to the collector's permanent generation, as the state
-        # itself (annotation/state.py), or the next collection of the youngest generation would
-        # walk all of it (≈ 1 s of a page's next run at 4,000 gold responses)
-        gc.freeze()
-        return inputs
     return SweepInputs(gold, state.annotators, *found)
 
 

@@ -16,7 +16,9 @@ find warm, and each has its own peak memory, from the kernel's rusage):
   project file (`annotation/store/derived_results.py`): what every later process finds;
 - pages (Streamlit AppTest, signed in as the admin, the Annotate page as an annotator with work
   left): the first open, a rerun (warm) and a rerun after one new label, wall seconds;
-- `python -m calibration sweep --json` and `estimate --json`, wall seconds; `estimate` is the first
+- `python -m calibration sweep --json` and `estimate --json`, wall seconds (`sweep, rank
+  intervals`: `sweep --json --rank-intervals`, every configuration's Spearman and Kendall
+  bootstrap intervals worked out too); `estimate` is the first
   run after the import (no record's score stored: each judge record scored from the score form
   stored beside it, annotation/store/record_form.py); `estimate again`: the next run, which reads
   the judge scores the first one kept (calibration/scoring/stored_scores.py); `estimate, records
@@ -260,11 +262,15 @@ def step_page(project: Path, page: str) -> dict:
 
 def step_command(project: Path, command: str) -> dict:
     """`python -m calibration <command> --project … --json`, run in this process (its output
-    discarded) so that its own peak memory can be read."""
+    discarded) so that its own peak memory can be read; `sweep+ranks` is `sweep … --json
+    --rank-intervals` (timed as `sweep`)."""
     import contextlib
     import runpy
 
-    sys.argv = ["calibration", command, "--project", str(project), "--json"]
+    command, _, ranks = command.partition("+")
+    sys.argv = ["calibration", command, "--project", str(project), "--json"] + (
+        ["--rank-intervals"] if ranks else []
+    )
     with Timed() as timed, open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
         try:
             runpy.run_module("calibration", run_name="__main__", alter_sys=True)
@@ -348,6 +354,8 @@ def measure(project: Path, steps: list[str], work: Path) -> dict:
                     flush=True,
                 )
             run(command, f"command:{command}")  # the first run after the import
+            if command == "sweep":  # and with every configuration's rank intervals, as asked for
+                run(f"{command}, rank intervals", f"command:{command}+ranks")
             if command == "estimate":  # and the next one, which reads the judge scores the first kept
                 run(f"{command} again", f"command:{command}")
                 # and a first run as on a project imported before score forms were stored: every
@@ -410,7 +418,12 @@ def figures(result: dict) -> dict[str, float | None]:
                 out[f"{page} {key.replace('_', ' ')} s"] = found.get(f"{key}_s")
                 out[f"{page} {key.replace('_', ' ')} CPU s"] = found.get(f"{key}_cpu_s")
     for command in ("sweep", "estimate"):
-        for name in (command, f"{command} again", f"{command}, records decoded"):
+        for name in (
+            command,
+            f"{command}, rank intervals",
+            f"{command} again",
+            f"{command}, records decoded",
+        ):
             if name in result:
                 out[f"{name} s"] = result[name].get(f"{command}_s")
                 out[f"{name} CPU s"] = result[name].get(f"{command}_cpu_s")

@@ -20,6 +20,7 @@ import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
+from annotation.protocol.citations import Citation
 from annotation.protocol.ids import Source
 from annotation.protocol.records import EvaluationRecord, Response, Sentence
 from annotation.store.bulk import without_cycle_collection
@@ -163,12 +164,19 @@ def _compact(record: dict, response_sentences: list[dict]) -> dict:
     return {"sentences": sentences}
 
 
+# What `_expand` takes back from the response's sentence: its citations are made once per response
+# (`ProjectStore._decoded`) for all the response's records, not once per record
+_EXPANDED_KEYS = tuple(key for key in _SHARED_KEYS if key != "citations")
+
+
 def _expand(stored: dict, response_sentences: list[dict]) -> list[dict]:
-    """The record's sentence dicts again: what `_compact` left out, from the response's sentences."""
+    """The record's sentence dicts again: what `_compact` left out, from the response's sentences,
+    but for the citations (a sentence without its own has none here: its response's are given to
+    it once decoded)."""
     out = []
     for i, sentence in enumerate(stored["sentences"]):
         shared = response_sentences[i] if i < len(response_sentences) else {}
-        out.append({**{k: shared[k] for k in _SHARED_KEYS if k in shared}, **sentence})
+        out.append({**{k: shared[k] for k in _EXPANDED_KEYS if k in shared}, **sentence})
     return out
 
 
@@ -566,6 +574,24 @@ class ProjectStore:
         )
         return {record_id: (rid, source, read_form(form)) for record_id, rid, source, form in rows}
 
+    def latest_record_forms(
+        self, kind: str | None = None, *, response_ids: Iterable[str] | None = None
+    ) -> dict[tuple[str, str], list | None]:
+        """{(source, response): the score form of its record in force} for the records
+        `list_records(kind, response_ids=…)` gives, nothing decoded (None as in `record_forms`)."""
+        where, params = self._record_filters(kind, None, None, response_ids)
+        try:
+            FORM_TABLES.ready(self.database)
+            forms = "(SELECT form FROM record_forms f WHERE f.record_id = r.id)"
+        except ProjectFileError:  # a read-only file from before forms were stored
+            forms = "NULL"
+        rows = self.database.connection.execute(
+            f"SELECT r.source, r.response_id, {forms} FROM records r "
+            f"WHERE r.id IN (SELECT MAX(id) FROM records WHERE {where} GROUP BY source, response_id)",
+            params,
+        )
+        return {(source, rid): read_form(form) for source, rid, form in rows}
+
     def latest_record_ids(self, source: str, response_ids: Iterable[str] | None = None) -> dict[str, int]:
         """{response: the id of `source`'s record in force for it} (of `response_ids` only, when
         given), nothing decoded."""
@@ -585,13 +611,19 @@ class ProjectStore:
             params,
         )
         out: list[tuple[int, int, EvaluationRecord]] = []
-        last_id, shared = None, []
+        last_id, shared, citations = None, [], []
         for record_id, rid, record_source, text, sentences, position in rows:
             if rid != last_id:
                 last_id, shared = rid, json.loads(sentences)
+                # the response's citations, made once for all its records (a Citation is immutable)
+                citations = [[Citation.from_dict(c) for c in s.get("citations") or []] for s in shared]
+            stored = json.loads(text)
             record = EvaluationRecord.from_dict(
-                {"response_id": rid, "source": record_source, "sentences": _expand(json.loads(text), shared)}
+                {"response_id": rid, "source": record_source, "sentences": _expand(stored, shared)}
             )
+            for i, sentence in enumerate(record.sentences):
+                if i < len(shared) and "citations" in shared[i] and "citations" not in stored["sentences"][i]:
+                    sentence.citations = list(citations[i])
             out.append((record_id, position, record))
         return out
 

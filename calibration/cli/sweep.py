@@ -32,8 +32,8 @@ def add_sweep_parser(subparsers) -> None:
         help="which judge configuration tracks human gold best, and how sure we are",
         description="Correlate every judge source × precision mode with gold MURGAT-S over the responses "
         "where both are determined (undetermined ones are counted and left out, never 0): Pearson r "
-        "with a 95%% CI (Fisher z, jackknife standard error), Spearman and Kendall (percentile "
-        "bootstrap CIs). The first line says whether the gold can decide: it cannot when the 95%% "
+        "with a 95%% CI (Fisher z, jackknife standard error), Spearman and Kendall (their percentile "
+        "bootstrap CIs with --rank-intervals). The first line says whether the gold can decide: it cannot when the 95%% "
         "confidence set of the best holds more than half of the configurations or the best's r CI "
         "includes 0, and then it says how many more gold responses would be expected to separate the "
         "top two. The best is the highest full-sample r; the 95%% confidence set of best "
@@ -53,6 +53,13 @@ def add_sweep_parser(subparsers) -> None:
     )
     add_statistics_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    parser.add_argument(
+        "--rank-intervals",
+        action="store_true",
+        help="with --json, also give every configuration's Spearman and Kendall percentile bootstrap "
+        "intervals (spearman_ci, kendall_ci): two more bootstraps, about a quarter of the sweep's time "
+        "at 4,000 gold responses (the Calibrate page and `export` work out the chosen one's)",
+    )
     parser.set_defaults(func=cmd_sweep)
 
 
@@ -253,25 +260,37 @@ def sweep_with_args(args, inputs: SweepInputs, judges, sources=None, rank_interv
         epsilon=args.epsilon,
         judged=judged,
         rank_intervals_now=rank_intervals_now,
+        judge_forms=inputs.judge_forms,
     )
 
 
 def cmd_sweep(args) -> int:
     """Load records, run the sweep, print; any bad input → every problem on stderr, exit 2."""
+    # the command's objects (a project's state, records, the report) hold no cycles that matter in a
+    # process that ends with it: the cyclic collector would walk them again and again for nothing
+    with without_cycle_collection():
+        return _sweep_command(args)
+
+
+def _sweep_command(args) -> int:
     problems = sweep_argument_problems(args, args.judges, "--judges")
     report = None
     if not problems:
         inputs = load_sweep_inputs(args, args.judges, problems)
     if not problems:
         try:
-            # --json prints every configuration's rank intervals: worked out with the sweep's resamples
-            report = sweep_with_args(args, inputs, inputs.judges, rank_intervals_now=args.json)
+            # --json --rank-intervals prints every configuration's: worked out with the sweep's resamples
+            rank_intervals = args.json and args.rank_intervals
+            report = sweep_with_args(args, inputs, inputs.judges, rank_intervals_now=rank_intervals)
         except InputError as exc:
             problems.extend(exc.problems)
     if problems:
         for problem in problems:
             print(f"error: {problem}", file=sys.stderr)
         return 2
-    with without_cycle_collection():  # the report's many small objects, beside the project's state
-        print(json.dumps(report.to_dict(), allow_nan=False) if args.json else format_sweep_table(report))
+    print(
+        json.dumps(report.to_dict(rank_intervals), allow_nan=False)
+        if args.json
+        else format_sweep_table(report)
+    )
     return 0

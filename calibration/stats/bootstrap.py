@@ -160,7 +160,12 @@ def _weighted_pearson_against(values, centred: tuple, W):
     return np.clip(r, -1.0, 1.0)
 
 
-def bootstrap_spearman(X, Y, weights: np.ndarray, chunk_size: int = 256) -> np.ndarray:
+# resamples per block of the rank bootstraps: their full-width passes (ranks spread over the items,
+# products, running sums) then fit in the cache; each resample's numbers are its own, so the same
+RANK_BLOCK = 64
+
+
+def bootstrap_spearman(X, Y, weights: np.ndarray, chunk_size: int = RANK_BLOCK) -> np.ndarray:
     """Spearman ρ of every row in every resample (B × k), ranks recomputed per resample."""
     X, Y = paired_rows(X, Y)
     W = np.asarray(weights)
@@ -234,7 +239,7 @@ class _InversionCount:
         return total
 
 
-def bootstrap_kendall(X, Y, weights: np.ndarray, block: int = 256) -> np.ndarray:
+def bootstrap_kendall(X, Y, weights: np.ndarray, block: int = RANK_BLOCK) -> np.ndarray:
     """Kendall τ-b of every row in every resample (B × k).
 
     With multiplicities w, τ-b = wᵀ(S∘T)w / √((wᵀ|S|w)(wᵀ|T|w)) where S[i,j] = sign(x_i − x_j)

@@ -21,13 +21,16 @@ from annotation.store.project_store import NoProjectError, ProjectStore
 
 class SweepInputs(NamedTuple):
     """The sweep's records. From a project, `judges` are only the gold responses' judge records
-    (what the sweep compares) and `judged` says which responses each judge source has a record
-    for (`run_sweep`'s `judged`); from files, `judges` are all of them and `judged` is None."""
+    (what the sweep compares), `judged` says which responses each judge source has a record
+    for (`run_sweep`'s `judged`) and `judge_forms` holds the score forms stored beside those
+    judge records ({(source, response): form}, `run_sweep`'s `judge_forms`); from files, `judges`
+    are all of them and `judged` and `judge_forms` are None."""
 
     gold: list[EvaluationRecord]
     humans: list[EvaluationRecord]
     judges: list[EvaluationRecord]
     judged: dict[str, list[str]] | None = None
+    judge_forms: dict[tuple[str, str], list] | None = None
 
 
 class _Locator:
@@ -101,10 +104,11 @@ def inputs_from_project(store) -> SweepInputs:
 
 
 KEPT_JUDGES = 8  # the least recently read project revision's gold judge records dropped beyond this
-_gold_judges: OrderedDict[tuple, tuple[list[EvaluationRecord], dict[str, list[str]]]] = OrderedDict()
-# per project file: (records mark, {gold response: its judge records}, judged) of the last read, so
-# that a new label (no record imported) reads only the judge records of responses new to gold
-_by_response: dict[str, tuple[int, dict[str, list[EvaluationRecord]], dict[str, list[str]]]] = {}
+_gold_judges: OrderedDict[tuple, tuple[list[EvaluationRecord], dict[str, list[str]], dict]] = OrderedDict()
+# per project file: (records mark, {gold response: its judge records}, judged, their score forms) of
+# the last read, so that a new label (no record imported) reads only the judge records of responses
+# new to gold
+_by_response: dict[str, tuple[int, dict[str, list[EvaluationRecord]], dict[str, list[str]], dict]] = {}
 _cache_lock = threading.Lock()
 
 
@@ -132,29 +136,35 @@ def inputs_from_state(state) -> SweepInputs:
     return SweepInputs(gold, state.annotators, *found)
 
 
-def _read_gold_judges(state, gold, known) -> tuple[list[EvaluationRecord], dict[str, list[str]]]:
+def _read_gold_judges(state, gold, known) -> tuple[list[EvaluationRecord], dict[str, list[str]], dict]:
     """(the gold responses' judge records in source then import order, every judge source's
-    responses), reusing `known` (the last read of this project) while its records mark holds."""
+    responses, the score forms of those records), reusing `known` (the last read of this project)
+    while its records mark holds."""
     gold_ids = [r.response_id for r in gold]
     store, mark = state.store, state.revision.records
     if known is None or known[0] != mark:
-        by_response, judged = {}, store.record_responses("judge")
+        by_response, judged, forms = {}, store.record_responses("judge"), {}
     else:
-        by_response, judged = known[1], known[2]
+        by_response, judged, forms = known[1], known[2], known[3]
     new = [rid for rid in gold_ids if rid not in by_response]
     by_response = {rid: by_response[rid] for rid in gold_ids if rid in by_response}
+    forms = {key: form for key, form in forms.items() if key[1] in by_response}  # left gold: gone
     for rid in new:
         by_response[rid] = []
-    for record in store.list_records("judge", response_ids=new) if new else []:
-        by_response[record.response_id].append(record)
+    if new:
+        for record in store.list_records("judge", response_ids=new):
+            by_response[record.response_id].append(record)
+        # a record without a form (stored before forms were) is scored from the record itself
+        found = store.latest_record_forms("judge", response_ids=new)
+        forms = {**forms, **{key: form for key, form in found.items() if form is not None}}
     with _cache_lock:
-        _by_response[str(store.db_path.resolve())] = (mark, by_response, judged)
+        _by_response[str(store.db_path.resolve())] = (mark, by_response, judged, forms)
     order = state.order
     judges = sorted(
         (record for records in by_response.values() for record in records),
         key=lambda r: (r.source, order.get(r.response_id, 0)),
     )
-    return judges, judged
+    return judges, judged, forms
 
 
 def inputs_from_project_dir(directory: str, problems: list[Problem]) -> SweepInputs:

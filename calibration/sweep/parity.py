@@ -44,10 +44,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as scipy_stats
 
-from annotation.protocol.derivation import derive_entailment, fact_citation_validity
+from annotation.protocol.derivation import derive_entailment
 from annotation.protocol.errors import InputError, Problem
 from annotation.protocol.ids import annotator_name
 from annotation.protocol.records import EvaluationRecord, Fact, Sentence
+from annotation.store.record_form import fact_code, fact_of_code
 from calibration.stats.comparison import benjamini_yekutieli
 from calibration.stats.correlation import correlation_undefined_reason, pearson_rows
 from calibration.stats.jackknife import jackknife_se, leave_one_out_pearson
@@ -61,19 +62,34 @@ PARITY_WARNING = (
 )
 
 
+# fact code (annotation/store/record_form.py) → finished: a few hundred codes cover a campaign, so
+# each is derived once, not every fact of every annotator's record
+_finished_codes: dict[str, bool] = {}
+
+
 def _fact_finished(fact: Fact, sentence: Sentence) -> bool:
-    if not any(fact_citation_validity(fact, sentence)):
+    code = fact_code(fact, sentence)
+    if code is None:
         return True  # nothing is asked about a fact with no valid citation (PROTOCOL §2)
-    if fact.entailment is None:
-        return False
-    derived = derive_entailment(fact, sentence)
+    found = _finished_codes.get(code)
+    if found is None:
+        found = _finished_codes[code] = _code_finished(code)
+    return found
+
+
+def _code_finished(code: str) -> bool:
+    """Whether a fact of this code has every entailment value given or derived."""
+    if "|" not in code:
+        return False  # no entailment: stage 3 not done
+    derived = derive_entailment(*fact_of_code(code))
     return derived.all is not None and None not in derived.alone and None not in derived.without
 
 
 def is_finished(record: EvaluationRecord) -> bool:
     """Every question of the protocol answered (what PROTOCOL §2 derives counts as answered): each
     sentence's verifiability, a fact list for each verifiable sentence with a valid citation, and
-    `all`/`alone`/`without` of each fact with a valid citation. Raises ValueError on a malformed fact."""
+    `all`/`alone`/`without` of each fact with a valid citation. Raises ValueError on a malformed fact
+    (as the scorer does: `annotation.store.record_form.fact_code`)."""
     for sentence in record.sentences:
         if sentence.verifiable is None:
             return False

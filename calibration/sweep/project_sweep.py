@@ -58,6 +58,7 @@ def _sweep_of(state, key: tuple, settings: dict) -> SweepReport:
             modes=settings["modes"],
             humans=inputs.humans,
             judged=inputs.judged,
+            judge_forms=inputs.judge_forms,
             n_boot=settings["n_boot"],
             folds=settings["folds"],
             seed=settings["seed"],

@@ -100,13 +100,15 @@ class ConfigResult:
             return (math.nan, math.nan), (math.nan, math.nan)
         return self.rank_intervals.of(self.row)
 
-    def to_dict(self) -> dict:
+    def to_dict(self, rank_intervals: bool = True) -> dict:
+        """The configuration as JSON values; without `spearman_ci` and `kendall_ci` when not
+        `rank_intervals` (their bootstraps are not worked out for it)."""
         out = {}
         for f in fields(self):
             if f.name in ("rank_intervals", "row"):
                 continue
             out[f.name] = getattr(self, f.name)
-            if f.name in ("spearman", "kendall"):  # each interval beside its correlation
+            if rank_intervals and f.name in ("spearman", "kendall"):  # each interval beside its correlation
                 out[f"{f.name}_ci"] = getattr(self, f"{f.name}_ci")
         return json_safe(out)
 
@@ -167,15 +169,19 @@ class SweepReport:
     scores: dict[tuple[str, str], dict[str, float | None]] = field(default_factory=dict, repr=False)
     separation: dict | None = None
 
-    def to_dict(self) -> dict:
-        for ranks in {
-            id(c.rank_intervals): c.rank_intervals for c in self.configs if c.rank_intervals
-        }.values():
-            ranks.all()  # every row's resamples drawn once
+    def to_dict(self, rank_intervals: bool = True) -> dict:
+        """The report as JSON values: `sweep --json`'s object. Every configuration's rank
+        correlations' intervals are worked out for it (one set of resamples for them all), or,
+        when not `rank_intervals`, left out (a quarter of a sweep's CPU at 4,000 gold responses)."""
+        if rank_intervals:
+            for ranks in {
+                id(c.rank_intervals): c.rank_intervals for c in self.configs if c.rank_intervals
+            }.values():
+                ranks.all()  # every row's resamples drawn once
         return json_safe(
             {
-                "configs": [c.to_dict() for c in self.configs],
-                "best": None if self.best is None else self.best.to_dict(),
+                "configs": [c.to_dict(rank_intervals) for c in self.configs],
+                "best": None if self.best is None else self.best.to_dict(rank_intervals),
                 "best_set": self.best_set,
                 "selection": self.selection,
                 "sources": self.sources,
@@ -371,6 +377,7 @@ def run_sweep(
     epsilon: float = DEFAULT_EPSILON,
     judged: dict[str, list[str]] | None = None,
     rank_intervals_now: bool = False,
+    judge_forms: dict[tuple[str, str], list] | None = None,
 ) -> SweepReport:
     """Sweep every judge source × precision mode against gold (see the module docstring).
 
@@ -381,7 +388,9 @@ def run_sweep(
     more): the responses without gold are counted and listed from it, and each of its sources is
     a configuration. `humans` (human:* records, finished or not) give human parity;
     `rank_intervals_now`: work the rank correlations' intervals out now, with the sweep's
-    resamples (for a caller that shows them all), not when first asked;
+    resamples (for a caller that shows them all), not when first asked; `judge_forms`
+    ({(source, response): score form}, a project's stored forms of `judges`) scores those records
+    from their forms, the same numbers without walking them;
     Raises InputError (locations like '<judges>,
     entry 3') for: no gold or no judges, gold from several sources, a gold record among the judges,
     a non-human source among `humans`, a repeated (response, source), an unknown mode, or a record
@@ -394,18 +403,32 @@ def run_sweep(
     # the cyclic collector walks the whole heap again and again for nothing
     with without_cycle_collection():
         return _run_sweep(
-            gold, judges, modes, humans, n_boot, folds, seed, alpha, epsilon, judged, rank_intervals_now
+            gold,
+            judges,
+            modes,
+            humans,
+            n_boot,
+            folds,
+            seed,
+            alpha,
+            epsilon,
+            judged,
+            rank_intervals_now,
+            judge_forms,
         )
 
 
 def _run_sweep(
-    gold, judges, modes, humans, n_boot, folds, seed, alpha, epsilon, judged, rank_intervals_now
+    gold, judges, modes, humans, n_boot, folds, seed, alpha, epsilon, judged, rank_intervals_now, judge_forms
 ) -> SweepReport:
     gold_by, judges_by, humans_by = _check_inputs(gold, judges, humans, modes, judged)
     ((gold_source, gold_records),) = gold_by.items()
     ids, notes = sorted(gold_records), []
     rows = [(source, mode) for source in sorted(judges_by) for mode in modes]
-    gold_scores, judge_scores = score_rows(gold_by, ids, modes), score_rows(judges_by, ids, modes)
+    gold_scores, judge_scores = (
+        score_rows(gold_by, ids, modes),
+        score_rows(judges_by, ids, modes, judge_forms),
+    )
     X = np.vstack([judge_scores.values[row] for row in rows])
     Y = np.vstack([gold_scores.values[(gold_source, mode)] for _, mode in rows])
     found = _correlations(X, Y, n_boot, seed, rank_intervals_now)

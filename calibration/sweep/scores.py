@@ -11,6 +11,7 @@ import numpy as np
 from annotation.protocol.errors import InputError, Problem
 from annotation.protocol.records import EvaluationRecord
 from calibration.scoring.kept_scores import kept_scores
+from calibration.scoring.murgat_s import score_form_modes
 
 
 @dataclass
@@ -22,19 +23,38 @@ class ScoreRows:
     undetermined: dict[tuple[str, str], list[str]]
 
 
-def score_rows(records_by_source: dict[str, dict[str, EvaluationRecord]], ids: list[str], modes) -> ScoreRows:
+def score_rows(
+    records_by_source: dict[str, dict[str, EvaluationRecord]],
+    ids: list[str],
+    modes,
+    forms: dict[tuple[str, str], list] | None = None,
+) -> ScoreRows:
     """Score every source's records in every mode over `ids` (records of other responses are
-    ignored). Raises InputError naming the source, response, sentence and fact of a record the
+    ignored): a record whose score form is in `forms` ({(source, response): form}, stored beside
+    the record: annotation/store/record_form.py) from that form, the same numbers without walking
+    the record. Raises InputError naming the source, response, sentence and fact of a record the
     scorer rejects."""
     column = {rid: i for i, rid in enumerate(ids)}
+    forms = forms or {}
     values: dict[tuple[str, str], np.ndarray] = {}
     undetermined: dict[tuple[str, str], list[str]] = {}
     for source, records in records_by_source.items():
         for mode in modes:
             values[(source, mode)] = np.full(len(ids), np.nan)
             undetermined[(source, mode)] = []
+        scores, unformed = [], []
+        for rid, record in records.items():
+            form = forms.get((source, rid)) if rid in column else None
+            if form is None:
+                if rid in column:
+                    unformed.append(record)
+                continue
+            try:
+                scores.extend(score_form_modes(rid, source, form, modes))
+            except ValueError:  # not a form after all (the file was edited): the record decides
+                unformed.append(record)
         try:
-            scores = kept_scores([r for rid, r in records.items() if rid in column], modes)
+            scores.extend(kept_scores(unformed, modes))
         except ValueError as exc:  # the scorer names response, sentence and fact
             raise InputError(Problem(f"<{source}>", None, "sentences", str(exc))) from None
         for score in scores:

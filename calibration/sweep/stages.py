@@ -18,9 +18,11 @@ import math
 import threading
 import weakref
 from dataclasses import asdict, dataclass, field
-from functools import partial
+from functools import lru_cache, partial
 
-from annotation.agreement.alignment import fact_match_counts, normalise_fact_text
+import numpy as np
+
+from annotation.agreement.alignment import best_pairs, fact_match_counts, fact_similarity, normalise_fact_text
 from annotation.protocol.derivation import derive_entailment
 from annotation.protocol.records import EvaluationRecord, Fact, Sentence
 from calibration.stats.label_metrics import accuracy, binary_prf, cohen_kappa
@@ -177,18 +179,27 @@ def _in_r_vc(sentence: Sentence) -> bool:
     return sentence.verifiable is True and sentence.has_valid_citation
 
 
+# `fact_similarity` of a (judge fact, gold fact) pair of texts: at 4,000 gold responses × 4 judges a
+# sweep compares 53,000 pairs, 9,300 of them distinct (the gold facts meet every judge source)
+_similarity = lru_cache(maxsize=1 << 15)(fact_similarity)
+
+
 def _matched_facts(judge_texts: list[str], gold_texts: list[str], threshold: float) -> int:
-    """`fact_match_counts`' matched pairs. When both lists say the same facts (the same normalised
-    texts, in any order: half the sentences of a good judge) every fact has a partner of
-    similarity 1, the most a pair can have, so the best alignment pairs them all: that count
-    without building the similarity matrix."""
-    if (
-        0.0 < threshold <= 1.0
-        and len(judge_texts) == len(gold_texts)
-        and sorted(map(normalise_fact_text, judge_texts)) == sorted(map(normalise_fact_text, gold_texts))
+    """`fact_match_counts`' matched pairs (its alignment, of the same similarities, each pair of
+    texts worked out once). When both lists say the same facts (the same normalised texts, in any
+    order: half the sentences of a good judge) every fact has a partner of similarity 1, the most
+    a pair can have, so the best alignment pairs them all: that count without the matrix."""
+    if not 0.0 < threshold <= 1.0:
+        return fact_match_counts(judge_texts, gold_texts, threshold)[0]  # raises, saying why
+    if len(judge_texts) == len(gold_texts) and sorted(map(normalise_fact_text, judge_texts)) == sorted(
+        map(normalise_fact_text, gold_texts)
     ):
         return len(gold_texts)
-    return fact_match_counts(judge_texts, gold_texts, threshold)[0]
+    if not judge_texts or not gold_texts:
+        return 0
+    return len(
+        best_pairs(np.array([[_similarity(a, b) for b in gold_texts] for a in judge_texts]), threshold)
+    )
 
 
 @dataclass

@@ -349,12 +349,17 @@ def test_the_page_sweep_project_and_export_then_sweep_give_identical_numbers(sho
     from calibration.cli.main import main as calibration_main
 
     on_page = json.loads(json.dumps(shown.session_state["calibrate_sweep"]["report"].to_dict()))
-    from_project = cli_json(calibration_main, ["sweep", "--project", str(demo), "--json"], capsys)
+    # --rank-intervals: every configuration's rank intervals, as the page's report gives them
+    from_project = cli_json(
+        calibration_main, ["sweep", "--project", str(demo), "--json", "--rank-intervals"], capsys
+    )
     exported = tmp_path / "all.jsonl"
     assert annotation_main(["export", "--project", str(demo), "--out", str(exported), "--source", "all"]) == 0
     capsys.readouterr()
     from_files = cli_json(
-        calibration_main, ["sweep", "--gold", str(exported), "--judges", str(exported), "--json"], capsys
+        calibration_main,
+        ["sweep", "--gold", str(exported), "--judges", str(exported), "--json", "--rank-intervals"],
+        capsys,
     )
     assert from_project == on_page and from_files == on_page
     # the demo's annotators live in the event log only, and all three are compared

@@ -85,6 +85,15 @@ def test_what_differs_from_the_response_is_stored_and_comes_back(tmp_path):
     assert store.list_records(source="judge:x")[0].sentences[0].start is None
 
 
+def test_records_of_one_response_read_together_each_get_their_own_list_of_its_citations(tmp_path):
+    store = new_store(tmp_path)
+    store.add_records([judged("judge:a"), judged("judge:b")])
+    first, second = store.list_records("judge")
+    assert (first, second) == (judged("judge:a"), judged("judge:b"))
+    first.sentences[0].citations.pop()
+    assert second.sentences[0].citations == [VISUAL, BROKEN]
+
+
 def test_importing_the_same_record_twice_appends_it_once(tmp_path):
     store = new_store(tmp_path)
     assert store.add_records([judged()]) == 1

@@ -135,6 +135,18 @@ def test_bootstrap_kendall_is_tau_b_of_each_resample_like_scipy():
     assert np.max(np.abs(fast - explicit(scipy_stats.kendalltau, X, [y, y], idx))) < 1e-9
 
 
+@pytest.mark.parametrize("rank_bootstrap", [bootstrap.bootstrap_spearman, bootstrap.bootstrap_kendall])
+def test_rank_bootstraps_give_each_resample_the_same_number_in_any_block(rank_bootstrap):
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 6, size=(3, 90)) / 5.0
+    y = rng.integers(0, 4, size=90) / 3.0
+    X[1, 7] = np.nan
+    W = bootstrap.resample_multiplicities(90, 150, seed=2)
+    one_at_a_time = rank_bootstrap(X, y, W, 1)
+    for block in (bootstrap.RANK_BLOCK, 23, 150):
+        np.testing.assert_array_equal(rank_bootstrap(X, y, W, block), one_at_a_time)
+
+
 def test_a_resample_that_draws_one_response_only_is_undefined_not_an_error():
     W = bootstrap.multiplicities(np.array([[2, 2, 2, 2], [0, 1, 2, 3]]), 4)
     r = bootstrap.bootstrap_pearson([[1.0, 2.0, 3.0, 5.0]], [1.0, 3.0, 2.0, 4.0], W)

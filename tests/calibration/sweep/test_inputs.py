@@ -90,3 +90,76 @@ def test_a_project_sweep_decodes_only_gold_responses_judge_records_and_reports_w
     assert read.scores == every.scores
     zz = next(s for s in read.sources if s["source"] == "judge:zz-outside-only")
     assert zz["n_records"] == 1 and zz["not_in_gold"] == outside[:1] and len(zz["missing"]) == len(gold_ids)
+
+
+def _sweep(inputs, judge_forms):
+    return run_sweep(
+        inputs.gold,
+        inputs.judges,
+        humans=inputs.humans,
+        n_boot=50,
+        judged=inputs.judged,
+        judge_forms=judge_forms,
+    )
+
+
+def test_judge_records_scored_from_their_stored_forms_score_as_the_records_themselves(demo_dir):
+    store = ProjectStore.open(demo_dir)
+    try:
+        inputs = inputs_from_project(store)
+    finally:
+        store.close()
+    assert set(inputs.judge_forms) == {(r.source, r.response_id) for r in inputs.judges}
+    from_forms, from_records = _sweep(inputs, inputs.judge_forms), _sweep(inputs, None)
+    assert from_forms.scores == from_records.scores
+    assert json.dumps(from_forms.to_dict()) == json.dumps(from_records.to_dict())
+
+
+def _a_gold_responses_judge_record(store):
+    """Found without reading the sweep's inputs (they are kept per revision: a form edited in
+    the file is read only by a revision not read before)."""
+    gold_ids = {r.response_id for r in project_state(store).gold.records}
+    return next(r for r in store.list_records("judge") if r.response_id in gold_ids)
+
+
+def test_a_project_sweep_reads_a_judge_records_score_from_the_form_stored_beside_it(demo_dir, tmp_path):
+    copy = tmp_path / "demo"
+    shutil.copytree(demo_dir, copy)
+    store = ProjectStore.open(copy)
+    try:
+        record = _a_gold_responses_judge_record(store)
+        (record_id,) = store.latest_record_ids(record.source, [record.response_id]).values()
+        # one verifiable sentence, one fact with its one valid citation, entailed: P = R = coverage = 1
+        store.database.write(
+            lambda c: c.execute(
+                "UPDATE record_forms SET form = ? WHERE record_id = ?", ['[1,["t|t||"]]', record_id]
+            )
+        )
+        inputs = inputs_from_project(store)
+    finally:
+        store.close()
+    scores = _sweep(inputs, inputs.judge_forms).scores[(record.source, "individual")]
+    unformed = _sweep(inputs, None).scores[(record.source, "individual")]
+    assert scores[record.response_id] == 1.0 != unformed[record.response_id]
+    assert {rid: s for rid, s in scores.items() if rid != record.response_id} == {
+        rid: s for rid, s in unformed.items() if rid != record.response_id
+    }
+
+
+def test_a_stored_form_that_does_not_read_as_one_leaves_the_record_to_be_scored(demo_dir, tmp_path):
+    copy = tmp_path / "demo"
+    shutil.copytree(demo_dir, copy)
+    store = ProjectStore.open(copy)
+    try:
+        record = _a_gold_responses_judge_record(store)
+        (record_id,) = store.latest_record_ids(record.source, [record.response_id]).values()
+        store.database.write(
+            lambda c: c.execute(
+                "UPDATE record_forms SET form = 'not a form' WHERE record_id = ?", [record_id]
+            )
+        )
+        inputs = inputs_from_project(store)
+    finally:
+        store.close()
+    assert (record.source, record.response_id) not in inputs.judge_forms
+    assert _sweep(inputs, inputs.judge_forms).scores == _sweep(inputs, None).scores

@@ -81,6 +81,37 @@ def test_a_cited_verifiable_sentence_without_facts_is_unfinished():
     assert not is_finished(EvaluationRecord("r", "human:ann", [sentence]))
 
 
+def one_fact(citations: list[Citation], fact: Fact) -> EvaluationRecord:
+    return EvaluationRecord("r", "human:ann", [Sentence("Thing happens.", True, citations, [fact])])
+
+
+def test_a_two_citation_fact_whose_without_answers_the_rules_fill_is_finished():
+    # k = 2: without[0] = alone[1], without[1] = alone[0]; nobody is asked them
+    fact = Fact("thing happens", [0, 1], Entailment(True, [True, False], [None, None]))
+    assert is_finished(one_fact([VISUAL, AUDIO], fact))
+
+
+def test_a_fact_without_an_entailment_is_unfinished_and_one_without_a_valid_citation_is_finished():
+    invalid = Citation("visual", 0.0, 0.0, valid=False, raw="0:75", reason="seconds past 59")
+    assert not is_finished(one_fact([VISUAL], Fact("thing happens", [0], None)))
+    assert is_finished(one_fact([invalid], Fact("thing happens", [0], None)))
+
+
+def test_a_three_citation_fact_is_unfinished_until_each_without_answer_is_given():
+    three = [VISUAL, AUDIO, Citation("audio", 3.0, 4.0)]
+    open_without = Fact(
+        "thing happens", [0, 1, 2], Entailment(True, [True, True, False], [False, None, True])
+    )
+    answered = Fact("thing happens", [0, 1, 2], Entailment(True, [True, True, False], [False, False, True]))
+    assert not is_finished(one_fact(three, open_without))  # k = 3: without[1] is asked
+    assert is_finished(one_fact(three, answered))
+
+
+def test_a_fact_citing_past_its_sentence_is_refused_naming_the_index():
+    with pytest.raises(ValueError, match="citation index 2 is out of range"):
+        is_finished(one_fact([VISUAL], Fact("thing happens", [2], Entailment(True, [True], [False]))))
+
+
 # --- parity ----------------------------------------------------------------------------------
 
 

@@ -66,6 +66,21 @@ def test_a_decomposition_stating_golds_facts_in_another_order_and_case_matches_e
     assert (loss.n_sentences, loss.precision, loss.recall, loss.f1) == (1, 1.0, 1.0, 1.0)
 
 
+def test_reworded_facts_match_one_to_one_where_their_token_f1_reaches_the_threshold():
+    gold = record(
+        "gold",
+        sentence("S.", facts=[fact("man holds red cup"), fact("dog barks loudly"), fact("cat sleeps")]),
+    )
+    judge = record("judge:x", sentence("S.", facts=[fact("the man holds a cup"), fact("a dog barks")]))
+    # token F1: 3 of 5 and 3 of 4 words → 2/3; 2 of 3 and 2 of 3 → 2/3; every other pair 0
+    matched = stage_loss([gold], [judge]).decomposer
+    assert (matched.precision, matched.recall, matched.f1) == (1.0, pytest.approx(2 / 3), pytest.approx(0.8))
+    strict = stage_loss([gold], [judge], threshold=0.7).decomposer
+    assert (strict.precision, strict.recall, strict.f1) == (0.0, 0.0, 0.0)
+    with pytest.raises(ValueError, match="threshold must be in"):
+        stage_loss([gold], [judge], threshold=0.0)
+
+
 def test_sentences_at_the_same_place_with_other_spacing_are_matched():
     gold = record("gold", sentence("A  b."), sentence("C."))
     judge = record("judge:x", sentence("A b."), sentence("C."))

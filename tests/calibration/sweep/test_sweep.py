@@ -346,6 +346,25 @@ def test_cli_json_prints_one_object_with_configs_and_best(tmp_path, capsys):
     assert len(data["best"]["pearson_ci"]) == 2
 
 
+def test_cli_json_gives_every_configurations_rank_intervals_only_when_asked(tmp_path, capsys):
+    gold, judges = dataset()
+    gold_file, judge_file = write_files(tmp_path, gold, judges)
+    argv = ["--gold", gold_file, "--judges", judge_file, "--precision", "individual", "--bootstrap", "100"]
+    _, plain, _ = run_cli([*argv, "--json"], capsys)
+    _, asked, _ = run_cli([*argv, "--json", "--rank-intervals"], capsys)
+    in_memory = sweep(gold, judges, modes=("individual",), n_boot=100).to_dict()
+    assert json.loads(asked) == json.loads(json.dumps(in_memory))
+    without = json.loads(plain)
+    for config_, full in zip(
+        [*without["configs"], without["best"]], [*in_memory["configs"], in_memory["best"]], strict=True
+    ):
+        assert "spearman_ci" not in config_ and "kendall_ci" not in config_
+        assert config_ == {k: v for k, v in full.items() if k not in ("spearman_ci", "kendall_ci")}
+    assert {k: v for k, v in without.items() if k not in ("configs", "best")} == {
+        k: v for k, v in json.loads(asked).items() if k not in ("configs", "best")
+    }
+
+
 def test_cli_table_is_sorted_by_r(tmp_path, capsys):
     gold_file, judge_file = write_files(tmp_path, *dataset())
     code, out, _ = run_cli(

@@ -8,5 +8,6 @@ import sys
 sys.modules.setdefault("pandas", None)
 
 from annotation.cli.main import main  # noqa: E402 (after hiding pandas)
+from annotation.store.bulk import exit_without_a_last_collection  # noqa: E402
 
-sys.exit(main())
+exit_without_a_last_collection(main())

@@ -7,6 +7,7 @@ import sys
 # pandas, so this process hides it (sqlite_utils then goes without, as it is written to).
 sys.modules.setdefault("pandas", None)
 
+from annotation.store.bulk import exit_without_a_last_collection  # noqa: E402
 from calibration.cli.main import main  # noqa: E402 (after hiding pandas)
 
-sys.exit(main())
+exit_without_a_last_collection(main())

@@ -9,7 +9,9 @@ still frees everything.
 from __future__ import annotations
 
 import gc
+import sys
 from contextlib import contextmanager
+from typing import NoReturn
 
 
 @contextmanager
@@ -22,3 +24,12 @@ def without_cycle_collection():
     finally:
         if enabled:
             gc.enable()
+
+
+def exit_without_a_last_collection(code: int) -> NoReturn:
+    """End a command's process with exit `code`, its objects frozen first (`gc.freeze`): the
+    interpreter's collection at exit would walk every object the command left (≈ 5 CPU s after a
+    sweep at 4,000 gold responses) to free what the process's end frees anyway. Files, atexit
+    handlers and threads are closed, run and joined as at any exit."""
+    gc.freeze()
+    sys.exit(code)

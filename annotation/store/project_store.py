@@ -558,15 +558,20 @@ class ProjectStore:
         )
         return {record_id: record for record_id, _, record in found}
 
+    def _form_column(self) -> str:
+        """The SQL giving the score form beside each record `r` (NULL in a read-only file from
+        before forms were stored)."""
+        try:
+            FORM_TABLES.ready(self.database)
+        except ProjectFileError:
+            return "NULL"
+        return "(SELECT form FROM record_forms f WHERE f.record_id = r.id)"
+
     def record_forms(self, record_ids: Iterable[int]) -> dict[int, tuple[str, str, list | None]]:
         """{record id: (response, source, its score form or None)} of these ids: the form as
         `annotation.store.record_form.read_form` reads it (None: stored before forms were, or not
         readable; decode the record with `records_by_id`)."""
-        try:
-            FORM_TABLES.ready(self.database)
-            forms = "(SELECT form FROM record_forms f WHERE f.record_id = r.id)"
-        except ProjectFileError:  # a read-only file from before forms were stored
-            forms = "NULL"
+        forms = self._form_column()
         rows = self.database.connection.execute(
             f"SELECT r.id, r.response_id, r.source, {forms} FROM records r "
             "WHERE r.id IN (SELECT value FROM json_each(?))",
@@ -580,11 +585,7 @@ class ProjectStore:
         """{(source, response): the score form of its record in force} for the records
         `list_records(kind, response_ids=…)` gives, nothing decoded (None as in `record_forms`)."""
         where, params = self._record_filters(kind, None, None, response_ids)
-        try:
-            FORM_TABLES.ready(self.database)
-            forms = "(SELECT form FROM record_forms f WHERE f.record_id = r.id)"
-        except ProjectFileError:  # a read-only file from before forms were stored
-            forms = "NULL"
+        forms = self._form_column()
         rows = self.database.connection.execute(
             f"SELECT r.source, r.response_id, {forms} FROM records r "
             f"WHERE r.id IN (SELECT MAX(id) FROM records WHERE {where} GROUP BY source, response_id)",

@@ -122,22 +122,26 @@ def _a_gold_responses_judge_record(store):
     return next(r for r in store.list_records("judge") if r.response_id in gold_ids)
 
 
-def test_a_project_sweep_reads_a_judge_records_score_from_the_form_stored_beside_it(demo_dir, tmp_path):
+def _inputs_with_a_stored_form(demo_dir, tmp_path, form: str):
+    """(a gold response's judge record, the sweep's inputs of a demo copy whose stored score form
+    of that record is `form`)."""
     copy = tmp_path / "demo"
     shutil.copytree(demo_dir, copy)
     store = ProjectStore.open(copy)
     try:
         record = _a_gold_responses_judge_record(store)
         (record_id,) = store.latest_record_ids(record.source, [record.response_id]).values()
-        # one verifiable sentence, one fact with its one valid citation, entailed: P = R = coverage = 1
         store.database.write(
-            lambda c: c.execute(
-                "UPDATE record_forms SET form = ? WHERE record_id = ?", ['[1,["t|t||"]]', record_id]
-            )
+            lambda c: c.execute("UPDATE record_forms SET form = ? WHERE record_id = ?", [form, record_id])
         )
-        inputs = inputs_from_project(store)
+        return record, inputs_from_project(store)
     finally:
         store.close()
+
+
+def test_a_project_sweep_reads_a_judge_records_score_from_the_form_stored_beside_it(demo_dir, tmp_path):
+    # one verifiable sentence, one fact with its one valid citation, entailed: P = R = coverage = 1
+    record, inputs = _inputs_with_a_stored_form(demo_dir, tmp_path, '[1,["t|t||"]]')
     scores = _sweep(inputs, inputs.judge_forms).scores[(record.source, "individual")]
     unformed = _sweep(inputs, None).scores[(record.source, "individual")]
     assert scores[record.response_id] == 1.0 != unformed[record.response_id]
@@ -147,19 +151,6 @@ def test_a_project_sweep_reads_a_judge_records_score_from_the_form_stored_beside
 
 
 def test_a_stored_form_that_does_not_read_as_one_leaves_the_record_to_be_scored(demo_dir, tmp_path):
-    copy = tmp_path / "demo"
-    shutil.copytree(demo_dir, copy)
-    store = ProjectStore.open(copy)
-    try:
-        record = _a_gold_responses_judge_record(store)
-        (record_id,) = store.latest_record_ids(record.source, [record.response_id]).values()
-        store.database.write(
-            lambda c: c.execute(
-                "UPDATE record_forms SET form = 'not a form' WHERE record_id = ?", [record_id]
-            )
-        )
-        inputs = inputs_from_project(store)
-    finally:
-        store.close()
+    record, inputs = _inputs_with_a_stored_form(demo_dir, tmp_path, "not a form")
     assert (record.source, record.response_id) not in inputs.judge_forms
     assert _sweep(inputs, inputs.judge_forms).scores == _sweep(inputs, None).scores

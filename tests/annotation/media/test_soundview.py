@@ -211,7 +211,9 @@ def test_sound_view_of_a_span_has_times_in_the_media(indexed_video, indexed_vide
 def test_sound_view_of_long_audio_decoded_in_two_parts_equals_one_decode(tmp_path):
     from annotation.media.clips import decode_audio
 
-    long_audio = tmp_path / "long.m4a"  # long enough for the two-process decode
+    # Long enough for the two-process decode; at 16 kb/s, since encoding at the default rate was
+    # most of this test's CPU (≈ 2 of 3 s) and both decodes read the same file whatever its rate.
+    long_audio = tmp_path / "long.m4a"
     subprocess.run(
         [
             ffmpeg_exe(),
@@ -224,6 +226,8 @@ def test_sound_view_of_long_audio_decoded_in_two_parts_equals_one_decode(tmp_pat
             "sine=frequency=300:sample_rate=16000:duration=130",
             "-c:a",
             "aac",
+            "-b:a",
+            "16k",
             str(long_audio),
         ],
         check=True,

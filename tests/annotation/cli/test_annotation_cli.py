@@ -1,22 +1,14 @@
-"""`python -m annotation import / export` and the issue's end-to-end chain, in real subprocesses."""
+"""`python -m annotation import / export` and the issue's end-to-end chain: the commands by the same
+`main` in this process, the chain and one exit code in real subprocesses (tests/cli_support.py)."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_support import run_in_process, run_process
 from media_fixtures import make_indexed_video
 
 from annotation.store.project_store import ProjectStore
-
-ROOT = Path(__file__).resolve().parents[3]
-
-
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, timeout=300
-    )
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +38,7 @@ def test_import_stores_responses_media_and_split_sentences(tmp_path, media_root)
     gen = write_jsonl(
         tmp_path / "gen.jsonl", [row("r1"), row("r2", text="It beeps (audio, 0:09). Answer: B")]
     )
-    result = run(
+    result = run_in_process(
         "annotation",
         "import",
         "--project",
@@ -68,7 +60,7 @@ def test_import_stores_responses_media_and_split_sentences(tmp_path, media_root)
 
 def test_import_with_an_invalid_row_imports_nothing_and_names_line_and_field(tmp_path, media_root):
     gen = write_jsonl(tmp_path / "gen.jsonl", [row("r1"), {**row("r2"), "model_generation": 7}])
-    result = run(
+    result = run_in_process(
         "annotation",
         "import",
         "--project",
@@ -86,7 +78,7 @@ def test_import_with_an_invalid_row_imports_nothing_and_names_line_and_field(tmp
 
 def test_skip_invalid_imports_the_good_rows_and_lists_the_skipped(tmp_path, media_root):
     gen = write_jsonl(tmp_path / "gen.jsonl", [row("r1"), row("r2", video="missing")])
-    result = run(
+    result = run_in_process(
         "annotation",
         "import",
         "--project",
@@ -105,7 +97,7 @@ def test_skip_invalid_imports_the_good_rows_and_lists_the_skipped(tmp_path, medi
 @pytest.mark.parametrize("video", ["../clip", "/etc/passwd"])
 def test_a_video_outside_the_media_root_is_refused(tmp_path, media_root, video):
     gen = write_jsonl(tmp_path / "gen.jsonl", [row("r1", video=video)])
-    result = run(
+    result = run_in_process(
         "annotation",
         "import",
         "--project",
@@ -121,14 +113,16 @@ def test_a_video_outside_the_media_root_is_refused(tmp_path, media_root, video):
 
 def test_records_for_an_unknown_response_are_refused(tmp_path, media_root):
     records = write_jsonl(tmp_path / "r.jsonl", [{"response_id": "nope", "source": "gold", "sentences": []}])
-    result = run("annotation", "import", "--project", str(tmp_path / "p"), str(records), "--no-prepare")
+    result = run_in_process(
+        "annotation", "import", "--project", str(tmp_path / "p"), str(records), "--no-prepare"
+    )
     assert result.returncode == 2
     assert "line 1" in result.stderr and "response_id" in result.stderr
 
 
 def test_import_prepares_the_annotation_proxy_unless_told_not_to(tmp_path, media_root):
     gen = write_jsonl(tmp_path / "gen.jsonl", [row("r1")])
-    result = run(
+    result = run_in_process(
         "annotation", "import", "--project", str(tmp_path / "p"), str(gen), "--media-root", str(media_root)
     )
     assert result.returncode == 0, result.stderr
@@ -137,18 +131,18 @@ def test_import_prepares_the_annotation_proxy_unless_told_not_to(tmp_path, media
 
 
 def test_missing_input_file_is_exit_2(tmp_path):
-    result = run("annotation", "import", "--project", str(tmp_path / "p"), str(tmp_path / "nope.jsonl"))
+    result = run_process("annotation", "import", "--project", tmp_path / "p", tmp_path / "nope.jsonl")
     assert result.returncode == 2 and result.stdout == "" and "nope.jsonl" in result.stderr
 
 
 def test_demo_export_score_yields_gold_three_humans_and_four_judges(tmp_path):
-    assert run("annotation", "demo", "--project", str(tmp_path / "demo")).returncode == 0
+    assert run_process("annotation", "demo", "--project", str(tmp_path / "demo")).returncode == 0
     out = tmp_path / "all.jsonl"
-    exported = run(
+    exported = run_process(
         "annotation", "export", "--project", str(tmp_path / "demo"), "--out", str(out), "--source", "all"
     )
     assert exported.returncode == 0, exported.stderr
-    scored = run("calibration", "score", str(out), "--json", "--precision", "individual")
+    scored = run_process("calibration", "score", str(out), "--json", "--precision", "individual")
     assert scored.returncode == 0, scored.stderr
     sources = {json.loads(line)["source"] for line in scored.stdout.splitlines()}
     humans = {s for s in sources if s.startswith("human:")}

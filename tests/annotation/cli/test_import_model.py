@@ -1,23 +1,15 @@
-"""`python -m annotation import --model NAME FILE`: a generation file per model, in real
-subprocesses on a real project."""
+"""`python -m annotation import --model NAME FILE`: a generation file per model, on a real project,
+by the same `main` that `python -m annotation` calls, in this process (tests/cli_support.py)."""
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_support import run_in_process
 from media_fixtures import make_indexed_video
 
 from annotation.store.project_store import DB_NAME, ProjectStore
-
-ROOT = Path(__file__).resolve().parents[3]
-
-
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "annotation", *args], cwd=ROOT, capture_output=True, text=True, timeout=300
-    )
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +31,8 @@ def generation_file(path: Path, text: str, **extra) -> Path:
 
 
 def import_file(project: Path, media_root: Path, path: Path, *flags: str) -> subprocess.CompletedProcess:
-    return run(
+    return run_in_process(
+        "annotation",
         "import",
         "--project",
         str(project),

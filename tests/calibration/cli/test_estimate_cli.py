@@ -4,14 +4,12 @@ same `main` that `python -m calibration` calls, without ≈ 2 CPU s of imports p
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_support import run_in_process, run_process
 from estimate_support import MODEL_KEYS
 
 from annotation.demo.labellers import JUDGE_CONFIGS, judge_source
@@ -22,29 +20,14 @@ from calibration.cli.main import main as calibration_main
 from calibration.estimates.inputs import scored_responses
 from calibration.estimates.models import estimate_models
 
-REPO = Path(__file__).resolve().parents[3]
-
 
 def run_subprocess(*args: str | Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "calibration", "estimate", *map(str, args)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return run_process("calibration", "estimate", *args)
 
 
 def run_cli(*args: str | Path) -> subprocess.CompletedProcess:
     """As `run_subprocess`, in this process: exit code, stdout and stderr of `main`."""
-    argv = ["estimate", *map(str, args)]
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = calibration_main(argv)
-        except SystemExit as exc:  # argparse's own refusals
-            code = exc.code
-    return subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
+    return run_in_process("calibration", "estimate", *args)
 
 
 @pytest.fixture(scope="module")

@@ -1,25 +1,13 @@
-"""`python -m calibration score`, run as a real subprocess on files written in the test."""
+"""`python -m calibration score` on files written in the test: by the same `main` in this process,
+and as a real subprocess for its help and one exit code (tests/cli_support.py says why)."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parents[3]
-
-
-def run_cli(*args: str | Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "calibration", *map(str, args)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+from cli_support import run_in_process, run_process
 
 
 def json_lines(stdout: str) -> list[dict]:
@@ -125,20 +113,27 @@ def metric_file(path: Path) -> Path:
 
 
 def test_records_file_gives_one_json_line_per_response_and_mode(tmp_path):
-    result = run_cli("score", "--json", write_jsonl(tmp_path / "alice.jsonl", [alice_record()]))
+    result = run_in_process(
+        "calibration", "score", "--json", write_jsonl(tmp_path / "alice.jsonl", [alice_record()])
+    )
     scores = {row["precision_mode"]: row["murgat_s"] for row in json_lines(result.stdout)}
     assert scores == pytest.approx({"individual": 0.5, "necessity": 1 / 3, "alce": 0.5})
 
 
 def test_precision_option_keeps_one_mode(tmp_path):
-    result = run_cli(
-        "score", "--json", "--precision", "necessity", write_jsonl(tmp_path / "alice.jsonl", [alice_record()])
+    result = run_in_process(
+        "calibration",
+        "score",
+        "--json",
+        "--precision",
+        "necessity",
+        write_jsonl(tmp_path / "alice.jsonl", [alice_record()]),
     )
     assert [row["precision_mode"] for row in json_lines(result.stdout)] == ["necessity"]
 
 
 def test_table_shows_mean_murgat_s_per_source_and_mode(tmp_path):
-    result = run_cli("score", write_jsonl(tmp_path / "alice.jsonl", [alice_record()]))
+    result = run_in_process("calibration", "score", write_jsonl(tmp_path / "alice.jsonl", [alice_record()]))
     rows = [line.split() for line in result.stdout.splitlines()[1:]]
     assert [(row[0], row[1], row[3]) for row in rows] == [
         ("human:alice", "individual", "0.5000"),
@@ -164,8 +159,13 @@ def unjudged_record() -> dict:
 
 
 def test_an_undetermined_response_is_null_in_json_not_zero(tmp_path):
-    result = run_cli(
-        "score", "--json", "--precision", "alce", write_jsonl(tmp_path / "a.jsonl", [unjudged_record()])
+    result = run_in_process(
+        "calibration",
+        "score",
+        "--json",
+        "--precision",
+        "alce",
+        write_jsonl(tmp_path / "a.jsonl", [unjudged_record()]),
     )
     [row] = json_lines(result.stdout)
     assert (row["murgat_s"], row["f1"], row["precision"], row["recall"]) == (None, None, None, None)
@@ -173,31 +173,35 @@ def test_an_undetermined_response_is_null_in_json_not_zero(tmp_path):
 
 def test_the_table_means_leave_undetermined_responses_out_and_count_them(tmp_path):
     path = write_jsonl(tmp_path / "a.jsonl", [alice_record(), unjudged_record()])
-    result = run_cli("score", "--precision", "necessity", path)
+    result = run_in_process("calibration", "score", "--precision", "necessity", path)
     header, row = (line.split() for line in result.stdout.splitlines())
     assert (row[header.index("MURGAT-S")], row[-1]) == ("0.3333", "1")
     assert header[-2:] == ["undet.", "resp."]
 
 
 def test_metric_file_is_scored_per_entry_with_id_or_file_stem_and_index(tmp_path):
-    result = run_cli("score", "--json", metric_file(tmp_path / "gemini_run.json"))
+    result = run_in_process("calibration", "score", "--json", metric_file(tmp_path / "gemini_run.json"))
     rows = [(row["response_id"], row["source"], row["murgat_s"]) for row in json_lines(result.stdout)]
     assert rows == [("ws-1", "judge:gemini_run", 0.5), ("gemini_run-1", "judge:gemini_run", 1.0)]
 
 
 def test_source_option_names_the_metric_file_judge(tmp_path):
-    result = run_cli("score", "--json", "--source", "judge:flash", metric_file(tmp_path / "run.json"))
+    result = run_in_process(
+        "calibration", "score", "--json", "--source", "judge:flash", metric_file(tmp_path / "run.json")
+    )
     assert {row["source"] for row in json_lines(result.stdout)} == {"judge:flash"}
 
 
 def test_metric_file_scored_in_all_modes_says_it_has_only_individual_judgements(tmp_path):
-    result = run_cli("score", "--json", "--precision", "all", metric_file(tmp_path / "run.json"))
+    result = run_in_process(
+        "calibration", "score", "--json", "--precision", "all", metric_file(tmp_path / "run.json")
+    )
     modes = {row["precision_mode"] for row in json_lines(result.stdout)}
     assert (modes, "only individual judgements" in result.stderr) == ({"individual"}, True)
 
 
 def test_stored_response_score_that_disagrees_is_warned_about_by_entry(tmp_path):
-    result = run_cli("score", metric_file(tmp_path / "run.json"))
+    result = run_in_process("calibration", "score", metric_file(tmp_path / "run.json"))
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
     assert (
         result.returncode,
@@ -211,7 +215,7 @@ def test_bad_record_exits_2_naming_file_line_and_field_with_nothing_on_stdout(tm
     bad = alice_record()
     bad["sentences"][0]["verifiable"] = "yes"
     path = write_jsonl(tmp_path / "bad.jsonl", [alice_record() | {"source": "human:bob"}, bad])
-    result = run_cli("score", path)
+    result = run_process("calibration", "score", path)
     assert (result.returncode, result.stdout) == (2, "")
     assert str(path) in result.stderr and "line 2" in result.stderr and "verifiable" in result.stderr
 
@@ -219,7 +223,7 @@ def test_bad_record_exits_2_naming_file_line_and_field_with_nothing_on_stdout(tm
 def test_problems_of_every_file_are_reported(tmp_path):
     first = tmp_path / "first.jsonl"
     first.write_text("{not json\n", encoding="utf-8")
-    result = run_cli("score", first, tmp_path / "missing.jsonl")
+    result = run_in_process("calibration", "score", first, tmp_path / "missing.jsonl")
     assert (result.returncode, "first.jsonl" in result.stderr, "missing.jsonl" in result.stderr) == (
         2,
         True,
@@ -243,11 +247,11 @@ def test_generation_file_cannot_be_scored(tmp_path):
             ]
         )
     )
-    result = run_cli("score", path)
+    result = run_in_process("calibration", "score", path)
     assert (result.returncode, "carries no judgements" in result.stderr) == (2, True)
 
 
 @pytest.mark.parametrize("args", [["--help"], ["score", "--help"]])
 def test_help_is_available(args):
-    result = run_cli(*args)
+    result = run_process("calibration", *args)
     assert (result.returncode, "usage:" in result.stdout) == (0, True)

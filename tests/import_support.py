@@ -8,8 +8,7 @@ import json
 import sqlite3
 from pathlib import Path
 
-from annotation.cli.main import main as annotation_main
-from calibration.cli.main import main as calibration_main
+from cli_support import run_in_process
 
 CITED_TEXT = "A test pattern moves (visual, 0:02). A tone sounds (audio, 0:01-0:03). So A.\nAnswer: A"
 
@@ -61,23 +60,20 @@ def write_jsonl(path: Path, rows: list) -> Path:
     return path
 
 
-def run_cli(main, capsys, argv: list[str]) -> tuple[int, str, str]:
-    """(exit code, stdout, stderr) of one in-process run; argparse's own refusals exit 2 too."""
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return code, out, err
+def run_cli(package: str, argv: tuple) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of one in-process run (tests/cli_support.py); no traceback may
+    escape it."""
+    done = run_in_process(package, *argv)
+    assert "Traceback" not in done.stderr
+    return done.returncode, done.stdout, done.stderr
 
 
-def run_annotation(capsys, *argv) -> tuple[int, str, str]:
-    return run_cli(annotation_main, capsys, list(argv))
+def run_annotation(*argv) -> tuple[int, str, str]:
+    return run_cli("annotation", argv)
 
 
-def run_calibration(capsys, *argv) -> tuple[int, str, str]:
-    return run_cli(calibration_main, capsys, list(argv))
+def run_calibration(*argv) -> tuple[int, str, str]:
+    return run_cli("calibration", argv)
 
 
 def project_snapshot(directory: Path) -> dict | None:

@@ -45,7 +45,6 @@ class Ctx:
     project: Path
     folder: Path
     media: Path
-    capsys: object
 
     def file(self, name: str, content: str | bytes) -> Path:
         path = self.folder / name
@@ -63,7 +62,6 @@ class Ctx:
     def import_(self, *files: Path, extra=(), project: Path | None = None, media: Path | None = None):
         target = project or self.project
         return run_annotation(
-            self.capsys,
             "import",
             "--project",
             target,
@@ -117,7 +115,7 @@ def refused(ctx: Ctx, files: list[Path], located: list[str], message: str = "", 
 
 
 def scored_refused(ctx: Ctx, path: Path, located: str, message: str = "") -> None:
-    code, out, err = run_calibration(ctx.capsys, "score", path, "--json")
+    code, out, err = run_calibration("score", path, "--json")
     assert (code, out, located in err, message in err) == (2, "", True, True), err
     assert not any(word in err for word in PYTHON_WORDS), err
 
@@ -750,7 +748,7 @@ def test_the_corpus_covers_every_class_with_at_least_150_cases():
 
 
 @pytest.mark.parametrize("hostile", CASES, ids=[c.name for c in CASES])
-def test_hostile_input(hostile, fresh_project, tmp_path, import_media, capsys):
+def test_hostile_input(hostile, fresh_project, tmp_path, import_media):
     folder = tmp_path / "case"
     folder.mkdir()
-    hostile.check(Ctx(fresh_project, folder, import_media, capsys))
+    hostile.check(Ctx(fresh_project, folder, import_media))

@@ -56,7 +56,7 @@ def as_file_text(values: list, as_list: bool) -> bytes:
     return text.encode("utf-8", "surrogatepass")  # a lone surrogate makes the file not UTF-8
 
 
-def imports_or_refuses(base_project: Path, media: Path, capsys, data: bytes, name: str) -> None:
+def imports_or_refuses(base_project: Path, media: Path, data: bytes, name: str) -> None:
     with tempfile.TemporaryDirectory() as folder:
         project = Path(folder) / "project"
         shutil.copytree(base_project, project)
@@ -64,7 +64,7 @@ def imports_or_refuses(base_project: Path, media: Path, capsys, data: bytes, nam
         path.write_bytes(data)
         before = project_snapshot(project)
         code, out, err = run_annotation(
-            capsys, "import", "--project", project, path, "--media-root", media, "--no-prepare"
+            "import", "--project", project, path, "--media-root", media, "--no-prepare"
         )
         assert code in (0, 2), err
         event(f"import exit {code}")
@@ -73,11 +73,11 @@ def imports_or_refuses(base_project: Path, media: Path, capsys, data: bytes, nam
             assert project_snapshot(project) == before
 
 
-def scores_or_refuses(capsys, data: bytes, name: str) -> None:
+def scores_or_refuses(data: bytes, name: str) -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / name
         path.write_bytes(data)
-        code, out, err = run_calibration(capsys, "score", path, "--json")
+        code, out, err = run_calibration("score", path, "--json")
         assert code in (0, 2), err
         event(f"score exit {code}")
         if code == 2:
@@ -86,25 +86,25 @@ def scores_or_refuses(capsys, data: bytes, name: str) -> None:
 
 @SETTINGS
 @given(st.binary(max_size=400), st.sampled_from(["f.json", "f.jsonl"]))
-def test_import_takes_any_bytes(base_project, import_media, capsys, data, name):
-    imports_or_refuses(base_project, import_media, capsys, data, name)
+def test_import_takes_any_bytes(base_project, import_media, data, name):
+    imports_or_refuses(base_project, import_media, data, name)
 
 
 @SETTINGS
 @given(st.lists(st.one_of(json_values, near_rows), min_size=1, max_size=3), st.booleans())
-def test_import_takes_any_json_values(base_project, import_media, capsys, values, as_list):
+def test_import_takes_any_json_values(base_project, import_media, values, as_list):
     imports_or_refuses(
-        base_project, import_media, capsys, as_file_text(values, as_list), "f.json" if as_list else "f.jsonl"
+        base_project, import_media, as_file_text(values, as_list), "f.json" if as_list else "f.jsonl"
     )
 
 
 @SETTINGS
 @given(st.binary(max_size=400), st.sampled_from(["f.json", "f.jsonl"]))
-def test_score_takes_any_bytes(capsys, data, name):
-    scores_or_refuses(capsys, data, name)
+def test_score_takes_any_bytes(data, name):
+    scores_or_refuses(data, name)
 
 
 @SETTINGS
 @given(st.lists(st.one_of(json_values, near_rows), min_size=1, max_size=3), st.booleans())
-def test_score_takes_any_json_values(capsys, values, as_list):
-    scores_or_refuses(capsys, as_file_text(values, as_list), "f.json" if as_list else "f.jsonl")
+def test_score_takes_any_json_values(values, as_list):
+    scores_or_refuses(as_file_text(values, as_list), "f.json" if as_list else "f.jsonl")

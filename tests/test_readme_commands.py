@@ -6,15 +6,11 @@ process through the same `main` (a subprocess costs up to ≈ 2 CPU s of imports
 
 from __future__ import annotations
 
-import contextlib
-import importlib
-import io
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_support import run_in_process, run_process
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -33,27 +29,11 @@ def test_the_readme_shows_commands_of_both_packages():
     assert ("calibration", "judge", "run") in readme_commands()
 
 
-def run_in_process(command: tuple[str, ...]) -> subprocess.CompletedProcess:
-    """`python -m <package> <words> …` through the package's `main` in this process."""
-    main = importlib.import_module(f"{command[0]}.cli.main").main
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(list(command[1:]))
-        except SystemExit as exc:  # argparse's --help and refusals exit
-            code = exc.code
-    return subprocess.CompletedProcess(command, code, out.getvalue(), err.getvalue())
-
-
 @pytest.mark.parametrize("command", readme_commands(), ids=" ".join)
 def test_every_command_the_readme_shows_answers_help(command):
     first_of_its_package = command == next(c for c in readme_commands() if c[0] == command[0])
-    if first_of_its_package:
-        done = subprocess.run(
-            [sys.executable, "-m", *command, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120
-        )
-    else:
-        done = run_in_process((*command, "--help"))
+    run = run_process if first_of_its_package else run_in_process
+    done = run(*command, "--help")
     assert done.returncode == 0, done.stderr
     assert "usage:" in done.stdout
 

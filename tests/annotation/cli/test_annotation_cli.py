@@ -2,6 +2,7 @@
 `main` in this process, the chain and one exit code in real subprocesses (tests/cli_support.py)."""
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -135,7 +136,10 @@ def test_missing_input_file_is_exit_2(tmp_path):
     assert result.returncode == 2 and result.stdout == "" and "nope.jsonl" in result.stderr
 
 
-def test_demo_export_score_yields_gold_three_humans_and_four_judges(tmp_path):
+def test_demo_export_score_yields_gold_three_humans_and_four_judges(tmp_path, demo_build):
+    # The demo over a copy of the run's build (seed 0) is that demo, returned unchanged: building it
+    # again here cost ≈ 8 CPU s; building is tested where it is the subject (tests/annotation/demo/).
+    shutil.copytree(demo_build, tmp_path / "demo")
     assert run_process("annotation", "demo", "--project", str(tmp_path / "demo")).returncode == 0
     out = tmp_path / "all.jsonl"
     exported = run_process(

@@ -3,7 +3,7 @@ a password change) stops this tab at its next action, which writes nothing; an a
 person's sessions or removes the account (the two-tab browser test is tests/e2e/test_sessions_across_tabs.py)."""
 
 import pytest
-from app_support import click, open_app, open_page_as, press, sign_in, tiny_project
+from app_support import click, open_page_as, press, signed_in_app, tiny_project
 
 from annotation.store.accounts import set_password
 from annotation.store.project_store import ProjectStore
@@ -25,21 +25,21 @@ def sign_in_form_shown(app) -> bool:
 
 
 def test_a_tab_whose_session_ended_elsewhere_writes_nothing_and_shows_the_sign_in_form(monkeypatch, project):
-    app = sign_in(open_app(monkeypatch, project), "ann")
+    app = signed_in_app(monkeypatch, project, "ann")
     end_session(ProjectStore.open(project), app.session_state["session_token"])  # the other tab signs out
     click(app, "answer:True")
     assert events_of(project) == 0 and sign_in_form_shown(app)
 
 
 def test_a_password_change_stops_the_persons_open_tab_at_its_next_decision(monkeypatch, project):
-    app = sign_in(open_app(monkeypatch, project), "ann")
+    app = signed_in_app(monkeypatch, project, "ann")
     set_password(ProjectStore.open(project), "ann", "a new one")
     click(app, "answer:True")
     assert events_of(project) == 0 and sign_in_form_shown(app)
 
 
 def test_a_live_session_still_writes(monkeypatch, project):
-    click(sign_in(open_app(monkeypatch, project), "ann"), "answer:True")
+    click(signed_in_app(monkeypatch, project, "ann"), "answer:True")
     assert events_of(project) == 1
 
 

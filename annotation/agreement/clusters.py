@@ -364,12 +364,15 @@ def cluster_sentence(
     if not lists:  # nobody decomposed it (most sentences): nothing to group, combine or doubt
         return SentenceClusters(index, answered=answered)
     clusters = [_cluster(i, group) for i, group in enumerate(_group(lists, answered))]
+    # an author in every cluster (most sentences) leaves no two clusters without an author in common:
+    # nothing combined, nothing in doubt
+    shared = set(lists).intersection(*(c.authors for c in clusters))
     return SentenceClusters(
         index,
         tuple(sorted(lists)),
         tuple(clusters),
-        _combinations(clusters),
-        _doubts(clusters, answered),
+        () if shared else _combinations(clusters),
+        () if shared else _doubts(clusters, answered),
         answered,
     )
 

@@ -296,6 +296,8 @@ def _canonical(members: list[Member]) -> Member:
 def _cluster(index: int, members: list[Member]) -> FactCluster:
     members = sorted(members, key=lambda m: m.author)
     canonical = _canonical(members)
+    if all(m.citations == canonical.citations for m in members):  # one subset (most clusters): no counting
+        return FactCluster(index, tuple(members), canonical.text, canonical.citations)
     subsets = Counter(m.citations for m in members)
     top = max(subsets.values())
     citations = canonical.citations if subsets[canonical.citations] == top else subsets.most_common(1)[0][0]
@@ -359,13 +361,18 @@ def cluster_sentence(
         for author, (their, sentence) in facts.items()
         if their
     }
+    if not lists:  # nobody decomposed it (most sentences): nothing to group, combine or doubt
+        return SentenceClusters(index, answered=answered)
     clusters = [_cluster(i, group) for i, group in enumerate(_group(lists, answered))]
+    # an author in every cluster (most sentences) leaves no two clusters without an author in common:
+    # nothing combined, nothing in doubt
+    shared = set(lists).intersection(*(c.authors for c in clusters))
     return SentenceClusters(
         index,
         tuple(sorted(lists)),
         tuple(clusters),
-        _combinations(clusters),
-        _doubts(clusters, answered),
+        () if shared else _combinations(clusters),
+        () if shared else _doubts(clusters, answered),
         answered,
     )
 

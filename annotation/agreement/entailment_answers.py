@@ -14,7 +14,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from annotation.protocol.derivation import derive_entailment
-from annotation.protocol.ids import Task, entailment_task
+from annotation.protocol.ids import FACT_QUESTIONS, Task, entailment_task
 from annotation.protocol.questions import question_citations
 from annotation.protocol.records import Fact, Sentence
 
@@ -54,7 +54,7 @@ def answered(fact: Fact, sentence: Sentence) -> list[tuple[str, int | None, Segm
 
 def answers_by_segments(values) -> dict[Segments, list[tuple[str, int | None, bool]]]:
     """{segments: [(kind, j, value)]} of a fact's `answered` values that are not null, in their
-    order: what `answer_for` looks a question up in."""
+    order."""
     out: dict[Segments, list] = {}
     for kind, j, segments, value in values:
         if value is not None:
@@ -62,25 +62,45 @@ def answers_by_segments(values) -> dict[Segments, list[tuple[str, int | None, bo
     return out
 
 
-def answer_for(
-    fact: Fact, sentence: Sentence, kind: str, segments: Segments, by_segments=None
-) -> tuple[bool, Task] | None:
-    """The person's value for E(fact, `segments`) and the task it was asked as (e.g. `alone.1`), a
-    value of the same `kind` first; None when they have no non-null value for that set or their fact
-    is malformed. An empty set is never a question (it supports nothing). `by_segments`: the fact's
-    `answers_by_segments` when the caller has it already (several questions about one fact)."""
-    if fact.entailment is None or not segments:
-        return None
-    if by_segments is None:
-        try:
-            by_segments = answers_by_segments(answered(fact, sentence))
-        except ValueError:  # a malformed fact in an imported record: no vote
-            return None
-    matching = by_segments.get(segments)
-    if not matching:
-        return None
-    found_kind, j, value = next((found for found in matching if found[0] == kind), matching[0])
-    return value, entailment_task(found_kind, j)
+AnswerTable = dict[tuple[str, Segments], tuple[bool, Task]]
+_TABLES: dict[tuple, AnswerTable] = {}
+_KEPT_TABLES = 1 << 14  # a few citation patterns and answers; emptied when a stranger input fills it
+
+
+def answer_table(fact: Fact, sentence: Sentence) -> AnswerTable:
+    """{(kind, segments): (value, task)}: the person's value for E(fact, segments) asked as `kind`
+    (`all` | `alone` | `without`) and the task it was asked as (e.g. `alone.1`) — a value of the same
+    kind first — for every set of segments they gave a non-null value for (an empty set is never a
+    question: it supports nothing); {} for a fact without stage 3. Gold reads it for every question
+    about every voter's fact. The table is shared: read it, never change it. Looked up once per pattern
+    (citations, their validity, yes/no/null answers), as `derive_entailment` is. ValueError when the
+    derivation rejects the fact."""
+    given = fact.entailment
+    if given is None:
+        return {}
+    validity = _validity(sentence)
+    if not all(v is None or v is True or v is False for v in (given.all, *given.alone, *given.without)):
+        return _table(answered(fact, sentence))  # other values keep their own type: derived each time
+    key = (tuple(fact.citations), validity, given.all, tuple(given.alone), tuple(given.without))
+    table = _TABLES.get(key)
+    if table is None:
+        if len(_TABLES) >= _KEPT_TABLES:
+            _TABLES.clear()
+        table = _TABLES[key] = _table(answered(fact, sentence))
+    return table
+
+
+def _table(values) -> AnswerTable:
+    """`answer_table` from a fact's `answered` values: per set of segments (an empty one is never a
+    question), a value of the asked kind first, else the first value given for that set."""
+    out: AnswerTable = {}
+    for segments, matching in answers_by_segments(values).items():
+        if not segments:
+            continue
+        for kind in FACT_QUESTIONS:
+            found_kind, j, value = next((found for found in matching if found[0] == kind), matching[0])
+            out[(kind, segments)] = (value, entailment_task(found_kind, j))
+    return out
 
 
 def could_not_tell(fact: Fact, sentence: Sentence, segments: Segments) -> bool:

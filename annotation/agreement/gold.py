@@ -42,13 +42,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from annotation.agreement.clusters import FactCluster, SentenceClusters, response_clusters
-from annotation.agreement.entailment_answers import (
-    answer_for,
-    answered,
-    answers_by_segments,
-    could_not_tell,
-    question_segments,
-)
+from annotation.agreement.entailment_answers import answer_table, could_not_tell, question_segments
 from annotation.agreement.reliability import agreement_stage, records_by_response
 from annotation.agreement.same_fact import answers_from_rulings
 from annotation.formats.atomic_file import write_text_atomically
@@ -186,6 +180,11 @@ def decide(
     for an unknown rule."""
     if rule not in RULES:
         raise ValueError(f"gold rule '{rule}' is not one of {', '.join(RULES)}")
+    return _decided(compared, rule, auto_accept_unanimous, ruling)
+
+
+def _decided(compared: dict, rule: str, auto_accept_unanimous: bool, ruling: Ruling | None) -> tuple:
+    """`decide` with `rule` known to be one of RULES (checked once per derivation)."""
     n = len(compared)
     values = iter(compared.values())
     first = next(values, None)
@@ -197,9 +196,12 @@ def decide(
     if ruling is not None:
         return ruling.value, Provenance("adjudicated", ruling.provenance), agreement
     if n == 0:
-        return None, Provenance("unresolved", "unresolved: no annotator values"), 0.0
+        return None, _NO_VALUES, 0.0
     provenance = _counted_provenance(m, n, rule, auto_accept_unanimous)
     return (None if provenance.kind == "unresolved" else top), provenance, agreement
+
+
+_NO_VALUES = Provenance("unresolved", "unresolved: no annotator values")
 
 
 @lru_cache(maxsize=1024)  # a few counts: one provenance object (and text) shared by every value it names
@@ -248,12 +250,12 @@ class _Deriver:
         return found[1]
 
     def _answered(self, fact: Fact, sentence: Sentence) -> dict:
-        """`answers_by_segments` of a voter's fact, once per fact ({} for a malformed one: no vote),
-        however many questions it is asked."""
+        """`answer_table` of a voter's fact, once per fact ({} for a malformed one: no vote), however
+        many questions it is asked."""
         key = id(fact)
         if key not in self._answers:
             try:
-                self._answers[key] = (fact, answers_by_segments(answered(fact, sentence)))
+                self._answers[key] = (fact, answer_table(fact, sentence))
             except ValueError:  # a malformed fact in an imported record: no vote
                 self._answers[key] = (fact, {})
         return self._answers[key][1]
@@ -295,20 +297,29 @@ class _Deriver:
         found = [self.rulings[(self.rid, u, task)] for u in units if (self.rid, u, task) in self.rulings]
         return max(found, key=lambda r: r.event_id, default=None)
 
-    def _value(self, sentence: int, question: str, unit, task, values: dict, **extra) -> GoldValue:
-        """A gold value from the annotators' `values`; `extra`: GoldValue fields, and `compared`
-        (default: the values), `spent_units` ({name: (unit, task) of their event}) and
-        `ruling_units` (units whose ruling counts, default: `unit`)."""
+    def _value(
+        self, sentence: int, question: str, unit, task, values: dict, *,
+        compared: dict | None = None, spent_units: dict | None = None, ruling_units=None, fact=None,
+        **extra,
+    ) -> GoldValue:  # fmt: skip
+        """A gold value from the annotators' `values`; `compared` (default: the values),
+        `spent_units` ({name: (unit, task) of their event}; default: `unit`, `task` for everyone),
+        `ruling_units` (units whose ruling counts, default: `unit`), `fact` (its text); `extra`:
+        other GoldValue fields."""
         # the values themselves when nothing else is compared: one dict, pickled once when kept
-        compared = extra.pop("compared", None) or values
-        spent_units = extra.pop("spent_units", {})
-        ruling = self._ruling(extra.pop("ruling_units", [unit]), task) if unit is not None else None
-        value, provenance, agreement = decide(compared, self.rule, self.auto_accept, ruling)
-        extra["provenance_kind"] = provenance.kind
-        spent = {name: self.spent.get((name, self.rid, *spent_units[name])) for name in spent_units}
+        compared = compared or values
+        ruling = None
+        if self.rulings and unit is not None:
+            ruling = self._ruling(ruling_units or [unit], task)
+        value, provenance, agreement = _decided(compared, self.rule, self.auto_accept, ruling)
+        get, rid = self.spent.get, self.rid
+        if spent_units is None:
+            spent = {name: get((name, rid, unit, task)) for name in values}
+        else:
+            spent = {name: get((name, rid, *where)) for name, where in spent_units.items()}
         gold = GoldValue(
-            self.rid, sentence, extra.pop("fact", None), question, unit, task, values, spent, value,
-            provenance.text, agreement, ruling, compared=compared, gold_compared=value, **extra,
+            rid, sentence, fact, question, unit, task, values, spent, value, provenance.text, agreement,
+            ruling, compared=compared, gold_compared=value, provenance_kind=provenance.kind, **extra,
         )  # fmt: skip
         self.values.append(gold)
         return gold
@@ -323,7 +334,6 @@ class _Deriver:
             unit,
             VERIFIABLE_TASK,
             labelled,
-            spent_units={n: (unit, VERIFIABLE_TASK) for n in labelled},
             segments=tuple(range(len(base.citations))),
         )
         provenance = {"verifiable": verifiable.provenance}
@@ -352,7 +362,6 @@ class _Deriver:
             FACTS_TASK,
             lists,
             compared={n: signatures.get(n, frozenset()) for n in lists},
-            spent_units={n: (unit, FACTS_TASK) for n in lists},
             segments=tuple(range(len(base.citations))),
             orphan=nobody,
             clusters=clusters,
@@ -460,10 +469,9 @@ class _Deriver:
         text, cites = fact.text, fact.citations
         segments = question_segments(cites, sentence, kind, j)
         values, spent_units = {}, {}
+        asked = (kind, segments)
         for name, (their, their_sentence) in voters.items():
-            if their.entailment is None:
-                continue
-            found = answer_for(their, their_sentence, kind, segments, self._answered(their, their_sentence))
+            found = self._answered(their, their_sentence).get(asked)
             if found is not None:
                 values[name] = found[0]
                 spent_units[name] = (self._unit_of(i, their), found[1])

@@ -11,7 +11,6 @@ import signal
 import subprocess
 import sys
 import types
-import zlib
 from pathlib import Path
 
 import pytest
@@ -152,10 +151,26 @@ class RunsACommand:
 def test_a_row_naming_anything_but_annotation_dataclasses_is_never_loaded(staged, tmp_path):
     new_process_state(staged)
     marker = tmp_path / "ran"
-    hostile = zlib.compress(pickle.dumps(RunsACommand(marker)))
+    hostile = derived_results.encode(RunsACommand(marker))
     staged.database.connection.execute("UPDATE derived_results SET result = ?", [hostile])
     assert everything(new_process_state(staged)) == everything(state_as_derived(staged))
     assert not marker.exists()
+
+
+def test_a_damaged_row_is_derived_again(staged):
+    new_process_state(staged)
+    rows = dict(staged.database.connection.execute("SELECT response_id, result FROM derived_results"))
+    first, second, *_ = sorted(rows)
+    cut = rows[first][: len(rows[first]) // 2]  # a row cut short
+    staged.database.connection.execute(
+        "UPDATE derived_results SET result = ? WHERE response_id = ?", [cut, first]
+    )
+    staged.database.connection.execute(
+        "UPDATE derived_results SET result = ? WHERE response_id = ?", [b"not a result", second]
+    )
+    writes = staged.database.connection.total_changes
+    assert everything(new_process_state(staged)) == everything(state_as_derived(staged))
+    assert staged.database.connection.total_changes - writes == 2  # both derived and kept again
 
 
 def test_a_kept_result_may_name_the_unit_and_task_value_types_and_no_other_named_tuple():

@@ -42,7 +42,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 from annotation.protocol.derivation import derive_entailment
 from annotation.protocol.errors import InputError, Problem
@@ -51,6 +50,7 @@ from annotation.protocol.records import EvaluationRecord, Fact, Sentence
 from annotation.store.record_form import fact_code, fact_of_code
 from calibration.stats.comparison import benjamini_yekutieli
 from calibration.stats.correlation import correlation_undefined_reason, pearson_rows
+from calibration.stats.distributions import t_quantile, t_survival
 from calibration.stats.jackknife import jackknife_se, leave_one_out_pearson
 from calibration.sweep.scores import score_rows
 
@@ -181,7 +181,7 @@ def annotator_rows(tables: dict[str, ParityTable]) -> list[dict]:
 def _one_sided_p(d: np.ndarray, se: np.ndarray, n: np.ndarray, epsilon: float) -> np.ndarray:
     """p of H0: d ≤ −ε per annotator (t on n − 1 df); a zero SE decides by the sign alone."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        p = scipy_stats.t.sf((d + epsilon) / se, np.maximum(n - 1, 1))
+        p = t_survival((d + epsilon) / se, np.maximum(n - 1, 1))
     p = np.where(se == 0, np.where(d + epsilon > 0, 0.0, 1.0), p)
     return np.where(np.isfinite(d) & np.isfinite(se), p, np.nan)
 
@@ -195,7 +195,7 @@ def _mean_advantage_ci(d, loo, used, level: float) -> tuple[float, float, float]
     without_j = np.where(used[defined], loo[defined], d[defined][:, None]).mean(axis=0)
     union = used[defined].any(axis=0)
     se = jackknife_se(np.array([mean]), without_j[None, :], union[None, :])[0]
-    half = scipy_stats.t.ppf(0.5 + level / 2, max(int(union.sum()) - 1, 1)) * se
+    half = t_quantile(0.5 + level / 2, max(int(union.sum()) - 1, 1)) * se
     return mean, mean - half, mean + half
 
 

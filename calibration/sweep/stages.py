@@ -265,9 +265,16 @@ def _pair_counts(
     pairs = match_sentences(gold_record, record)
     out.unmatched = len(gold_record.sentences) - len(pairs)
     judge_verifiable, gold_verifiable = out.verifier
+    found = gold_work.get(id(gold_record))  # (the record, so that its id names it; its sentences' sides)
+    if found is None:
+        found = gold_work[id(gold_record)] = (
+            gold_record,
+            [_gold_sentence(s, gold_work) for s in gold_record.sentences],
+        )
+    gold_sentences = found[1]
     for i, j in pairs:
-        gold_s, judge_s = gold_record.sentences[i], record.sentences[j]
-        gold = _gold_sentence(gold_s, gold_work)
+        gold = gold_sentences[i]
+        gold_s, judge_s = gold[0], record.sentences[j]
         if gold_s.verifiable is None or judge_s.verifiable is None:
             out.unlabelled += 1
         else:

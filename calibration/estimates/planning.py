@@ -32,8 +32,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import f as f_distribution
-from scipy.stats import t as student_t
 
 from annotation.work.sample_queues import (
     create_sample_queue,
@@ -43,6 +41,7 @@ from annotation.work.sample_queues import (
 )
 from calibration.estimates.models import ModelSample
 from calibration.estimates.ppi import z_value
+from calibration.stats.distributions import f_cdf, t_quantile
 
 ASSURANCE = 0.8
 
@@ -93,7 +92,7 @@ def projected_half_widths(sample: ModelSample, alpha: float) -> np.ndarray:
         ).clip(0.0, 1.0)
         imputed = np.where(unlabelled > 0, lam**2 * var_unlabelled / unlabelled, 0.0)
         rectifier = np.where(labelled > 0, (var_y - 2 * lam * cov + lam**2 * var_f) / labelled, np.inf)
-        quantile = student_t.ppf(1 - alpha / 2, np.maximum(labelled - 2, 1))
+        quantile = t_quantile(1 - alpha / 2, np.maximum(labelled - 2, 1))
     return quantile * np.sqrt(np.maximum(imputed + rectifier, 0.0))
 
 
@@ -106,7 +105,7 @@ def reach_probabilities(sample: ModelSample, half_width: float, alpha: float) ->
     later_df = np.maximum(n + np.arange(len(widths)) - 2, 1)
     with np.errstate(divide="ignore"):
         ratio = np.where(widths > 0, (half_width / widths) ** 2, np.inf)
-    return f_distribution.cdf(ratio, later_df, today_df)
+    return f_cdf(ratio, later_df, today_df)
 
 
 def more_gold_needed(

@@ -28,8 +28,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
-from scipy.stats import t as student_t
+
+from calibration.stats.distributions import normal_quantile, t_quantile
 
 # Below this many labelled values no interval is claimed (benchmarks/ppi_coverage.py: at n = 6 the
 # interval covered .92–.95 on the benchmark's score distributions, at n = 8 and more .93 or more).
@@ -66,13 +66,13 @@ def z_value(alpha: float) -> float:
     """The two-sided normal quantile for level α; ValueError outside (0, 1)."""
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
-    return float(norm.ppf(1 - alpha / 2))
+    return float(normal_quantile(1 - alpha / 2))
 
 
 def t_value(alpha: float, df: float) -> float:
     """The two-sided Student t quantile for level α on `df` degrees of freedom (normal at ∞)."""
     z = z_value(alpha)
-    return z if math.isinf(df) else float(student_t.ppf(1 - alpha / 2, df))
+    return z if math.isinf(df) else float(t_quantile(1 - alpha / 2, df))
 
 
 def t_estimate(

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from calibration.stats.correlation import DEGENERATE_VARIANCE, MIN_PAIRS, paired_rows
+from calibration.stats.inversions import InversionCount, cumulative, run_starts
 
 
 def resample_indices(n: int, n_boot: int = 2000, seed: int = 0) -> np.ndarray:
@@ -116,7 +117,7 @@ def _distinct_ranks(values: np.ndarray, W: np.ndarray) -> tuple[np.ndarray, np.n
     distinct, inverse = np.unique(values, return_inverse=True)
     order = np.argsort(inverse, kind="stable")
     bounds = np.searchsorted(inverse[order], np.arange(distinct.size + 1))
-    C = _cumulative(W[:, order])
+    C = cumulative(W[:, order])
     below = C[:, bounds[:-1]]
     weight = C[:, bounds[1:]] - below
     return below + (weight + 1.0) / 2.0, weight, inverse
@@ -188,55 +189,11 @@ def bootstrap_spearman(X, Y, weights: np.ndarray, chunk_size: int = RANK_BLOCK) 
     return out
 
 
-def _cumulative(W: np.ndarray) -> np.ndarray:
-    """Each row's running sums with a 0 in front: the weight of columns [a, b) is C[:, b] − C[:, a]."""
-    # counts of a narrow type (`multiplicities`) are summed as int64: their running sums outgrow it
-    dtype = W.dtype if W.dtype.kind == "f" or W.dtype.itemsize >= 4 else np.int64
-    C = np.zeros((W.shape[0], W.shape[1] + 1), dtype=dtype)
-    np.cumsum(W, axis=1, out=C[:, 1:])
-    return C
-
-
 def _tie_square_sums(C: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """Σ over tie groups of (the group's weight)², per row of the running sums `C`
-    (`_cumulative`); the groups are the column runs beginning at `starts`."""
+    (`cumulative`); the groups are the column runs beginning at `starts`."""
     ends = np.r_[starts[1:], C.shape[1] - 1]
     return ((C[:, ends] - C[:, starts]) ** 2).sum(1, dtype=np.int64)
-
-
-def _run_starts(*keys: np.ndarray) -> np.ndarray:
-    """Where each run of equal (keys…) begins, the keys sorted."""
-    return np.flatnonzero(np.r_[True, np.any([k[1:] != k[:-1] for k in keys], axis=0)])
-
-
-class _InversionCount:
-    """Σ w_i w_j over the pairs i < j with rank[i] > rank[j], for many weight vectors w at once, in
-    O(n log R) per vector (R distinct ranks): a pair is counted at the highest bit where the ranks
-    differ — among the items that agree above that bit, a 1-bit item before a 0-bit item."""
-
-    def __init__(self, rank: np.ndarray):
-        self.levels = []
-        for bit in range(max(int(rank.max(initial=0)).bit_length(), 1)):
-            prefix = rank >> (bit + 1)
-            order = np.argsort(prefix, kind="stable")  # items of one prefix together, in order
-            ones = ((rank[order] >> bit) & 1).astype(bool)
-            ones_before = np.r_[0, np.cumsum(ones)]  # 1-bit items before each position
-            starts = _run_starts(prefix[order])
-            group_start = np.repeat(starts, np.diff(np.r_[starts, rank.size]))
-            zeros = np.flatnonzero(~ones)
-            zeros = zeros[ones_before[zeros] > ones_before[group_start[zeros]]]  # a 1-bit item before
-            self.levels.append(
-                (order[ones], order[zeros], ones_before[zeros], ones_before[group_start[zeros]])
-            )
-
-    def __call__(self, W: np.ndarray) -> np.ndarray:
-        """The count for each row of `W` (weight vectors × items)."""
-        total = np.zeros(W.shape[0], dtype=np.int64)
-        for one_items, zero_items, upto, group_from in self.levels:
-            before = _cumulative(W[:, one_items])
-            # each 0-bit item times the 1-bit weight of its group that comes before it
-            total += (W[:, zero_items] * (before[:, upto] - before[:, group_from])).sum(1, dtype=np.int64)
-        return total
 
 
 def bootstrap_kendall(X, Y, weights: np.ndarray, block: int = RANK_BLOCK) -> np.ndarray:
@@ -264,23 +221,23 @@ def bootstrap_kendall(X, Y, weights: np.ndarray, block: int = RANK_BLOCK) -> np.
             x, y = y, x
         order = np.lexsort((y, x))
         x, y = x[order], y[order]
-        x_starts = _run_starts(x)
-        items = _run_starts(x, y)  # one item per distinct (x, y): columns [items[k], ends[k])
+        x_starts = run_starts(x)
+        items = run_starts(x, y)  # one item per distinct (x, y): columns [items[k], ends[k])
         ends = np.r_[items[1:], x.size]
         by_y = np.argsort(y[items], kind="stable")
-        y_starts = _run_starts(y[items][by_y])
-        inversions = _InversionCount(np.unique(y[items], return_inverse=True)[1])
+        y_starts = run_starts(y[items][by_y])
+        inversions = InversionCount(np.unique(y[items], return_inverse=True)[1])
         columns = np.flatnonzero(both)[order]
         # whole numbers: a weight times a weight is at most n², within int32 up to n = 46,340
         counts = np.int32 if columns.size <= 46_000 else np.int64
         for start in range(0, W.shape[0], block):
-            C = _cumulative(W[start : start + block, columns].astype(counts))
+            C = cumulative(W[start : start + block, columns].astype(counts))
             items_w = C[:, ends] - C[:, items]  # each item's weight
             count = C[:, -1].astype(float)
             t2 = count**2
             ties_x = _tie_square_sums(C, x_starts)
             ties_xy = (items_w * items_w).sum(1, dtype=np.int64)
-            ties_y = _tie_square_sums(_cumulative(items_w[:, by_y]), y_starts)
+            ties_y = _tie_square_sums(cumulative(items_w[:, by_y]), y_starts)
             concordance = t2 - ties_x - ties_y + ties_xy - 4 * inversions(items_w)
             untied_x, untied_y = t2 - ties_x, t2 - ties_y
             with np.errstate(invalid="ignore", divide="ignore"):

@@ -16,9 +16,9 @@ Layout as in correlation.py: X (k × n), Y (n,) shared or (k × n); NaN = missin
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 from calibration.stats.correlation import MIN_PAIRS, paired_rows, pearson_rows
+from calibration.stats.distributions import t_quantile
 
 _Z_LIMIT = 1.0 - 1e-15  # atanh(±1) is infinite: a perfect r keeps a finite z
 
@@ -73,7 +73,7 @@ def fisher_jackknife_ci(X, Y, level: float = 0.95) -> tuple[np.ndarray, np.ndarr
     se = jackknife_se(z, z_left_out, both)
     m = both.sum(axis=1)
     with np.errstate(invalid="ignore"):
-        half = scipy_stats.t.ppf(0.5 + level / 2, np.maximum(m - 1, 1)) * se
+        half = t_quantile(0.5 + level / 2, np.maximum(m - 1, 1)) * se
     low, high = np.tanh(z - half), np.tanh(z + half)
     undefined = ~np.isfinite(se) | (m <= MIN_PAIRS)
     low[undefined], high[undefined] = np.nan, np.nan

@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats as scipy_stats
+
+from calibration.stats.distributions import t_quantile
 
 
 def regression_band(x, y, grid, level: float = 0.95):
@@ -19,7 +20,7 @@ def regression_band(x, y, grid, level: float = 0.95):
     slope = float(((x - x.mean()) * (y - y.mean())).sum()) / sxx
     intercept = float(y.mean()) - slope * float(x.mean())
     residual_sd = math.sqrt(float(((y - intercept - slope * x) ** 2).sum()) / (n - 2))
-    t = float(scipy_stats.t.ppf(0.5 + level / 2, n - 2))
+    t = float(t_quantile(0.5 + level / 2, n - 2))
     half = t * residual_sd * np.sqrt(1 / n + (grid - x.mean()) ** 2 / sxx)
     fit = intercept + slope * grid
     return fit, fit - half, fit + half

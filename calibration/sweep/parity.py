@@ -42,15 +42,15 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 from annotation.protocol.derivation import derive_entailment
 from annotation.protocol.errors import InputError, Problem
 from annotation.protocol.ids import annotator_name
-from annotation.protocol.records import EvaluationRecord, Fact, Sentence
-from annotation.store.record_form import fact_code, fact_of_code
+from annotation.protocol.records import EvaluationRecord
+from annotation.store.record_form import NOT_CITED, NOT_VERIFIABLE, fact_code, fact_of_code
 from calibration.stats.comparison import benjamini_yekutieli
 from calibration.stats.correlation import correlation_undefined_reason, pearson_rows
+from calibration.stats.distributions import t_quantile, t_survival
 from calibration.stats.jackknife import jackknife_se, leave_one_out_pearson
 from calibration.sweep.scores import score_rows
 
@@ -67,16 +67,6 @@ PARITY_WARNING = (
 _finished_codes: dict[str, bool] = {}
 
 
-def _fact_finished(fact: Fact, sentence: Sentence) -> bool:
-    code = fact_code(fact, sentence)
-    if code is None:
-        return True  # nothing is asked about a fact with no valid citation (PROTOCOL §2)
-    found = _finished_codes.get(code)
-    if found is None:
-        found = _finished_codes[code] = _code_finished(code)
-    return found
-
-
 def _code_finished(code: str) -> bool:
     """Whether a fact of this code has every entailment value given or derived."""
     if "|" not in code:
@@ -90,13 +80,36 @@ def is_finished(record: EvaluationRecord) -> bool:
     sentence's verifiability, a fact list for each verifiable sentence with a valid citation, and
     `all`/`alone`/`without` of each fact with a valid citation. Raises ValueError on a malformed fact
     (as the scorer does: `annotation.store.record_form.fact_code`)."""
+    return finished_form(record) is not None
+
+
+def finished_form(record: EvaluationRecord) -> list | None:
+    """The record's score form (`annotation.store.record_form.record_form`) when it is finished
+    (`is_finished`), else None: an annotator's record walked once, each fact's code made once for
+    both. ValueError as `is_finished`."""
+    form: list = []
     for sentence in record.sentences:
-        if sentence.verifiable is None:
-            return False
-        if sentence.verifiable and sentence.has_valid_citation:
-            if not sentence.facts or not all(_fact_finished(f, sentence) for f in sentence.facts):
-                return False
-    return True
+        verifiable = sentence.verifiable
+        if verifiable is None:
+            return None
+        if not (verifiable and sentence.has_valid_citation):
+            form.append(NOT_CITED if verifiable is True else NOT_VERIFIABLE)
+            continue
+        if not sentence.facts:
+            return None
+        codes = []
+        for fact in sentence.facts:
+            code = fact_code(fact, sentence)
+            if code is None:
+                continue  # nothing is asked about a fact with no valid citation (PROTOCOL §2)
+            finished = _finished_codes.get(code)
+            if finished is None:
+                finished = _finished_codes[code] = _code_finished(code)
+            if not finished:
+                return None
+            codes.append(code)
+        form.append(codes if verifiable is True else NOT_VERIFIABLE)
+    return form
 
 
 @dataclass
@@ -112,14 +125,16 @@ class ParityTable:
     reason: str | None = None
 
 
-def finished_records(humans: list[EvaluationRecord]) -> list[EvaluationRecord]:
-    """The `human:*` records that are finished (`is_finished`). Raises InputError naming the source
-    and response of a record with a malformed fact."""
+def finished_forms(humans: list[EvaluationRecord]) -> list[tuple[EvaluationRecord, list]]:
+    """(record, its score form) of the `human:*` records that are finished (`finished_form`).
+    Raises InputError naming the source and response of a record with a malformed fact."""
     out = []
     for record in humans:
         try:
-            if annotator_name(record.source) is not None and is_finished(record):
-                out.append(record)
+            if annotator_name(record.source) is not None:
+                form = finished_form(record)
+                if form is not None:
+                    out.append((record, form))
         except ValueError as exc:
             raise InputError(
                 Problem(f"<{record.source}>", None, "sentences", f"response '{record.response_id}': {exc}")
@@ -140,10 +155,12 @@ def parity_tables(humans: list[EvaluationRecord], ids: list[str], modes) -> dict
     """{mode: ParityTable} from the annotators' records (unfinished ones ignored). Raises InputError
     for a record the scorer or `is_finished` rejects."""
     by_name: dict[str, dict[str, EvaluationRecord]] = {}
-    for record in finished_records(humans):
+    forms: dict[tuple[str, str], list] = {}
+    for record, form in finished_forms(humans):
         by_name.setdefault(record.source, {})[record.response_id] = record
+        forms[(record.source, record.response_id)] = form
     names = sorted(by_name)
-    own = score_rows(by_name, ids, modes).values
+    own = score_rows(by_name, ids, modes, forms).values
     reason = None
     if len(names) < 2:
         reason = (
@@ -181,7 +198,7 @@ def annotator_rows(tables: dict[str, ParityTable]) -> list[dict]:
 def _one_sided_p(d: np.ndarray, se: np.ndarray, n: np.ndarray, epsilon: float) -> np.ndarray:
     """p of H0: d ≤ −ε per annotator (t on n − 1 df); a zero SE decides by the sign alone."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        p = scipy_stats.t.sf((d + epsilon) / se, np.maximum(n - 1, 1))
+        p = t_survival((d + epsilon) / se, np.maximum(n - 1, 1))
     p = np.where(se == 0, np.where(d + epsilon > 0, 0.0, 1.0), p)
     return np.where(np.isfinite(d) & np.isfinite(se), p, np.nan)
 
@@ -195,7 +212,7 @@ def _mean_advantage_ci(d, loo, used, level: float) -> tuple[float, float, float]
     without_j = np.where(used[defined], loo[defined], d[defined][:, None]).mean(axis=0)
     union = used[defined].any(axis=0)
     se = jackknife_se(np.array([mean]), without_j[None, :], union[None, :])[0]
-    half = scipy_stats.t.ppf(0.5 + level / 2, max(int(union.sum()) - 1, 1)) * se
+    half = t_quantile(0.5 + level / 2, max(int(union.sum()) - 1, 1)) * se
     return mean, mean - half, mean + half
 
 

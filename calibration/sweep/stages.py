@@ -120,8 +120,13 @@ def _citation_identity(sentence: Sentence, index: int) -> tuple:
     return (c.modality, c.start, c.end) if c.valid else (c.modality, "invalid", c.raw)
 
 
-def _fact_key(fact: Fact, sentence: Sentence) -> tuple:
-    return normalise_fact_text(fact.text), frozenset(_citation_identity(sentence, i) for i in fact.citations)
+def _identities(sentence: Sentence) -> list[tuple]:
+    """Each citation's identity, by index: what a fact's citations are compared by."""
+    return [_citation_identity(sentence, i) for i in range(len(sentence.citations))]
+
+
+def _fact_key(fact: Fact, identities: list[tuple]) -> tuple:
+    return normalise_fact_text(fact.text), frozenset([identities[i] for i in fact.citations])
 
 
 def _answered_positions(fact: Fact, sentence: Sentence, name: str) -> list[int]:
@@ -132,26 +137,53 @@ def _answered_positions(fact: Fact, sentence: Sentence, name: str) -> list[int]:
     return [j for j, index in enumerate(fact.citations) if sentence.citations[index].valid]
 
 
-def _gold_side(fact: Fact, sentence: Sentence, gold_work: dict) -> list:
-    """[the fact, its key, its derived entailment or None until asked] of a gold fact, computed once
-    for every judge source compared with it (`gold_work` lives for one `stage_losses`; it holds the
-    fact, so its id names it)."""
+def _gold_sentence(sentence: Sentence, gold_work: dict) -> list:
+    """[the sentence, whether it is in R_vc, its citations' identities, its fact texts, their
+    normalised texts sorted] of a gold sentence, worked out once for every judge source compared
+    with it (`gold_work` lives for one `stage_losses`; it holds the sentence, so its id names it)."""
+    found = gold_work.get(id(sentence))
+    if found is None:
+        texts = [f.text for f in sentence.facts]
+        found = gold_work[id(sentence)] = [
+            sentence,
+            _in_r_vc(sentence),
+            _identities(sentence),
+            texts,
+            sorted(map(normalise_fact_text, texts)),
+        ]
+    return found
+
+
+def _gold_side(fact: Fact, sentence: Sentence, identities: list[tuple], gold_work: dict) -> list:
+    """[the fact, its key, its derived entailment or None until asked, its own questions'
+    (name, position, citation identity)] of a gold fact, computed once for every judge source
+    compared with it (as `_gold_sentence`)."""
     found = gold_work.get(id(fact))
     if found is None:
-        found = gold_work[id(fact)] = [fact, _fact_key(fact, sentence), None]
+        asked = [
+            (name, j, identities[fact.citations[j]])
+            for name in ("alone", "without")
+            for j in _answered_positions(fact, sentence, name)
+        ]
+        found = gold_work[id(fact)] = [fact, _fact_key(fact, identities), None, asked]
     return found
 
 
 def _compare_facts(
-    gold_s: Sentence, judge_s: Sentence, labels: dict[str, tuple[list, list]], gold_work: dict
+    gold_s: Sentence,
+    judge_s: Sentence,
+    labels: dict[str, tuple[list, list]],
+    gold_work: dict,
+    gold_identities: list[tuple],
 ) -> int:
     """Add the judge/gold label pairs of matching facts to `labels`; the facts matched."""
+    identities = _identities(judge_s)
     available: dict[tuple, list[Fact]] = {}
     for fact in judge_s.facts:
-        available.setdefault(_fact_key(fact, judge_s), []).append(fact)
+        available.setdefault(_fact_key(fact, identities), []).append(fact)
     matched = 0
     for gold_fact in gold_s.facts:
-        gold_side = _gold_side(gold_fact, gold_s, gold_work)
+        gold_side = _gold_side(gold_fact, gold_s, gold_identities, gold_work)
         candidates = available.get(gold_side[1])
         if not candidates:
             continue
@@ -160,14 +192,13 @@ def _compare_facts(
         if gold_side[2] is None:
             gold_side[2] = derive_entailment(gold_fact, gold_s)
         gold_e, judge_e = gold_side[2], derive_entailment(judge_fact, judge_s)
-        judge_position = {
-            _citation_identity(judge_s, index): j for j, index in enumerate(judge_fact.citations)
-        }
         pairs = [("all", judge_e.all, gold_e.all)]
-        for name in ("alone", "without"):
-            for j in _answered_positions(gold_fact, gold_s, name):
-                jj = judge_position[_citation_identity(gold_s, gold_fact.citations[j])]
-                pairs.append((name, getattr(judge_e, name)[jj], getattr(gold_e, name)[j]))
+        if gold_side[3]:
+            judge_position = {identities[index]: j for j, index in enumerate(judge_fact.citations)}
+            for name, j, identity in gold_side[3]:
+                pairs.append(
+                    (name, getattr(judge_e, name)[judge_position[identity]], getattr(gold_e, name)[j])
+                )
         for name, judge_value, gold_value in pairs:
             if judge_value is not None and gold_value is not None:
                 labels[name][0].append(judge_value)
@@ -184,15 +215,21 @@ def _in_r_vc(sentence: Sentence) -> bool:
 _similarity = lru_cache(maxsize=1 << 15)(fact_similarity)
 
 
-def _matched_facts(judge_texts: list[str], gold_texts: list[str], threshold: float) -> int:
+def _matched_facts(
+    judge_texts: list[str], gold_texts: list[str], threshold: float, gold_normalised: list[str] | None = None
+) -> int:
     """`fact_match_counts`' matched pairs (its alignment, of the same similarities, each pair of
     texts worked out once). When both lists say the same facts (the same normalised texts, in any
     order: half the sentences of a good judge) every fact has a partner of similarity 1, the most
-    a pair can have, so the best alignment pairs them all: that count without the matrix."""
+    a pair can have, so the best alignment pairs them all: that count without the matrix.
+    `gold_normalised`: the gold texts normalised and sorted, when the caller has them."""
     if not 0.0 < threshold <= 1.0:
         return fact_match_counts(judge_texts, gold_texts, threshold)[0]  # raises, saying why
-    if len(judge_texts) == len(gold_texts) and sorted(map(normalise_fact_text, judge_texts)) == sorted(
-        map(normalise_fact_text, gold_texts)
+    if gold_normalised is None:
+        gold_normalised = sorted(map(normalise_fact_text, gold_texts))
+    if (
+        len(judge_texts) == len(gold_texts)
+        and sorted(map(normalise_fact_text, judge_texts)) == gold_normalised
     ):
         return len(gold_texts)
     if not judge_texts or not gold_texts:
@@ -227,22 +264,31 @@ def _pair_counts(
     out = _PairCounts()
     pairs = match_sentences(gold_record, record)
     out.unmatched = len(gold_record.sentences) - len(pairs)
+    judge_verifiable, gold_verifiable = out.verifier
+    found = gold_work.get(id(gold_record))  # (the record, so that its id names it; its sentences' sides)
+    if found is None:
+        found = gold_work[id(gold_record)] = (
+            gold_record,
+            [_gold_sentence(s, gold_work) for s in gold_record.sentences],
+        )
+    gold_sentences = found[1]
     for i, j in pairs:
-        gold_s, judge_s = gold_record.sentences[i], record.sentences[j]
+        gold = gold_sentences[i]
+        gold_s, judge_s = gold[0], record.sentences[j]
         if gold_s.verifiable is None or judge_s.verifiable is None:
             out.unlabelled += 1
         else:
-            out.verifier[0].append(judge_s.verifiable)
-            out.verifier[1].append(gold_s.verifiable)
-        if _in_r_vc(gold_s) and _in_r_vc(judge_s):
+            judge_verifiable.append(judge_s.verifiable)
+            gold_verifiable.append(gold_s.verifiable)
+        if gold[1] and _in_r_vc(judge_s):
             out.decomposer_sentences += 1
-            judge_texts, gold_texts = [f.text for f in judge_s.facts], [f.text for f in gold_s.facts]
-            out.found += _matched_facts(judge_texts, gold_texts, threshold)
+            judge_texts, gold_texts = [f.text for f in judge_s.facts], gold[3]
+            out.found += _matched_facts(judge_texts, gold_texts, threshold, gold[4])
             out.judge_total += len(judge_texts)
             out.gold_total += len(gold_texts)
         out.n_facts += len(gold_s.facts)
         if gold_s.facts and judge_s.facts:  # no fact on one side: nothing to match
-            out.matched_facts += _compare_facts(gold_s, judge_s, out.labels, gold_work)
+            out.matched_facts += _compare_facts(gold_s, judge_s, out.labels, gold_work, gold[2])
     return out
 
 

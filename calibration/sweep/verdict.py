@@ -10,9 +10,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
 
 from calibration.stats.confidence_set import model_confidence_set, probability_best
+from calibration.stats.distributions import normal_quantile
 
 
 @dataclass
@@ -61,7 +61,7 @@ def responses_to_separate(difference: float, se: float, n: int, alpha: float = 0
     None when the difference is not positive or the SE is unknown."""
     if not (math.isfinite(difference) and math.isfinite(se)) or difference <= 0 or se <= 0:
         return None
-    z = norm.ppf(1 - alpha / 2) + norm.ppf(power)
+    z = normal_quantile(1 - alpha / 2) + normal_quantile(power)
     return math.ceil(n * (z * se / difference) ** 2)
 
 

@@ -118,6 +118,22 @@ def test_records_are_counted_per_source_in_sql(tmp_path):
     assert store.record_counts() == {"judge:a": 2, "judge:b": 1, "human:ann": 1}
 
 
+def test_each_sources_responses_are_listed_by_id_from_the_index_alone(tmp_path):
+    store = new_store(tmp_path)
+    store.add_records([judged("judge:b", "r2"), judged("judge:a", "r2"), judged("judge:a"), judged("gold")])
+    store.add_records([judged("judge:a", "r2")])  # the same record again: still listed once
+    assert store.record_responses("judge") == {"judge:a": ["r1", "r2"], "judge:b": ["r2"]}
+    plan = " ".join(
+        row[-1]
+        for row in store.database.connection.execute(
+            "EXPLAIN QUERY PLAN SELECT DISTINCT source, response_id FROM records "
+            "WHERE source >= ? AND source < ? ORDER BY source, response_id",
+            ["judge:", "judge;"],
+        )
+    )
+    assert "COVERING INDEX" in plan and "TEMP B-TREE" not in plan, plan
+
+
 def test_records_can_be_read_for_a_set_of_responses(tmp_path):
     store = new_store(tmp_path)
     store.add_records([judged("judge:a"), judged("judge:a", "r2"), judged("gold", "r2")])

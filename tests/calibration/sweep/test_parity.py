@@ -11,8 +11,9 @@ from scipy import stats as scipy_stats
 
 from annotation.protocol.citations import Citation
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
+from annotation.store.record_form import record_form
 from calibration.scoring.murgat_s import score_records
-from calibration.sweep.parity import is_finished
+from calibration.sweep.parity import finished_form, is_finished
 from calibration.sweep.run import run_sweep
 
 VISUAL, AUDIO = Citation("visual", 1.0, 1.0), Citation("audio", 1.0, 2.0)
@@ -110,6 +111,27 @@ def test_a_three_citation_fact_is_unfinished_until_each_without_answer_is_given(
 def test_a_fact_citing_past_its_sentence_is_refused_naming_the_index():
     with pytest.raises(ValueError, match="citation index 2 is out of range"):
         is_finished(one_fact([VISUAL], Fact("thing happens", [2], Entailment(True, [True], [False]))))
+
+
+def test_a_finished_records_form_is_the_score_form_the_store_keeps_and_an_unfinished_one_has_none():
+    invalid = Citation("visual", None, None, valid=False, raw="visual, 0:63")
+    finished = EvaluationRecord(
+        "r",
+        "human:ann",
+        [
+            cited(0, True),
+            Sentence("So B.", False, []),
+            Sentence("Seen (visual, 0:63).", True, [invalid]),
+            one_fact([VISUAL, AUDIO], Fact("both", [0, 1], Entailment(False, [True, False], []))).sentences[
+                0
+            ],
+        ],
+    )
+    # sentence by sentence: the fact's code, not verifiable, verifiable without a valid citation, a
+    # two-citation fact (its `without` filled by the rules)
+    assert finished_form(finished) == [["t|t|t|f"], 0, 1, ["tt|f|tf|"]] == record_form(finished)
+    unfinished = EvaluationRecord("r", "human:ann", [cited(0, True), cited(1, None, verifiable=None)])
+    assert finished_form(unfinished) is None
 
 
 # --- parity ----------------------------------------------------------------------------------

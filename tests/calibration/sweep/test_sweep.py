@@ -1,6 +1,7 @@
 """calibration.sweep.run and its CLI: configurations × responses against gold, with the evidence."""
 
 import argparse
+import gc
 import json
 import math
 
@@ -344,6 +345,27 @@ def test_cli_json_prints_one_object_with_configs_and_best(tmp_path, capsys):
     data = json.loads(out)
     assert code == 0 and len(data["configs"]) == 3 and data["best"]["source"] == "judge:good"
     assert len(data["best"]["pearson_ci"]) == 2
+
+
+def test_cli_runs_and_ends_without_a_collection_and_leaves_the_collector_on(tmp_path, capsys):
+    # made with the collector off, the command's objects would all be young when it is back on: its
+    # first pass would walk them all, in a process that is about to end
+    gold_file, judge_file = write_files(tmp_path, *dataset())
+    parser = argparse.ArgumentParser()
+    add_sweep_parser(parser.add_subparsers())
+    args = parser.parse_args(
+        ["sweep", "--gold", gold_file, "--judges", judge_file, "--bootstrap", "50", "--json"]
+    )
+    collections = []
+    note = lambda phase, info: collections.append(info["generation"]) if phase == "start" else None  # noqa: E731
+    gc.callbacks.append(note)
+    try:
+        code = args.func(args)
+        [[] for _ in range(300)]  # what comes next allocates: a pending collection would run now
+    finally:
+        gc.callbacks.remove(note)
+    assert code == 0 and gc.isenabled() and collections == []
+    capsys.readouterr()
 
 
 def test_cli_json_gives_every_configurations_rank_intervals_only_when_asked(tmp_path, capsys):

@@ -15,11 +15,11 @@ import pytest
 from browser_support import (
     POLL_MS,
     SHOTS,
+    app_server,
     choose_option,
     chromium_page,
     fill_sign_in,
     needs_chromium,
-    streamlit_server,
     wait_until_idle,
 )
 
@@ -41,9 +41,8 @@ def demo(module_demo):
 
 
 @pytest.fixture(scope="module")
-def server(demo, tmp_path_factory):
-    log = tmp_path_factory.mktemp("e2e-adjudication-log") / "streamlit.log"
-    with streamlit_server(demo.directory, log) as url:
+def server(demo):
+    with app_server(demo.directory) as url:
         yield url
 
 

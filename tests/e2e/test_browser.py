@@ -11,7 +11,7 @@ import re
 from urllib.parse import urlsplit
 
 import pytest
-from browser_support import POLL_MS, SHOTS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
+from browser_support import POLL_MS, SHOTS, app_server, chromium_page, fill_sign_in, needs_chromium
 
 from annotation.protocol.ids import DONE_TASK, QuestionKey, Unit
 from annotation.store.accounts import add_account
@@ -38,8 +38,8 @@ def demo(module_demo):
 
 
 @pytest.fixture(scope="module")
-def server(demo, tmp_path_factory):
-    with streamlit_server(demo.directory, tmp_path_factory.mktemp("e2e-log") / "streamlit.log") as url:
+def server(demo):
+    with app_server(demo.directory) as url:
         yield url
 
 

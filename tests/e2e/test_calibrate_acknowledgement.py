@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from browser_support import chromium_page, fill_sign_in, needs_chromium, streamlit_server, wait_until_idle
+from browser_support import app_server, chromium_page, fill_sign_in, needs_chromium, wait_until_idle
 
 pytestmark = needs_chromium
 JUDGES_TOML = "".join(
@@ -18,10 +18,9 @@ JUDGES_TOML = "".join(
 
 
 @pytest.fixture(scope="module")
-def server(module_demo, tmp_path_factory):
+def server(module_demo):
     (module_demo / "judges.toml").write_text(JUDGES_TOML)
-    log = tmp_path_factory.mktemp("e2e-calibrate-log") / "streamlit.log"
-    with streamlit_server(module_demo, log) as url:
+    with app_server(module_demo) as url:
         yield url
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from browser_support import POLL_MS, SHOTS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
+from browser_support import POLL_MS, SHOTS, app_server, chromium_page, fill_sign_in, needs_chromium
 
 from annotation.protocol.ids import QuestionKey
 from annotation.state import project_state
@@ -41,8 +41,8 @@ def demo(module_demo):
 
 
 @pytest.fixture(scope="module")
-def server(demo, tmp_path_factory):
-    with streamlit_server(demo.directory, tmp_path_factory.mktemp("facts-log") / "streamlit.log") as url:
+def server(demo):
+    with app_server(demo.directory) as url:
         yield url
 
 

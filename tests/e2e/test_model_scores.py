@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from browser_support import SHOTS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
+from browser_support import SHOTS, app_server, chromium_page, fill_sign_in, needs_chromium
 
 from annotation.demo.models import MODELS
 from annotation.store.project_store import ProjectStore
@@ -23,9 +23,8 @@ def demo(module_demo):
 
 
 @pytest.fixture(scope="module")
-def server(demo, tmp_path_factory):
-    log = tmp_path_factory.mktemp("e2e-scores-log") / "streamlit.log"
-    with streamlit_server(demo.directory, log) as url:
+def server(demo):
+    with app_server(demo.directory) as url:
         yield url
 
 

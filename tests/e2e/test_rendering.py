@@ -17,11 +17,11 @@ from app_support import make_video, password_hash
 from browser_support import (
     POLL_MS,
     SHOTS,
+    app_server,
     choose_option,
     chromium_page,
     fill_sign_in,
     needs_chromium,
-    streamlit_server,
 )
 
 from annotation.project import register_media
@@ -102,10 +102,8 @@ def project(tmp_path_factory, payload_server):
 
 
 @pytest.fixture(scope="module")
-def server(project, tmp_path_factory):
-    with streamlit_server(
-        project.directory, tmp_path_factory.mktemp("e2e-rendering-log") / "streamlit.log"
-    ) as url:
+def server(project):
+    with app_server(project.directory) as url:
         yield url
 
 

@@ -9,10 +9,10 @@ import pytest
 from app_support import tiny_project
 from browser_support import (
     SHOTS,
+    app_server,
     chromium_page,
     fill_sign_in,
     needs_chromium,
-    streamlit_server,
     wait_until_idle,
 )
 
@@ -41,9 +41,8 @@ def project(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def server(project, tmp_path_factory):
-    log = tmp_path_factory.mktemp("e2e-same-fact-log") / "streamlit.log"
-    with streamlit_server(project.directory, log) as url:
+def server(project):
+    with app_server(project.directory) as url:
         yield url
 
 

@@ -11,7 +11,7 @@ import io
 from collections import Counter
 
 import pytest
-from browser_support import POLL_MS, SHOTS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
+from browser_support import POLL_MS, SHOTS, app_server, chromium_page, fill_sign_in, needs_chromium
 from PIL import Image
 
 pytestmark = needs_chromium
@@ -20,8 +20,8 @@ HEATMAP_IMAGE_JS = """() => [...document.querySelectorAll('g.hm image')]
 
 
 @pytest.fixture(scope="module")
-def server(module_demo, tmp_path_factory):
-    with streamlit_server(module_demo, tmp_path_factory.mktemp("sound-log") / "streamlit.log") as url:
+def server(module_demo):
+    with app_server(module_demo) as url:
         yield url
 
 

@@ -22,6 +22,7 @@ from browser_support import (
     chromium_page,
     fill_sign_in,
     needs_chromium,
+    sign_in_by_cookie,
 )
 
 from annotation.project import register_media
@@ -126,10 +127,12 @@ def shown_as_text(page, host: str, source: str) -> None:
     )
 
 
-def test_an_annotator_sees_payloads_from_the_file_and_the_skip_reason_as_text(server, payload_server):
+def test_an_annotator_sees_payloads_from_the_file_and_the_skip_reason_as_text(
+    project, server, payload_server
+):
     host = payload_server
     with chromium_page(viewport_height=1400) as page:
-        fill_sign_in(page, server, "cy")
+        sign_in_by_cookie(page, server, project, "cy")
         page.get_by_text("Stage 1 · verifiable sentences", exact=False).wait_for()
         page.locator(IDLE).wait_for()
         for source in ("id", "question", "option", "text"):

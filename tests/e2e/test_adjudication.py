@@ -15,11 +15,11 @@ import pytest
 from browser_support import (
     POLL_MS,
     SHOTS,
+    app_server,
     choose_option,
     chromium_page,
-    fill_sign_in,
     needs_chromium,
-    streamlit_server,
+    sign_in_by_cookie,
     wait_until_idle,
 )
 
@@ -41,9 +41,8 @@ def demo(module_demo):
 
 
 @pytest.fixture(scope="module")
-def server(demo, tmp_path_factory):
-    log = tmp_path_factory.mktemp("e2e-adjudication-log") / "streamlit.log"
-    with streamlit_server(demo.directory, log) as url:
+def server(demo):
+    with app_server(demo.directory) as url:
         yield url
 
 
@@ -53,9 +52,9 @@ def page(server):
         yield page
 
 
-def sign_in(page, url: str) -> None:
+def sign_in(page, url: str, demo) -> None:
     """Sign in as ada: an adjudicator lands on the disputes page."""
-    fill_sign_in(page, url, WHO)
+    sign_in_by_cookie(page, url, demo, WHO)
     page.get_by_role("heading", name="Disputes").wait_for()
     wait_until_idle(page)
 
@@ -93,7 +92,7 @@ def in_view(page, locator) -> bool:
 
 def test_adjudicator_rules_three_disputes_by_key_without_scrolling(demo, server, page):
     listed = project_state(demo).gold.disputes(open_only=True)
-    sign_in(page, server)
+    sign_in(page, server, demo)
     for n, value in enumerate(listed[:3]):
         wait_for_dispute(page, value)
         page.screenshot(path=SHOTS / f"11_dispute_{n + 1}_by_key.png")
@@ -117,7 +116,7 @@ def test_adjudicator_rules_three_disputes_by_key_without_scrolling(demo, server,
 
 def test_the_arrow_keys_walk_the_list_of_disputes(demo, server, page):
     listed = project_state(demo).gold.disputes(open_only=True)
-    sign_in(page, server)
+    sign_in(page, server, demo)
     wait_for_dispute(page, listed[0])
     page.get_by_role("radio", checked=True).focus()  # as Tab reaches the list
     page.keyboard.press("ArrowDown")
@@ -133,7 +132,7 @@ def test_adjudicator_rules_a_fact_list_and_finds_it_in_the_gold_download(demo, s
     listed = [v for v in project_state(demo).gold.disputes(open_only=True) if v.stage == "decomposition"]
     first, chosen = listed[0], sorted(listed[0].values)[0]
 
-    sign_in(page, server)
+    sign_in(page, server, demo)
     choose_stage(page, STAGE_NAMES["decomposition"])
     # the first dispute of all stages may be this one too: the count shows the list is filtered
     page.get_by_text(f"{len(listed)} disputes, lowest agreement first").wait_for()
@@ -176,7 +175,7 @@ def test_adjudicator_rules_a_fact_list_and_finds_it_in_the_gold_download(demo, s
 
 
 def test_agreement_figure_links_to_the_disputes_of_its_stage(demo, server, page):
-    sign_in(page, server)
+    sign_in(page, server, demo)
     page.get_by_role("link", name="Agreement").click()
     page.get_by_role("heading", name="Each annotator against the others").wait_for()
     wait_until_idle(page)
@@ -193,7 +192,7 @@ def test_agreement_figure_links_to_the_disputes_of_its_stage(demo, server, page)
 
 def test_adjudicator_keeps_only_the_disputes_that_need_a_ruling(demo, server, page):
     assert not any(v.needs_ruling for v in project_state(demo).gold.disputes())  # ada ruled them all
-    sign_in(page, server)
+    sign_in(page, server, demo)
     page.get_by_text("Only those needing a ruling").click()  # the toggle's label
     page.get_by_text("None of the disputes here needs a ruling: a majority settles each.").wait_for()
     wait_until_idle(page)

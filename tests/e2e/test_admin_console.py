@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from browser_support import (
     POLL_MS,
+    app_server,
     chromium_page,
     fill_sign_in,
     needs_chromium,
-    streamlit_server,
     wait_until_idle,
 )
 
@@ -28,9 +28,8 @@ DRAWN_JS = f"""() => ({CHARTS_FIT_JS})() && [...document.querySelectorAll('.murg
 
 
 @pytest.fixture(scope="module")
-def server(module_demo, tmp_path_factory):
-    log = tmp_path_factory.mktemp("e2e-console-log") / "streamlit.log"
-    with streamlit_server(module_demo, log) as url:
+def server(module_demo):
+    with app_server(module_demo) as url:
         yield url
 
 

@@ -11,7 +11,15 @@ import re
 from urllib.parse import urlsplit
 
 import pytest
-from browser_support import POLL_MS, SHOTS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
+from browser_support import (
+    POLL_MS,
+    SHOTS,
+    app_server,
+    chromium_page,
+    fill_sign_in,
+    needs_chromium,
+    sign_in_by_cookie,
+)
 
 from annotation.protocol.ids import DONE_TASK, QuestionKey, Unit
 from annotation.store.accounts import add_account
@@ -38,8 +46,8 @@ def demo(module_demo):
 
 
 @pytest.fixture(scope="module")
-def server(demo, tmp_path_factory):
-    with streamlit_server(demo.directory, tmp_path_factory.mktemp("e2e-log") / "streamlit.log") as url:
+def server(demo):
+    with app_server(demo.directory) as url:
         yield url
 
 
@@ -185,13 +193,13 @@ PHONE = (390, 844)
 ADJACENT_PX = 120  # the decision panel's bottom to its first player's top: spacing, nothing else
 
 
-def test_on_a_phone_each_decision_has_its_media_right_below_it(server):
+def test_on_a_phone_each_decision_has_its_media_right_below_it(demo, server):
     """At 390×844 the decision comes first and its cited media follow at once, in every stage; the
     question, its buttons and the first player's controls (stage 2: the first fact and Confirm) fit
     the first screen."""
     width, height = PHONE
     with chromium_page(viewport_height=height, viewport_width=width) as page:
-        fill_sign_in(page, server, PHONE_USER)
+        sign_in_by_cookie(page, server, demo, PHONE_USER)
         seen, gaps, off_screen = [], {}, {}
         for _ in range(80):
             settle(page)
@@ -236,9 +244,9 @@ ICON_NAMES = ("edit_note", "gavel", "groups", "smart_toy", "tune", "admin_panel_
 ICON_NAMES += ("undo", "skip_next", "flag", "logout", "key", "add", "science", "movie")
 
 
-def test_names_read_out_hold_no_icon_names(server):
+def test_names_read_out_hold_no_icon_names(demo, server):
     with chromium_page(viewport_height=HEIGHT, viewport_width=WIDTH) as page:
-        fill_sign_in(page, server, "admin")
+        sign_in_by_cookie(page, server, demo, "admin")
         page.get_by_role("button", name="Sign out").wait_for()
         tree = page.locator("body").aria_snapshot()
     named = [line for line in tree.splitlines() if re.search(r"- (button|link|switch|checkbox) ", line)]
@@ -265,7 +273,7 @@ def test_a_new_question_ignores_keys_for_a_moment_and_shows_when_it_is_ready(dem
     demo.set_setting("key_cooldown_ms", 1500)
     try:
         with chromium_page(viewport_height=HEIGHT, viewport_width=WIDTH) as page:
-            fill_sign_in(page, server, QUICK)
+            sign_in_by_cookie(page, server, demo, QUICK)
             answered = press(page, "n")
             page.keyboard.press("n")  # at once: the new question has been on screen for a moment only
             assert page.locator(".murgat-ready").inner_text() == "○ wait"

@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from browser_support import chromium_page, fill_sign_in, needs_chromium, streamlit_server, wait_until_idle
+from browser_support import app_server, chromium_page, needs_chromium, sign_in_by_cookie, wait_until_idle
+
+from annotation.store.project_store import ProjectStore
 
 pytestmark = needs_chromium
 JUDGES_TOML = "".join(
@@ -18,16 +20,15 @@ JUDGES_TOML = "".join(
 
 
 @pytest.fixture(scope="module")
-def server(module_demo, tmp_path_factory):
+def server(module_demo):
     (module_demo / "judges.toml").write_text(JUDGES_TOML)
-    log = tmp_path_factory.mktemp("e2e-calibrate-log") / "streamlit.log"
-    with streamlit_server(module_demo, log) as url:
+    with app_server(module_demo) as url:
         yield url
 
 
-def test_an_undecided_choice_downloads_only_after_the_acknowledgement_box_is_ticked(server):
+def test_an_undecided_choice_downloads_only_after_the_acknowledgement_box_is_ticked(module_demo, server):
     with chromium_page(viewport_height=1400, accept_downloads=True) as page:
-        fill_sign_in(page, server, "admin")
+        sign_in_by_cookie(page, server, ProjectStore.open(module_demo), "admin")
         page.get_by_role("link", name="Calibrate").click()
         page.get_by_text("These 24 gold responses cannot separate the configurations").wait_for(
             timeout=120_000

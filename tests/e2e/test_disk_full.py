@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from app_support import tiny_project
-from browser_support import POLL_MS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
+from browser_support import POLL_MS, app_server, chromium_page, needs_chromium, sign_in_by_cookie
 from disk_support import fill, mounted_tmpfs
 
 pytestmark = needs_chromium
@@ -21,10 +21,10 @@ def small_disk(tmp_path):
     yield from mounted_tmpfs(tmp_path / "disk", "2m")
 
 
-def test_a_key_pressed_on_a_full_disk_says_the_disk_is_full_and_writes_nothing(small_disk, tmp_path):
+def test_a_key_pressed_on_a_full_disk_says_the_disk_is_full_and_writes_nothing(small_disk):
     store = tiny_project(small_disk / "p")
-    with streamlit_server(store.directory, tmp_path / "streamlit.log") as url, chromium_page() as page:
-        fill_sign_in(page, url, "ann")
+    with app_server(store.directory) as url, chromium_page() as page:
+        sign_in_by_cookie(page, url, store, "ann")
         page.wait_for_function(
             f"() => ({QUESTION_JS})() !== null && ({IDLE_JS})() && ({READY_JS})()", polling=POLL_MS
         )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from browser_support import POLL_MS, SHOTS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
+from browser_support import POLL_MS, SHOTS, app_server, chromium_page, needs_chromium, sign_in_by_cookie
 
 from annotation.protocol.ids import QuestionKey
 from annotation.state import project_state
@@ -41,8 +41,8 @@ def demo(module_demo):
 
 
 @pytest.fixture(scope="module")
-def server(demo, tmp_path_factory):
-    with streamlit_server(demo.directory, tmp_path_factory.mktemp("facts-log") / "streamlit.log") as url:
+def server(demo):
+    with app_server(demo.directory) as url:
         yield url
 
 
@@ -80,7 +80,7 @@ def confirmed_facts(demo, who: str, key: str):
 
 def test_ctrl_enter_right_after_typing_confirms_the_last_text_typed(demo, server):
     with chromium_page(viewport_height=900, viewport_width=1440) as page:
-        fill_sign_in(page, server, RACER)
+        sign_in_by_cookie(page, server, demo, RACER)
         key = to_first_fact_question(page)
         typed, moved_on = [], []
         for delay_ms in DELAYS_MS:
@@ -115,7 +115,7 @@ def test_ctrl_enter_right_after_typing_confirms_the_last_text_typed(demo, server
 def test_stage_two_is_typed_without_the_mouse(demo, server):
     """Focus in the first fact; Enter adds a fact and focuses it; Ctrl+Enter confirms both."""
     with chromium_page(viewport_height=900, viewport_width=1440) as page:
-        fill_sign_in(page, server, TYPIST)
+        sign_in_by_cookie(page, server, demo, TYPIST)
         key = to_first_fact_question(page)
         page.wait_for_function(FOCUSED_JS, arg=1, polling=POLL_MS)
         page.keyboard.press("Control+a")
@@ -136,7 +136,7 @@ def test_stage_two_is_typed_without_the_mouse(demo, server):
 
 def test_cant_tell_by_key_is_null_in_the_export_and_gold_counts_only_decided_answers(demo, server):
     with chromium_page(viewport_height=900, viewport_width=1440) as page:
-        fill_sign_in(page, server, DOUBTER)
+        sign_in_by_cookie(page, server, demo, DOUBTER)
         for _ in range(40):
             page.wait_for_function(SETTLED_JS, polling=POLL_MS)
             key = page.evaluate(QUESTION_JS)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from browser_support import SHOTS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
+from browser_support import SHOTS, app_server, chromium_page, needs_chromium, sign_in_by_cookie
 
 from annotation.demo.models import MODELS
 from annotation.store.project_store import ProjectStore
@@ -23,9 +23,8 @@ def demo(module_demo):
 
 
 @pytest.fixture(scope="module")
-def server(demo, tmp_path_factory):
-    log = tmp_path_factory.mktemp("e2e-scores-log") / "streamlit.log"
-    with streamlit_server(demo.directory, log) as url:
+def server(demo):
+    with app_server(demo.directory) as url:
         yield url
 
 
@@ -35,7 +34,7 @@ def wait_until_idle(page) -> None:
 
 def test_admin_sees_the_forest_plot_creates_a_queue_and_downloads_the_estimates(demo, server, tmp_path):
     with chromium_page(viewport_height=1400, accept_downloads=True) as page:
-        fill_sign_in(page, server, "admin")
+        sign_in_by_cookie(page, server, demo, "admin")
         page.get_by_role("link", name="Model scores").click()
         forest = page.locator(".js-plotly-plot").first
         forest.wait_for()

@@ -17,11 +17,12 @@ from app_support import make_video, password_hash
 from browser_support import (
     POLL_MS,
     SHOTS,
+    app_server,
     choose_option,
     chromium_page,
     fill_sign_in,
     needs_chromium,
-    streamlit_server,
+    sign_in_by_cookie,
 )
 
 from annotation.project import register_media
@@ -102,10 +103,8 @@ def project(tmp_path_factory, payload_server):
 
 
 @pytest.fixture(scope="module")
-def server(project, tmp_path_factory):
-    with streamlit_server(
-        project.directory, tmp_path_factory.mktemp("e2e-rendering-log") / "streamlit.log"
-    ) as url:
+def server(project):
+    with app_server(project.directory) as url:
         yield url
 
 
@@ -128,10 +127,12 @@ def shown_as_text(page, host: str, source: str) -> None:
     )
 
 
-def test_an_annotator_sees_payloads_from_the_file_and_the_skip_reason_as_text(server, payload_server):
+def test_an_annotator_sees_payloads_from_the_file_and_the_skip_reason_as_text(
+    project, server, payload_server
+):
     host = payload_server
     with chromium_page(viewport_height=1400) as page:
-        fill_sign_in(page, server, "cy")
+        sign_in_by_cookie(page, server, project, "cy")
         page.get_by_text("Stage 1 · verifiable sentences", exact=False).wait_for()
         page.locator(IDLE).wait_for()
         for source in ("id", "question", "option", "text"):

@@ -9,10 +9,10 @@ import pytest
 from app_support import tiny_project
 from browser_support import (
     SHOTS,
+    app_server,
     chromium_page,
-    fill_sign_in,
     needs_chromium,
-    streamlit_server,
+    sign_in_by_cookie,
     wait_until_idle,
 )
 
@@ -41,9 +41,8 @@ def project(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def server(project, tmp_path_factory):
-    log = tmp_path_factory.mktemp("e2e-same-fact-log") / "streamlit.log"
-    with streamlit_server(project.directory, log) as url:
+def server(project):
+    with app_server(project.directory) as url:
         yield url
 
 
@@ -59,7 +58,7 @@ def test_adjudicator_answers_same_fact_by_key_and_the_next_question_appears(proj
     first, second = open_questions(project_state(project).gold)
     assert (first.response_id, second.response_id) == ("r1", "r2")
     with chromium_page() as page:
-        fill_sign_in(page, server, "ada")
+        sign_in_by_cookie(page, server, project, "ada")
         page.get_by_role("heading", name="Disputes").wait_for()
         page.get_by_role("heading", name="Same fact? · response r1 · sentence 1").wait_for()
         page.get_by_text(WORDINGS["r1"]["ann"]).wait_for()

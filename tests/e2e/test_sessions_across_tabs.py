@@ -4,7 +4,7 @@ makes the other's next decision key show the sign-in form and write nothing."""
 from __future__ import annotations
 
 import pytest
-from browser_support import POLL_MS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
+from browser_support import POLL_MS, app_server, chromium_page, fill_sign_in, needs_chromium
 
 from annotation.store.accounts import add_account
 from annotation.store.project_store import ProjectStore
@@ -26,8 +26,8 @@ def demo(module_demo):
 
 
 @pytest.fixture(scope="module")
-def server(demo, tmp_path_factory):
-    with streamlit_server(demo.directory, tmp_path_factory.mktemp("sessions-log") / "streamlit.log") as url:
+def server(demo):
+    with app_server(demo.directory) as url:
         yield url
 
 

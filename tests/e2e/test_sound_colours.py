@@ -11,8 +11,10 @@ import io
 from collections import Counter
 
 import pytest
-from browser_support import POLL_MS, SHOTS, chromium_page, fill_sign_in, needs_chromium, streamlit_server
+from browser_support import POLL_MS, SHOTS, app_server, chromium_page, needs_chromium, sign_in_by_cookie
 from PIL import Image
+
+from annotation.store.project_store import ProjectStore
 
 pytestmark = needs_chromium
 HEATMAP_IMAGE_JS = """() => [...document.querySelectorAll('g.hm image')]
@@ -20,14 +22,14 @@ HEATMAP_IMAGE_JS = """() => [...document.querySelectorAll('g.hm image')]
 
 
 @pytest.fixture(scope="module")
-def server(module_demo, tmp_path_factory):
-    with streamlit_server(module_demo, tmp_path_factory.mktemp("sound-log") / "streamlit.log") as url:
+def server(module_demo):
+    with app_server(module_demo) as url:
         yield url
 
 
-def test_timeline_spectrogram_draws_silence_near_black(server):
+def test_timeline_spectrogram_draws_silence_near_black(module_demo, server):
     with chromium_page(viewport_height=1400) as page:
-        fill_sign_in(page, server, "dana")
+        sign_in_by_cookie(page, server, ProjectStore.open(module_demo), "dana")
         page.get_by_text("Timeline of all citations").click()
         page.wait_for_function(f"({HEATMAP_IMAGE_JS})().length > 0", polling=POLL_MS)
         page.screenshot(path=str(SHOTS / "timeline-sound.png"), full_page=True)

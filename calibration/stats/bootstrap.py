@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from calibration.stats.correlation import DEGENERATE_VARIANCE, MIN_PAIRS, paired_rows
+from calibration.stats.correlation import DEGENERATE_VARIANCE, MIN_PAIRS, centred_on_pairs, paired_rows
 from calibration.stats.inversions import InversionCount, cumulative, run_starts
 
 
@@ -76,8 +76,7 @@ def bootstrap_pearson(X, Y, weights: np.ndarray, chunk_size: int = 256) -> np.nd
     X, Y = paired_rows(X, Y)
     both = np.isfinite(X) & np.isfinite(Y)
     # Centre on constants first: r is unchanged and the one-pass sums keep their digits.
-    Xc = np.where(both, X - np.nanmean(np.where(both, X, np.nan), axis=1, keepdims=True), 0.0)
-    Yc = np.where(both, Y - np.nanmean(np.where(both, Y, np.nan), axis=1, keepdims=True), 0.0)
+    Xc, Yc = centred_on_pairs(X, both), centred_on_pairs(Y, both)
     tol_x = DEGENERATE_VARIANCE * (Xc**2).max(axis=1, initial=0.0)
     tol_y = DEGENERATE_VARIANCE * (Yc**2).max(axis=1, initial=0.0)
     if shared:

@@ -35,6 +35,14 @@ def paired_rows(X, Y):
     return X, Y
 
 
+def centred_on_pairs(V: np.ndarray, both: np.ndarray) -> np.ndarray:
+    """V minus each row's mean over its finite pairs (`both`), 0 outside them: `np.nanmean`'s
+    numbers, and a row without a pair is all 0 (there is no mean to take, nor a warning)."""
+    count = both.sum(axis=1, keepdims=True)
+    mean = np.where(both, V, 0.0).sum(axis=1, keepdims=True) / np.maximum(count, 1)
+    return np.where(both, V - mean, 0.0)
+
+
 def correlation_undefined_reason(x, y) -> str | None:
     """Why r(x, y) over their finite pairs is undefined, or None when it is defined."""
     x, y = np.asarray(x, float), np.asarray(y, float)

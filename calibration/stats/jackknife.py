@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from calibration.stats.correlation import MIN_PAIRS, paired_rows, pearson_rows
+from calibration.stats.correlation import MIN_PAIRS, centred_on_pairs, paired_rows, pearson_rows
 from calibration.stats.distributions import t_quantile
 
 _Z_LIMIT = 1.0 - 1e-15  # atanh(±1) is infinite: a perfect r keeps a finite z
@@ -32,8 +32,7 @@ def leave_one_out_pearson(X, Y) -> np.ndarray:
     both = np.isfinite(X) & np.isfinite(Y)
     count = both.sum(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
-        x = np.where(both, X - np.nanmean(np.where(both, X, np.nan), axis=1, keepdims=True), 0.0)
-        y = np.where(both, Y - np.nanmean(np.where(both, Y, np.nan), axis=1, keepdims=True), 0.0)
+        x, y = centred_on_pairs(X, both), centred_on_pairs(Y, both)
         sums = [v.sum(axis=1, keepdims=True) for v in (x, y, x * x, y * y, x * y)]
         sx, sy, sxx, syy, sxy = (s - v for s, v in zip(sums, (x, y, x * x, y * y, x * y), strict=True))
         m = count - 1

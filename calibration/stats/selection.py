@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from calibration.stats.correlation import MIN_PAIRS, paired_rows, pearson_rows
+from calibration.stats.correlation import MIN_PAIRS, centred_on_pairs, paired_rows, pearson_rows
 
 METHOD = "nested cross-validation, pooled within-fold correlation"
 
@@ -112,10 +112,7 @@ def _centred_blocks(X, Y) -> tuple[np.ndarray, int]:
     are finite, m·x, m·x², m·xy, m·y, m·y², x and y centred on the row's mean (the sums keep their
     digits)."""
     both = np.isfinite(X) & np.isfinite(Y)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a row with no pair: its mean is NaN, unused
-        x = np.where(both, X - np.nanmean(np.where(both, X, np.nan), axis=1, keepdims=True), 0.0)
-        y = np.where(both, Y - np.nanmean(np.where(both, Y, np.nan), axis=1, keepdims=True), 0.0)
+    x, y = centred_on_pairs(X, both), centred_on_pairs(Y, both)
     return np.vstack([both.astype(float), x, x * x, x * y, y, y * y]).T, X.shape[0]
 
 

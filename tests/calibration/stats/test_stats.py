@@ -415,3 +415,16 @@ def test_picks_from_sums_are_the_rows_pearson_rows_picks_or_unsure_on_a_tie_or_a
     picks = selection._picks_by_sums(blocks, k, training)
     assert picks[0] == selection._pick(X, Y, np.arange(20)) == 0
     assert picks[1] is selection._UNSURE
+
+
+def test_rows_are_centred_on_their_pairs_mean_as_nanmean_gives_it_and_a_row_without_pairs_is_zero():
+    X = np.array([[1.0, 2.0, np.nan, 6.0], [np.nan, np.nan, 3.0, np.nan], [0.1, 0.2, 0.7, np.inf]])
+    Y = np.array([[1.0, np.nan, 1.0, 1.0], [2.0, 2.0, np.nan, 2.0], [0.3, 0.3, 0.3, 0.3]])
+    both = np.isfinite(X) & np.isfinite(Y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the pair-less middle row must not warn
+        centred = correlation.centred_on_pairs(X, both)
+    assert centred[0].tolist() == [1.0 - 3.5, 0.0, 0.0, 6.0 - 3.5]  # mean of 1 and 6 (hand)
+    assert centred[1].tolist() == [0.0, 0.0, 0.0, 0.0]
+    expected = X[2] - np.nanmean(np.where(both[2], X[2], np.nan))
+    assert centred[2].tolist() == [*expected[:3].tolist(), 0.0]  # nanmean's numbers, bit for bit

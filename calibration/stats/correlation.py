@@ -108,7 +108,7 @@ def kendall_tau_b(x, y) -> float:
     x = np.r_[True, x[1:] != x[:-1]].cumsum(dtype=np.intp)
     # discordant pairs: x ascending, so the pairs whose y ranks are out of order
     dis = int(InversionCount(y)(np.ones((1, size), dtype=np.int64))[0])
-    joint = np.diff(np.flatnonzero(np.r_[True, (x[1:] != x[:-1]) | (y[1:] != y[:-1]), True]))
+    joint = np.diff(np.r_[run_starts(x, y), size])  # sizes of the runs tied on both sides
     ntie = int((joint * (joint - 1) // 2).sum())
     xtie, ytie = _tied_pairs(x), _tied_pairs(y)
     tot = (size * (size - 1)) // 2

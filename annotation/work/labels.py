@@ -45,9 +45,12 @@ class _PersonLabels:
         for (unit, task), value in labels.items():
             self.by_unit.setdefault(unit, {})[task] = value
         self.answered_facts: dict[int, set[Unit]] = {}
-        for unit in self.by_unit:
+        self.decomposed: set[int] = set()  # the sentences with a fact list label
+        for unit, tasks in self.by_unit.items():
             if unit.fact is not None:
                 self.answered_facts.setdefault(unit.sentence, set()).add(unit)
+            elif FACTS_TASK in tasks and unit.sentence is not None:
+                self.decomposed.add(unit.sentence)
         self._keyed: dict[int, list[tuple[dict, tuple[int, ...], Unit]]] = {}
 
     def own_facts(self, i: int) -> list[dict]:
@@ -114,11 +117,10 @@ def _record(
     for i, sentence in enumerate(sentences):
         facts = []
         # without a gold record, the person's own list (what `judged_fact_list` gives then)
-        proposals = (
-            person.keyed_facts(i)
-            if gold is None
-            else person.judged_fact_list(i, sentence_at(gold, i, sentence))
-        )
+        if gold is not None:
+            proposals = person.judged_fact_list(i, sentence_at(gold, i, sentence))
+        else:
+            proposals = person.keyed_facts(i) if i in person.decomposed else ()
         for proposal, cites, unit in proposals:
             given = by_unit.get(unit)
             entailment = cant_tell = None

@@ -300,11 +300,12 @@ class _Deriver:
     def _value(
         self, sentence: int, question: str, unit, task, values: dict, *,
         compared: dict | None = None, spent: dict | None = None, ruling_units=None, fact=None,
-        **extra,
+        segments: tuple[int, ...] = (), orphan: bool = False, citations: tuple[int, ...] = (),
+        wordings: tuple = (), clusters: SentenceClusters | None = None,
     ) -> GoldValue:  # fmt: skip
         """A gold value from the annotators' `values`; `compared` (default: the values), `spent`
         ({name: ms}; default: each one's event on `unit`, `task`), `ruling_units` (units whose
-        ruling counts, default: `unit`), `fact` (its text); `extra`: other GoldValue fields."""
+        ruling counts, default: `unit`), `fact` (its text); the other GoldValue fields as named."""
         # the values themselves when nothing else is compared: one dict, pickled once when kept
         compared = compared or values
         ruling = None
@@ -316,7 +317,7 @@ class _Deriver:
             spent = {name: get((name, rid, unit, task)) for name in values}
         gold = GoldValue(
             self.rid, sentence, fact, question, unit, task, values, spent, value, provenance.text, agreement,
-            ruling, compared=compared, gold_compared=value, provenance_kind=provenance.kind, **extra,
+            ruling, segments, orphan, compared, value, citations, wordings, clusters, provenance.kind,
         )  # fmt: skip
         self.values.append(gold)
         return gold
@@ -457,7 +458,7 @@ class _Deriver:
                 given.all = gold.value
             else:
                 getattr(given, kind)[j] = gold.value
-            provenance[_value_name(kind, j)] = gold.provenance
+            provenance[gold.question] = gold.provenance
         filled = derive_entailment(Fact(text, cites, given), sentence)
         self._derived_values(i, text, filled, provenance)
         return Fact(text, cites, filled, provenance)

@@ -52,6 +52,7 @@ class _PersonLabels:
             elif FACTS_TASK in tasks and unit.sentence is not None:
                 self.decomposed.add(unit.sentence)
         self._keyed: dict[int, list[tuple[dict, tuple[int, ...], Unit]]] = {}
+        self._beyond: dict[int, set[Unit]] = {}
 
     def own_facts(self, i: int) -> list[dict]:
         return self.labels.get((Unit.of_sentence(i), FACTS_TASK)) or []
@@ -63,14 +64,22 @@ class _PersonLabels:
             found = self._keyed[i] = _keyed(i, self.own_facts(i))
         return found
 
+    def beyond_own(self, i: int) -> set[Unit]:
+        """The fact units of sentence i this person answered about that their own list does not
+        hold (mostly none: people answer about their own facts), found once per sentence."""
+        found = self._beyond.get(i)
+        if found is None:
+            answered = self.answered_facts.get(i)
+            own_units = {unit for _, _, unit in self.keyed_facts(i)} if answered else set()
+            found = self._beyond[i] = answered - own_units if answered else set()
+        return found
+
     def judges_gold_facts(self, i: int, gold_sentence: Sentence | None) -> bool:
         """In a staged campaign, where everyone judges the gold facts: are this person's stage-3
         answers of sentence i about gold facts that are not in their own list?"""
-        answered = self.answered_facts.get(i)
-        if not answered or gold_sentence is None or not gold_sentence.facts:
+        if gold_sentence is None or not gold_sentence.facts:
             return False
-        own_units = {unit for _, _, unit in self.keyed_facts(i)}
-        beyond_own = answered - own_units  # mostly empty: people answer about their own facts
+        beyond_own = self.beyond_own(i)
         return bool(beyond_own) and any(
             Unit.of_fact(i, f.text, f.citations) in beyond_own for f in gold_sentence.facts
         )
@@ -188,10 +197,11 @@ class ResponseLabels:
         if gold is None:
             return False
         return any(
-            i in person.answered_facts  # else no answer beyond their own: the sentence is not compared
-            and person.judges_gold_facts(i, sentence_at(gold, i, sentence))
+            person.judges_gold_facts(i, sentence_at(gold, i, sentences[i]))
             for person in self.people.values()
-            for i, sentence in enumerate(sentences)
+            for i in person.answered_facts
+            # else no answer beyond their own: the sentence is not compared
+            if i < len(sentences) and person.beyond_own(i)
         )
 
 

@@ -237,6 +237,7 @@ class _Deriver:
         self.values: list[GoldValue] = []
         self._found: dict[tuple, FactCluster | None] = {}
         self._answering_at: dict[int, list] = {}
+        self._own_at: dict[int, dict[str, Sentence]] = {}  # sentence i of each deciding record, by name
         self._answers: dict[int, tuple[Fact, dict]] = {}  # id(fact) → (the fact, kept alive; its answers)
         self._units: dict[int, tuple[Fact, Unit]] = {}  # id(fact) → (the fact, kept alive; its unit)
         self._named = sorted(by_name.items())  # asked for every sentence
@@ -274,10 +275,13 @@ class _Deriver:
         distinct citations)]) of every answering record that has sentence i, by name; read once per
         sentence, whatever number of gold facts asks."""
         if i not in self._answering_at:
-            base = self.by_name[min(self.by_name)].sentences[i]
+            if self.answers is self.by_name:  # the deciding records answer too: their sentences as found
+                found = self._own_at[i].items()
+            else:
+                base = self.by_name[min(self.by_name)].sentences[i]
+                found = ((n, sentence_at(r, i, base)) for n, r in sorted(self.answers.items()))
             rows = []
-            for name, record in sorted(self.answers.items()):
-                sentence = sentence_at(record, i, base)
+            for name, sentence in found:
                 if sentence is not None:
                     facts = [
                         (
@@ -324,6 +328,7 @@ class _Deriver:
 
     def sentence(self, i: int, base: Sentence) -> Sentence:
         own = {n: s for n, r in self._named if (s := sentence_at(r, i, base)) is not None}
+        self._own_at[i] = own
         unit = Unit.of_sentence(i)
         labelled = {n: s.verifiable for n, s in own.items() if s.verifiable is not None}
         verifiable = self._value(
@@ -547,9 +552,10 @@ def derive_gold(
 
 
 def _derive_gold(records, rulings, rule, auto_accept_unanimous, spent_ms, answers) -> GoldSet:
-    answering = records_by_response(records if answers is None else answers)
+    by_response = records_by_response(records)
+    answering = by_response if answers is None else records_by_response(answers)
     gold = GoldSet(rule, auto_accept_unanimous)
-    for response_id, by_name in records_by_response(records).items():
+    for response_id, by_name in by_response.items():
         deriver = _Deriver(
             response_id,
             by_name,

@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import lru_cache
 
 import numpy as np
 
@@ -64,13 +64,14 @@ class Member:
     fact: Fact
     sentence: Sentence
 
+    def __post_init__(self):
+        # `citations`, its fact's sorted distinct citations: asked for every comparison the member
+        # takes part in, so set once here (a cached_property takes a lock on each first ask)
+        object.__setattr__(self, "citations", tuple(sorted(set(self.fact.citations))))
+
     @property
     def text(self) -> str:
         return self.fact.text
-
-    @cached_property  # asked for every comparison the member takes part in
-    def citations(self) -> tuple[int, ...]:
-        return tuple(sorted(set(self.fact.citations)))
 
 
 @dataclass(frozen=True)

@@ -283,21 +283,19 @@ def _canonical(members: list[Member]) -> Member:
     texts = [m.text for m in members]
     if all(text == texts[0] for text in texts):  # one wording (every rank equal): the first
         return members[0]
-    used = Counter(normalise_fact_text(t) for t in texts)
     vectors = np.array([_text_vector(t) for t in texts])
-    typical = vectors @ (np.add.reduce(vectors, axis=0) / len(vectors))
-    misspelt = misspelt_counts(texts)
-
-    def rank(position: int) -> tuple:
-        text = texts[position]
-        return (
-            -misspelt[position],
-            round(float(typical[position]), 6),
-            used[normalise_fact_text(text)],
-            -position,
-        )
-
-    return members[max(range(len(members)), key=rank)]
+    typical = (vectors @ (np.add.reduce(vectors, axis=0) / len(vectors))).tolist()
+    ranks = [
+        (-misspelt, round(closeness, 6))
+        for misspelt, closeness in zip(misspelt_counts(texts), typical, strict=True)
+    ]
+    best = max(ranks)
+    if ranks.count(best) == 1:  # no tie for the later ranks to break (most clusters)
+        return members[ranks.index(best)]
+    used = Counter(normalise_fact_text(t) for t in texts)
+    return members[
+        max(range(len(members)), key=lambda p: (*ranks[p], used[normalise_fact_text(texts[p])], -p))
+    ]
 
 
 def _cluster(index: int, members: list[Member]) -> FactCluster:

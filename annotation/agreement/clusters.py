@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import lru_cache
 
 import numpy as np
 
@@ -43,7 +43,7 @@ from annotation.agreement.paraphrase import (
     SAME_FACT_THRESHOLD,
     contains,
     meaning_texts,
-    misspelt_words,
+    misspelt_counts,
     paraphrase_similarity,
 )
 from annotation.protocol.records import EvaluationRecord, Fact, Sentence
@@ -64,13 +64,14 @@ class Member:
     fact: Fact
     sentence: Sentence
 
+    def __post_init__(self):
+        # `citations`, its fact's sorted distinct citations: asked for every comparison the member
+        # takes part in, so set once here (a cached_property takes a lock on each first ask)
+        object.__setattr__(self, "citations", tuple(sorted(set(self.fact.citations))))
+
     @property
     def text(self) -> str:
         return self.fact.text
-
-    @cached_property  # asked for every comparison the member takes part in
-    def citations(self) -> tuple[int, ...]:
-        return tuple(sorted(set(self.fact.citations)))
 
 
 @dataclass(frozen=True)
@@ -218,8 +219,9 @@ def _group(lists: dict[str, list[Member]], answered: Answered) -> list[list[Memb
     same = _same_facts_each(lists, answered)
     if same is not None:
         return same
-    groups: list[list[Member]] = []
-    for author in sorted(lists):
+    first, *others = sorted(lists)
+    groups: list[list[Member]] = [[member] for member in lists[first]]  # nothing to place them on yet
+    for author in others:
         members = lists[author]
         similarity = np.array(
             [[_linkage(m.text, m.citations, group, answered) for group in groups] for m in members]
@@ -281,16 +283,19 @@ def _canonical(members: list[Member]) -> Member:
     texts = [m.text for m in members]
     if all(text == texts[0] for text in texts):  # one wording (every rank equal): the first
         return members[0]
-    used = Counter(normalise_fact_text(t) for t in texts)
     vectors = np.array([_text_vector(t) for t in texts])
-    typical = vectors @ (np.add.reduce(vectors, axis=0) / len(vectors))
-
-    def rank(position: int) -> tuple:
-        text = texts[position]
-        misspelt = len(misspelt_words(text, [t for k, t in enumerate(texts) if k != position]))
-        return (-misspelt, round(float(typical[position]), 6), used[normalise_fact_text(text)], -position)
-
-    return members[max(range(len(members)), key=rank)]
+    typical = (vectors @ (np.add.reduce(vectors, axis=0) / len(vectors))).tolist()
+    ranks = [
+        (-misspelt, round(closeness, 6))
+        for misspelt, closeness in zip(misspelt_counts(texts), typical, strict=True)
+    ]
+    best = max(ranks)
+    if ranks.count(best) == 1:  # no tie for the later ranks to break (most clusters)
+        return members[ranks.index(best)]
+    used = Counter(normalise_fact_text(t) for t in texts)
+    return members[
+        max(range(len(members)), key=lambda p: (*ranks[p], used[normalise_fact_text(texts[p])], -p))
+    ]
 
 
 def _cluster(index: int, members: list[Member]) -> FactCluster:
@@ -389,13 +394,12 @@ def response_clusters(
     texts = {f.text for record in by_name.values() for s in record.sentences for f in s.facts}
     meaning.cache_vectors([word for text in texts for word in meaning_texts(text)])
     base = by_name[min(by_name)].sentences
+    named = sorted(by_name.items())  # read for every sentence
     out = {}
     for i, sentence in enumerate(base):
-        facts = {
-            name: (record.sentences[i].facts, record.sentences[i])
-            for name, record in sorted(by_name.items())
-            if i < len(record.sentences) and record.sentences[i].text.strip() == sentence.text.strip()
-        }
+        text = sentence.text.strip()
+        theirs = [(name, record.sentences[i]) for name, record in named if i < len(record.sentences)]
+        facts = {name: (their.facts, their) for name, their in theirs if their.text.strip() == text}
         out[i] = cluster_sentence(i, facts, answered(i) if answered is not None else None)
     return out
 

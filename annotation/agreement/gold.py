@@ -185,13 +185,13 @@ def decide(
 
 def _decided(compared: dict, rule: str, auto_accept_unanimous: bool, ruling: Ruling | None) -> tuple:
     """`decide` with `rule` known to be one of RULES (checked once per derivation)."""
-    n = len(compared)
-    values = iter(compared.values())
-    first = next(values, None)
-    if all(value == first for value in values):  # unanimous (or nothing): no counting
+    values = list(compared.values())
+    n = len(values)
+    first = values[0] if n else None
+    if values.count(first) == n:  # unanimous (or nothing): no counting
         top, m = first, n
     else:
-        top, m = Counter(compared.values()).most_common(1)[0]
+        top, m = Counter(values).most_common(1)[0]
     agreement = m / n if n else 0.0
     if ruling is not None:
         return ruling.value, Provenance("adjudicated", ruling.provenance), agreement
@@ -237,6 +237,7 @@ class _Deriver:
         self.values: list[GoldValue] = []
         self._found: dict[tuple, FactCluster | None] = {}
         self._answering_at: dict[int, list] = {}
+        self._own_at: dict[int, dict[str, Sentence]] = {}  # sentence i of each deciding record, by name
         self._answers: dict[int, tuple[Fact, dict]] = {}  # id(fact) → (the fact, kept alive; its answers)
         self._units: dict[int, tuple[Fact, Unit]] = {}  # id(fact) → (the fact, kept alive; its unit)
         self._named = sorted(by_name.items())  # asked for every sentence
@@ -274,10 +275,13 @@ class _Deriver:
         distinct citations)]) of every answering record that has sentence i, by name; read once per
         sentence, whatever number of gold facts asks."""
         if i not in self._answering_at:
-            base = self.by_name[min(self.by_name)].sentences[i]
+            if self.answers is self.by_name:  # the deciding records answer too: their sentences as found
+                found = self._own_at[i].items()
+            else:
+                base = self.by_name[min(self.by_name)].sentences[i]
+                found = ((n, sentence_at(r, i, base)) for n, r in sorted(self.answers.items()))
             rows = []
-            for name, record in sorted(self.answers.items()):
-                sentence = sentence_at(record, i, base)
+            for name, sentence in found:
                 if sentence is not None:
                     facts = [
                         (
@@ -299,33 +303,32 @@ class _Deriver:
 
     def _value(
         self, sentence: int, question: str, unit, task, values: dict, *,
-        compared: dict | None = None, spent_units: dict | None = None, ruling_units=None, fact=None,
-        **extra,
+        compared: dict | None = None, spent: dict | None = None, ruling_units=None, fact=None,
+        segments: tuple[int, ...] = (), orphan: bool = False, citations: tuple[int, ...] = (),
+        wordings: tuple = (), clusters: SentenceClusters | None = None,
     ) -> GoldValue:  # fmt: skip
-        """A gold value from the annotators' `values`; `compared` (default: the values),
-        `spent_units` ({name: (unit, task) of their event}; default: `unit`, `task` for everyone),
-        `ruling_units` (units whose ruling counts, default: `unit`), `fact` (its text); `extra`:
-        other GoldValue fields."""
+        """A gold value from the annotators' `values`; `compared` (default: the values), `spent`
+        ({name: ms}; default: each one's event on `unit`, `task`), `ruling_units` (units whose
+        ruling counts, default: `unit`), `fact` (its text); the other GoldValue fields as named."""
         # the values themselves when nothing else is compared: one dict, pickled once when kept
         compared = compared or values
         ruling = None
         if self.rulings and unit is not None:
             ruling = self._ruling(ruling_units or [unit], task)
         value, provenance, agreement = _decided(compared, self.rule, self.auto_accept, ruling)
-        get, rid = self.spent.get, self.rid
-        if spent_units is None:
+        if spent is None:
+            get, rid = self.spent.get, self.rid
             spent = {name: get((name, rid, unit, task)) for name in values}
-        else:
-            spent = {name: get((name, rid, *where)) for name, where in spent_units.items()}
         gold = GoldValue(
-            rid, sentence, fact, question, unit, task, values, spent, value, provenance.text, agreement,
-            ruling, compared=compared, gold_compared=value, provenance_kind=provenance.kind, **extra,
+            self.rid, sentence, fact, question, unit, task, values, spent, value, provenance.text, agreement,
+            ruling, segments, orphan, compared, value, citations, wordings, clusters, provenance.kind,
         )  # fmt: skip
         self.values.append(gold)
         return gold
 
     def sentence(self, i: int, base: Sentence) -> Sentence:
         own = {n: s for n, r in self._named if (s := sentence_at(r, i, base)) is not None}
+        self._own_at[i] = own
         unit = Unit.of_sentence(i)
         labelled = {n: s.verifiable for n, s in own.items() if s.verifiable is not None}
         verifiable = self._value(
@@ -449,32 +452,36 @@ class _Deriver:
         if self.rulings:  # the members' units only name the rulings that count
             units += [Unit.of_fact(i, m.text, cites) for m in getattr(cluster, "members", ())]
         given = Entailment(None, [None] * len(cites), [None] * len(cites))
-        about = (bare, tuple(cites), wordings)
+        # each voter's answers read once for all the fact's questions
+        tables = [(name, self._answered(f, s), f) for name, (f, s) in voters.items()]
+        about = (text, tuple(cites), wordings)
         for task, kind, j in questions:
-            gold = self._entailment_value(i, sentence, about, (task, kind, j), voters, units, cluster)
+            gold = self._entailment_value(
+                i, sentence, about, (task, kind, j), (voters, tables), units, cluster
+            )
             if j is None:
                 given.all = gold.value
             else:
                 getattr(given, kind)[j] = gold.value
-            provenance[_value_name(kind, j)] = gold.provenance
+            provenance[gold.question] = gold.provenance
         filled = derive_entailment(Fact(text, cites, given), sentence)
         self._derived_values(i, text, filled, provenance)
         return Fact(text, cites, filled, provenance)
 
-    def _entailment_value(self, i, sentence, about, question, voters, units, cluster) -> GoldValue:
-        """The gold value of one stage-3 question about a gold fact (`about`: the fact, its citations
-        as a tuple, its cluster's wordings), from every voter who answered E(fact, the same
-        segments)."""
-        (task, kind, j), (fact, cited, wordings) = question, about
-        text, cites = fact.text, fact.citations
-        segments = question_segments(cites, sentence, kind, j)
-        values, spent_units = {}, {}
+    def _entailment_value(self, i, sentence, about, question, voting, units, cluster) -> GoldValue:
+        """The gold value of one stage-3 question about a gold fact (`about`: its text, its citations
+        as a tuple, its cluster's wordings), from every voter who answered E(fact, the same segments)
+        (`voting`: the voters, and (name, the answer table of their fact, the fact) of each)."""
+        (task, kind, j), (text, cited, wordings), (voters, tables) = question, about, voting
+        segments = question_segments(cited, sentence, kind, j)
         asked = (kind, segments)
-        for name, (their, their_sentence) in voters.items():
-            found = self._answered(their, their_sentence).get(asked)
+        values, spent = {}, {}
+        get, rid = self.spent.get, self.rid
+        for name, table, their in tables:
+            found = table.get(asked)
             if found is not None:
                 values[name] = found[0]
-                spent_units[name] = (self._unit_of(i, their), found[1])
+                spent[name] = get((name, rid, self._unit_of(i, their), found[1]))
         return self._value(
             i,
             _value_name(kind, j),
@@ -482,9 +489,9 @@ class _Deriver:
             task,
             values,
             fact=text,
-            spent_units=spent_units,
+            spent=spent,
             ruling_units=units,
-            segments=question_citations(cites, kind, j),
+            segments=question_citations(cited, kind, j),
             # nobody decided (every voter could not tell): only a ruling settles it
             orphan=(cluster is None and not voters)
             or (not values and any(could_not_tell(f, s, segments) for f, s in voters.values())),
@@ -545,9 +552,10 @@ def derive_gold(
 
 
 def _derive_gold(records, rulings, rule, auto_accept_unanimous, spent_ms, answers) -> GoldSet:
-    answering = records_by_response(records if answers is None else answers)
+    by_response = records_by_response(records)
+    answering = by_response if answers is None else records_by_response(answers)
     gold = GoldSet(rule, auto_accept_unanimous)
-    for response_id, by_name in records_by_response(records).items():
+    for response_id, by_name in by_response.items():
         deriver = _Deriver(
             response_id,
             by_name,
@@ -568,8 +576,8 @@ def rulings_from_events(events) -> dict[tuple[str, Unit, Task], Ruling]:
     """{(response_id, unit, the task ruled on — without the ruling mark): Ruling} from current-label
     events; the latest event wins across adjudicators; other tasks are ignored."""
     out: dict[tuple[str, Unit, Task], Ruling] = {}
-    for event in sorted(events, key=lambda e: e.id):
-        if event.task.ruling and isinstance(event.value, dict):
+    for event in sorted((e for e in events if e.task.ruling), key=lambda e: e.id):  # a few among many
+        if isinstance(event.value, dict):
             out[(event.response_id, event.unit, event.task.answer)] = Ruling(
                 event.who, event.value.get("value"), event.value.get("reason"), event.id
             )

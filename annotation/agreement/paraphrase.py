@@ -530,6 +530,13 @@ def misspelt_words(text: str, others) -> list[str]:
     return [word for word in normalise_fact_text(text).split() if word in losing]
 
 
+def misspelt_counts(texts) -> list[int]:
+    """How many words of each of `texts` another of them spells otherwise, more plausibly
+    (`misspelt_words` of each against all the others), the wordings' spellings weighed once."""
+    losing = _losing_spellings(tuple(sorted(texts)))
+    return [sum(word in losing for word in normalise_fact_text(text).split()) for text in texts]
+
+
 @lru_cache(maxsize=1 << 14)
 def _losing_spellings(texts: tuple[str, ...]) -> frozenset[str]:
     """The words of these wordings that lose to another's spelling of them (`misspelt_words`)."""

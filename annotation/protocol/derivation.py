@@ -53,7 +53,7 @@ def derive_entailment(fact: Fact, sentence: Sentence) -> Entailment:
     given = fact.entailment or Entailment()
     alone = _aligned(given.alone, k, "alone", fact)
     without = _aligned(given.without, k, "without", fact)
-    if all(_plain(v) for v in (given.all, *alone, *without)):
+    if all(v is None or v is True or v is False for v in (given.all, *alone, *without)):
         # yes/no/null values (what people and judges give): the rules' result looked up, once per
         # pattern; other values (an imported record's) compare equal to booleans (1 == True), so
         # they are derived each time, keeping their own type
@@ -61,10 +61,6 @@ def derive_entailment(fact: Fact, sentence: Sentence) -> Entailment:
         return Entailment(all=everything, alone=list(alone), without=list(without))
     everything, alone, without = _fill(validity, given.all, alone, without)
     return Entailment(all=everything, alone=alone, without=without)
-
-
-def _plain(value) -> bool:
-    return value is None or value is True or value is False
 
 
 @lru_cache(maxsize=1 << 12)  # a handful of citation patterns and answers

@@ -35,7 +35,9 @@ def labels_by_unit(events) -> dict[tuple[Unit, Task], object]:
 
 class _PersonLabels:
     """One person's current labels on one response, indexed once: {(unit, task): value}, the
-    tasks answered per unit (in label order) and the fact units answered per sentence."""
+    tasks answered per unit (in label order), the fact units answered per sentence, and per
+    sentence their own fact list with each fact's unit (keyed once, read by the record and the
+    staged campaign's check)."""
 
     def __init__(self, labels: dict[tuple[Unit, Task], object]):
         self.labels = labels
@@ -43,31 +45,61 @@ class _PersonLabels:
         for (unit, task), value in labels.items():
             self.by_unit.setdefault(unit, {})[task] = value
         self.answered_facts: dict[int, set[Unit]] = {}
-        for unit in self.by_unit:
+        self.decomposed: set[int] = set()  # the sentences with a fact list label
+        for unit, tasks in self.by_unit.items():
             if unit.fact is not None:
                 self.answered_facts.setdefault(unit.sentence, set()).add(unit)
+            elif FACTS_TASK in tasks and unit.sentence is not None:
+                self.decomposed.add(unit.sentence)
+        self._keyed: dict[int, list[tuple[dict, tuple[int, ...], Unit]]] = {}
+        self._beyond: dict[int, set[Unit]] = {}
 
     def own_facts(self, i: int) -> list[dict]:
         return self.labels.get((Unit.of_sentence(i), FACTS_TASK)) or []
 
+    def keyed_facts(self, i: int) -> list[tuple[dict, tuple[int, ...], Unit]]:
+        """(fact, its citations as ints, its unit) of each fact of `own_facts(i)`, keyed once."""
+        found = self._keyed.get(i)
+        if found is None:
+            found = self._keyed[i] = _keyed(i, self.own_facts(i))
+        return found
+
+    def beyond_own(self, i: int) -> set[Unit]:
+        """The fact units of sentence i this person answered about that their own list does not
+        hold (mostly none: people answer about their own facts), found once per sentence."""
+        found = self._beyond.get(i)
+        if found is None:
+            answered = self.answered_facts.get(i)
+            own_units = {unit for _, _, unit in self.keyed_facts(i)} if answered else set()
+            found = self._beyond[i] = answered - own_units if answered else set()
+        return found
+
     def judges_gold_facts(self, i: int, gold_sentence: Sentence | None) -> bool:
         """In a staged campaign, where everyone judges the gold facts: are this person's stage-3
         answers of sentence i about gold facts that are not in their own list?"""
-        answered = self.answered_facts.get(i)
-        if not answered or gold_sentence is None or not gold_sentence.facts:
+        if gold_sentence is None or not gold_sentence.facts:
             return False
-        own_units = {Unit.of_fact(i, f["text"], f.get("citations", [])) for f in self.own_facts(i)}
-        beyond_own = answered - own_units  # mostly empty: people answer about their own facts
+        beyond_own = self.beyond_own(i)
         return bool(beyond_own) and any(
             Unit.of_fact(i, f.text, f.citations) in beyond_own for f in gold_sentence.facts
         )
 
-    def judged_fact_list(self, i: int, gold_sentence: Sentence | None) -> list[dict]:
-        """The fact list whose stage-3 answers this person gave for sentence i: their own, or the
-        gold facts when `judges_gold_facts`."""
+    def judged_fact_list(
+        self, i: int, gold_sentence: Sentence | None
+    ) -> list[tuple[dict, tuple[int, ...], Unit]]:
+        """The fact list whose stage-3 answers this person gave for sentence i, keyed as
+        `keyed_facts`: their own, or the gold facts when `judges_gold_facts`."""
         if self.judges_gold_facts(i, gold_sentence):
-            return [{"text": f.text, "citations": list(f.citations)} for f in gold_sentence.facts]
-        return self.own_facts(i)
+            return _keyed(i, [{"text": f.text, "citations": list(f.citations)} for f in gold_sentence.facts])
+        return self.keyed_facts(i)
+
+
+def _keyed(i: int, facts: list[dict]) -> list[tuple[dict, tuple[int, ...], Unit]]:
+    out = []
+    for fact in facts:
+        cites = tuple(int(c) for c in fact.get("citations", []))
+        out.append((fact, cites, Unit.of_fact(i, fact["text"], cites)))
+    return out
 
 
 def record_from_labels(
@@ -90,27 +122,24 @@ def _record(
     response_id: str, source: str, sentences: list[Sentence], person: _PersonLabels, gold
 ) -> EvaluationRecord:
     out = []
-    labels = person.labels
+    labels, by_unit = person.labels, person.by_unit
     for i, sentence in enumerate(sentences):
-        unit = Unit.of_sentence(i)
         facts = []
         # without a gold record, the person's own list (what `judged_fact_list` gives then)
-        proposals = (
-            labels.get((unit, FACTS_TASK)) or []
-            if gold is None
-            else person.judged_fact_list(i, sentence_at(gold, i, sentence))
-        )
-        for proposal in proposals:
-            cites = [int(c) for c in proposal.get("citations", [])]
-            given = person.by_unit.get(Unit.of_fact(i, proposal["text"], cites))
+        if gold is not None:
+            proposals = person.judged_fact_list(i, sentence_at(gold, i, sentence))
+        else:
+            proposals = person.keyed_facts(i) if i in person.decomposed else ()
+        for proposal, cites, unit in proposals:
+            given = by_unit.get(unit)
             entailment = cant_tell = None
             if given:
                 entailment, cant_tell = _entailment(given, len(cites))
-            facts.append(Fact(proposal["text"], cites, entailment, cant_tell))
+            facts.append(Fact(proposal["text"], list(cites), entailment, cant_tell))
         out.append(
             Sentence(
                 sentence.text,
-                labels.get((unit, VERIFIABLE_TASK)),
+                labels.get((Unit.of_sentence(i), VERIFIABLE_TASK)),
                 list(sentence.citations),
                 facts,
                 sentence.start,
@@ -168,10 +197,11 @@ class ResponseLabels:
         if gold is None:
             return False
         return any(
-            i in person.answered_facts  # else no answer beyond their own: the sentence is not compared
-            and person.judges_gold_facts(i, sentence_at(gold, i, sentence))
+            person.judges_gold_facts(i, sentence_at(gold, i, sentences[i]))
             for person in self.people.values()
-            for i, sentence in enumerate(sentences)
+            for i in person.answered_facts
+            # else no answer beyond their own: the sentence is not compared
+            if i < len(sentences) and person.beyond_own(i)
         )
 
 

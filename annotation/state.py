@@ -300,9 +300,8 @@ def _derive_state(
     if changed is None:
         changed = set(labels) | set(imported[0])
     derived: dict[str, tuple[str, object]] = {}
+    sentences.update(store.responses_sentences(rid for rid in changed - set(stored) if rid not in sentences))
     for rid in changed - set(stored):
-        if rid not in sentences:
-            sentences[rid] = store.response_sentences(rid)
         # from nothing, each response's events are let go once derived (module doc)
         found = labels.pop(rid, []) if previous is None else labels.get(rid, [])
         if not found and rid not in imported[0]:

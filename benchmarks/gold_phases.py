@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
 
     spent: dict[str, float] = {}
     timed(state, "_labels_of", "reading the current labels", spent)
-    timed(ProjectStore, "response_sentences", "reading the sentences", spent)
+    timed(ProjectStore, "responses_sentences", "reading the sentences", spent)
     timed(ResponseLabels, "__init__", "annotator records: labels indexed", spent)
     timed(ResponseLabels, "records", "annotator records: built", spent)
     timed(ResponseLabels, "judge_gold_facts", "staged campaign check", spent)

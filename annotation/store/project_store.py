@@ -469,12 +469,16 @@ class ProjectStore:
 
     def response_sentences(self, response_id: str) -> list[Sentence]:
         """The response's sentences as split at import (offsets, validated citations)."""
-        row = self.database.connection.execute(
-            "SELECT sentences FROM responses WHERE response_id = ?", [response_id]
-        ).fetchone()
-        if row is None:
+        found = self.responses_sentences([response_id])
+        if response_id not in found:
             raise KeyError(response_id)
-        return [Sentence.from_dict(s) for s in json.loads(row[0])]
+        return found[response_id]
+
+    def responses_sentences(self, response_ids: Iterable[str]) -> dict[str, list[Sentence]]:
+        """{response: its sentences} of the known `response_ids`, in one query (4,000 one by one
+        cost ≈ 0.3 CPU s of reading 0.45 s)."""
+        found = self._response_sentences(self.database.connection, response_ids)
+        return {rid: [Sentence.from_dict(s) for s in sentences] for rid, sentences in found.items()}
 
     # -- records (imported or produced by judges; append-only, latest wins) ----------------
     # Stored compact (`_compact`): a record keeps only what its response's sentences do not hold.

@@ -184,8 +184,7 @@ def recorded_scrypt_calls(monkeypatch) -> list[tuple]:
 def test_an_unknown_name_costs_the_same_scrypt_as_a_wrong_password(tmp_path, monkeypatch):
     store = ProjectStore.open(tmp_path / "p", create=True)
     add_account(store, "carol", "annotator", "carols")
-    authenticate(store, "someone", "wrong", now=T0 - 1)  # the process's decoy hash is made once, first
-    calls = recorded_scrypt_calls(monkeypatch)
+    calls = recorded_scrypt_calls(monkeypatch)  # which makes the process's decoy hash first
     authenticate(store, "carol", "wrong", now=T0)
     wrong_password = list(calls)
     calls.clear()

@@ -8,7 +8,8 @@ import json
 import subprocess
 from pathlib import Path
 
-from streamlit.testing.v1 import AppTest
+from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+from streamlit.testing.v1 import AppTest, app_test, local_script_runner
 
 from annotation.media.files import ffmpeg_exe
 from annotation.project import register_media
@@ -126,7 +127,17 @@ def new_app() -> AppTest:
     each new AppTest; the installed packages do not change during a test run."""
     app = AppTest.from_file(str(APP), default_timeout=SCRIPT_RUN_TIMEOUT_S)
     app._bidi_component_manager = _component_registry()
+    # Each run of an AppTest made new ScriptCaches (its pages' and its runner's), so app.py and the page
+    # were read, passed through Streamlit's "magic" AST rewrite and compiled again on every run (most of
+    # a short run's CPU); a server keeps one cache for all its sessions, and no script changes during a
+    # test run.
+    app_test.ScriptCache = local_script_runner.ScriptCache = _script_cache
     return app
+
+
+@functools.cache
+def _script_cache() -> ScriptCache:
+    return ScriptCache()
 
 
 @functools.cache

@@ -3,7 +3,7 @@
 Hypothesis's per-example deadline is off: these properties check behaviour, not speed (speed
 lives in benchmarks/), and a loaded 2-core CI box must not flake.
 
-The demo (seed 0) takes seconds of video rendering and six scrypt hashes to build, so it is
+The demo (seed 0) takes seconds of video rendering (and of its media's proxies) to build, so it is
 built once per test run (shared by every xdist worker, behind a file lock) and each module or
 test gets its own copy of the directory (SQLite file, media, ground truth): the build itself is
 never opened by a test, so nothing a test writes (labels, sessions, settings) leaks into
@@ -30,13 +30,20 @@ def _build_demo_once(root: Path) -> Path:
     """The demo (seed 0) in `root`/demo-build, built there by whichever process comes first
     (the others wait for it behind the lock)."""
     from annotation.demo.project import build_demo
+    from annotation.project import prepare_media
 
     built = root / "demo-build"
     with (root / "demo-build.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (built / "complete").exists():
             shutil.rmtree(built, ignore_errors=True)
-            build_demo(built / "demo", seed=0).close()
+            store = build_demo(built / "demo", seed=0)
+            # Prepared as an import prepares its media (proxies, whole-file sound views): every test
+            # process and browser-test server opening the demo's media built the three proxies
+            # again otherwise (≈ 2.4 CPU s). The player's own proxy build runs on tiny projects.
+            for name in store.media_names():
+                prepare_media(store, name)
+            store.close()
             (built / "complete").touch()
     return built / "demo"
 
@@ -146,14 +153,15 @@ def demo_copy(demo_build, tmp_path) -> Path:
 # at load ≈ 14, divided by 3 to match a quiet run's total; rounded). Only the order of the run
 # depends on them: the longest groups of each lane start first (see `browser_lanes`), so the run does
 # not end with one worker on a long browser or CLI group and the others idle. A file
-# not listed weighs nothing; a stale figure costs some balance, never a test.
+# not listed weighs nothing; a stale figure costs some balance, never a test. Figures of files whose
+# CPU fell later the same day are scaled by it (-n 0, CPU s per file before → after).
 FILE_SECONDS = {
     "tests/e2e/test_browser.py": 51,
     "tests/e2e/test_fact_keys.py": 32,
     "tests/annotation/cli/test_annotation_cli.py": 8,
     "tests/e2e/test_adjudication.py": 26,
-    "tests/annotation/store/test_accounts_sign_in.py": 20,
-    "tests/annotation/demo/test_demo.py": 20,
+    "tests/annotation/store/test_accounts_sign_in.py": 12,
+    "tests/annotation/demo/test_demo.py": 15,
     "tests/e2e/test_sso.py": 19,
     "tests/annotation/cli/test_import_kill.py": 10,
     "tests/e2e/test_model_scores.py": 15,
@@ -162,23 +170,23 @@ FILE_SECONDS = {
     "tests/e2e/test_rendering.py": 14,
     "tests/e2e/test_admin_console.py": 13,
     "tests/annotation/cli/test_hostile_corpus.py": 13,
-    "tests/pages/test_app_calibrate.py": 12,
-    "tests/pages/test_app_roles.py": 12,
+    "tests/pages/test_app_calibrate.py": 9,
+    "tests/pages/test_app_roles.py": 9,
     "tests/e2e/test_sound_colours.py": 11,
-    "tests/annotation/store/test_sign_in_hardening.py": 11,
+    "tests/annotation/store/test_sign_in_hardening.py": 9,
     "tests/calibration/sweep/test_sweep.py": 10,
     "tests/e2e/test_same_fact_by_key.py": 9,
-    "tests/pages/test_app_judges.py": 9,
+    "tests/pages/test_app_judges.py": 6,
     "tests/e2e/test_keys.py": 9,
-    "tests/annotation/media/test_soundview.py": 8,
-    "tests/pages/test_app_disputes.py": 8,
+    "tests/annotation/media/test_soundview.py": 4,
+    "tests/pages/test_app_disputes.py": 6,
     "tests/pages/test_app_player.py": 5,
     "tests/annotation/media/test_media.py": 8,
     "tests/e2e/test_disk_full.py": 7,
     "tests/annotation/agreement/test_alpha_linear.py": 6,
     "tests/calibration/cli/test_score_cli.py": 2,
     "tests/annotation/cli/test_never_a_traceback.py": 6,
-    "tests/pages/test_app_annotate.py": 5,
+    "tests/pages/test_app_annotate.py": 3,
     "tests/calibration/judges/test_judges_run.py": 5,
     "tests/annotation/cli/test_import_model.py": 1,
     "tests/annotation/cli/test_users_cli.py": 5,

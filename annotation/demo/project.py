@@ -44,7 +44,6 @@ from annotation.protocol.ids import model_response_id
 from annotation.protocol.records import EvaluationRecord, Response, Sentence
 from annotation.protocol.sentences import sentences_for_response
 from annotation.state import project_state
-from annotation.store.accounts import add_account
 from annotation.store.project_store import DB_NAME, ProjectStore
 from annotation.work.sample_queues import create_sample_queue, set_annotation_scope
 
@@ -60,6 +59,16 @@ ACCOUNTS = (
     ("carol", "annotator"),
     ("dana", "annotator"),
 )  # password = name
+# Their scrypt hashes (SCRYPT_N), made once with annotation.store.accounts.hash_password: hashing six
+# public passwords took ≈ 3 of a build's ≈ 7 CPU s, and signing in still checks them with scrypt.
+PASSWORD_HASHES = {
+    "admin": "scrypt$131072$8$1$hp5ZsqaR0tL6WADPMXcwSA==$jTyoI6Zz/9ZMVxALQAGsa+dyutw5PFdGkx/+1eIANIg=",
+    "ada": "scrypt$131072$8$1$D2ieJP3fdZOoglt1LQGTFw==$0v6VD21AB3m/1zTzdB7frFaxoC/1S40Sj470NaWdDyI=",
+    "alice": "scrypt$131072$8$1$y4HcWv9DgSsUVDTjKhQKRA==$UDAveWOg620//WE4Por5qYOFk2OrEAl5So4/LUNkhqQ=",
+    "bob": "scrypt$131072$8$1$DtrXoZwgi6fnaHxUEURxPw==$OBTuwGQEJHaLwVAwUFxcAlPJ7wDSJsmm+hi6E0lhxG4=",
+    "carol": "scrypt$131072$8$1$yeFnMKco9BP2eDmpNBWdlg==$QUHqcRRXT6gf8LK3BQ9RGvdvEUku9cVtwSyK43OT3Nw=",
+    "dana": "scrypt$131072$8$1$437PJodHVhjJAr0W1vPflQ==$/isSO7eMfOPSGZvGNkLR1SzsRKrbxmxK2Wz77W7vmPw=",
+}
 SETTINGS = {
     "project_name": "MURGAT demo (synthetic data)",
     "synthetic": True,
@@ -171,7 +180,7 @@ def build_demo(directory: Path, *, seed: int = 0) -> ProjectStore:
     An empty or absent directory is filled; a directory that already holds a complete demo
     built with the same seed is returned unchanged (labels made since are kept). Raises
     ValueError for any other non-empty directory. Same seed → same media, responses and
-    records (event timestamps and password salts differ).
+    records (event timestamps differ).
     """
     directory = Path(directory)
     if _existing_demo(directory, seed):
@@ -186,7 +195,7 @@ def build_demo(directory: Path, *, seed: int = 0) -> ProjectStore:
 
     plans = add_labelled_responses(store, videos, seed)
     for name, role in ACCOUNTS:
-        add_account(store, name, role, name)
+        store.add_user(name, role, PASSWORD_HASHES[name])
 
     golds = {}
     for truth, plan in plans:

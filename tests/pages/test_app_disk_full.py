@@ -2,7 +2,7 @@
 the top of the page, writes nothing, and shows no generic error (browser: tests/e2e/test_disk_full.py)."""
 
 import pytest
-from app_support import click, open_app, sign_in, tiny_project
+from app_support import click, signed_in_app, tiny_project
 from disk_support import fill, mounted_tmpfs
 
 from annotation.store.project_store import ProjectStore
@@ -16,7 +16,7 @@ def small_disk(tmp_path):
 
 def test_a_decision_on_a_full_disk_is_reported_as_such_and_nothing_is_written(monkeypatch, small_disk):
     tiny_project(small_disk / "p")
-    app = sign_in(open_app(monkeypatch, small_disk / "p"), "ann")
+    app = signed_in_app(monkeypatch, small_disk / "p", "ann")
     fill(small_disk)
     click(app, "answer:True")
     assert DISK_FULL in [e.value for e in app.error]

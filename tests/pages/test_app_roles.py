@@ -65,7 +65,7 @@ def test_role_taken_away_closes_the_admin_page_on_the_next_click(monkeypatch, pr
 
 
 def test_sign_out_returns_to_the_sign_in_form(monkeypatch, project):
-    app = sign_in(open_app(monkeypatch, project), "ann")
+    app = signed_in_app(monkeypatch, project, "ann")
     app.button(key="sign_out").click().run()
     assert "user" not in app.session_state and [b.label for b in app.button] == ["Sign in"]
 
@@ -90,7 +90,7 @@ def test_signing_in_starts_a_session_the_browser_keeps(monkeypatch, project):
 
 
 def test_signing_out_revokes_the_session(monkeypatch, project):
-    app = sign_in(open_app(monkeypatch, project), "ann")
+    app = signed_in_app(monkeypatch, project, "ann")
     token = app.session_state["session_token"]
     app.button(key="sign_out").click().run()
     assert session_user(ProjectStore.open(project), token) is None
@@ -99,7 +99,7 @@ def test_signing_out_revokes_the_session(monkeypatch, project):
 def test_a_session_revoked_elsewhere_signs_this_page_out_on_its_next_run(monkeypatch, project):
     from annotation.store.sessions import end_session
 
-    app = sign_in(open_app(monkeypatch, project), "ann")
+    app = signed_in_app(monkeypatch, project, "ann")
     end_session(ProjectStore.open(project), app.session_state["session_token"])
     app.run()
     assert "user" not in app.session_state and "Sign in" in [b.label for b in app.button]

@@ -2,7 +2,7 @@
 the real provider round trip is tests/e2e/test_sso.py)."""
 
 import pytest
-from app_support import new_app, open_app, open_page_as, press, sign_in, tiny_project
+from app_support import new_app, open_app, open_page_as, press, sign_in, signed_in_app, tiny_project
 from streamlit.testing.v1 import AppTest
 
 from annotation.store.accounts import set_email
@@ -104,7 +104,7 @@ def test_signing_out_of_an_sso_session_also_logs_out_of_single_sign_on(monkeypat
 
 
 def test_password_sign_out_without_single_sign_on_leaves_st_user_alone(monkeypatch, project):
-    app = sign_in(open_app(monkeypatch, project), "bob")
+    app = signed_in_app(monkeypatch, project, "bob")
     app.button(key="sign_out").click().run()
     assert app.user == {"email": "test@example.com"} and "user" not in app.session_state
 

@@ -47,6 +47,9 @@ def store(tmp_path, monkeypatch):
     # each (one test makes 41 such attempts): here the decoy is a CHEAP_N hash like the accounts'.
     # That an unknown name costs a full scrypt is test_accounts_sign_in.py's subject.
     monkeypatch.setattr(accounts, "_decoy_hash", functools.partial(cheap_hash, "decoy"))
+    # A success would re-hash the cheap hash at full strength (≈ 0.5 s): CHEAP_N is the current
+    # strength here. The re-hash is test_accounts_sign_in.py's subject.
+    monkeypatch.setattr(accounts, "SCRYPT_N", CHEAP_N)
     store = ProjectStore.open(tmp_path / "p", create=True)
     store.add_user("carol", "annotator", cheap_hash("carols"), "kim@example.org")
     store.add_user("boss", "admin", cheap_hash("boss"))

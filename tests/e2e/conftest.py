@@ -1,5 +1,6 @@
 """One Chromium and one `streamlit run app.py` per test process for the browser tests: each test
-gets a new browser context, and each module its own project on the shared server
+gets a page of the one browser context, without the cookies and site storage of the tests before
+(browser_support.chromium_page), and each module its own project on the shared server
 (browser_support.app_server)."""
 
 import pytest

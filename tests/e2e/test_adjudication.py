@@ -48,7 +48,7 @@ def server(demo):
 
 @pytest.fixture(scope="module")
 def page(server):
-    with chromium_page(viewport_height=900, viewport_width=1440, accept_downloads=True) as page:
+    with chromium_page(viewport_height=900, viewport_width=1440) as page:
         yield page
 
 

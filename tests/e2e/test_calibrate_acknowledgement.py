@@ -27,7 +27,7 @@ def server(module_demo):
 
 
 def test_an_undecided_choice_downloads_only_after_the_acknowledgement_box_is_ticked(module_demo, server):
-    with chromium_page(viewport_height=1400, accept_downloads=True) as page:
+    with chromium_page(viewport_height=1400) as page:
         sign_in_by_cookie(page, server, ProjectStore.open(module_demo), "admin")
         page.get_by_role("link", name="Calibrate").click()
         page.get_by_text("These 24 gold responses cannot separate the configurations").wait_for(

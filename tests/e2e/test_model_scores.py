@@ -33,7 +33,7 @@ def wait_until_idle(page) -> None:
 
 
 def test_admin_sees_the_forest_plot_creates_a_queue_and_downloads_the_estimates(demo, server, tmp_path):
-    with chromium_page(viewport_height=1400, accept_downloads=True) as page:
+    with chromium_page(viewport_height=1400) as page:
         sign_in_by_cookie(page, server, demo, "admin")
         page.get_by_role("link", name="Model scores").click()
         forest = page.locator(".js-plotly-plot").first

@@ -7,6 +7,7 @@ Screenshots of each stage go to tests/e2e/screenshots/."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from urllib.parse import urlsplit
 
@@ -257,16 +258,19 @@ def test_a_new_tab_is_signed_in_and_signing_out_ends_the_session_everywhere(serv
     with chromium_page(viewport_height=HEIGHT, viewport_width=WIDTH) as page:
         fill_sign_in(page, server, QUICK)
         settle(page)
-        tab = page.context.browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
-        tab.add_cookies(page.context.cookies())  # a new tab of the same browser: the same cookies
-        other = tab.new_page()
-        other.goto(server)
-        settle(other)
-        assert other.get_by_role("button", name="Sign in").count() == 0
-        page.get_by_role("button", name="Sign out").click()
-        page.get_by_role("button", name="Sign in").wait_for()
-        other.reload()
-        other.get_by_role("button", name="Sign in").wait_for()  # revoked on the server
+        # a second tab's own context (its cookie copied below), closed with the test
+        with contextlib.closing(
+            page.context.browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+        ) as tab:
+            tab.add_cookies(page.context.cookies())  # a new tab of the same browser: the same cookies
+            other = tab.new_page()
+            other.goto(server)
+            settle(other)
+            assert other.get_by_role("button", name="Sign in").count() == 0
+            page.get_by_role("button", name="Sign out").click()
+            page.get_by_role("button", name="Sign in").wait_for()
+            other.reload()
+            other.get_by_role("button", name="Sign in").wait_for()  # revoked on the server
 
 
 def test_a_new_question_ignores_keys_for_a_moment_and_shows_when_it_is_ready(demo, server):

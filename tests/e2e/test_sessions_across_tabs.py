@@ -3,6 +3,8 @@ makes the other's next decision key show the sign-in form and write nothing."""
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from browser_support import POLL_MS, app_server, chromium_page, fill_sign_in, needs_chromium
 
@@ -43,13 +45,16 @@ def test_after_signing_out_in_one_tab_the_other_tabs_next_key_writes_nothing_and
     with chromium_page() as page:
         fill_sign_in(page, server, WHO)
         settle(page)
-        tab = page.context.browser.new_context(viewport={"width": 1400, "height": 1000})
-        tab.add_cookies(page.context.cookies())  # a second tab of the same browser: the same cookie
-        other = tab.new_page()
-        other.goto(server)
-        settle(other)
-        page.get_by_role("button", name="Sign out").click()
-        page.get_by_role("button", name="Sign in").wait_for()
-        other.keyboard.press("v")
-        other.get_by_role("button", name="Sign in").wait_for()
-        assert demo.events.log(who=WHO) == []
+        # a second tab's own context (its cookie copied below), closed with the test
+        with contextlib.closing(
+            page.context.browser.new_context(viewport={"width": 1400, "height": 1000})
+        ) as tab:
+            tab.add_cookies(page.context.cookies())  # a second tab of the same browser: the same cookie
+            other = tab.new_page()
+            other.goto(server)
+            settle(other)
+            page.get_by_role("button", name="Sign out").click()
+            page.get_by_role("button", name="Sign in").wait_for()
+            other.keyboard.press("v")
+            other.get_by_role("button", name="Sign in").wait_for()
+            assert demo.events.log(who=WHO) == []

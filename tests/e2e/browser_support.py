@@ -288,21 +288,29 @@ def wait_until_idle(page) -> None:
 
 
 def choose_option(page, label: str, option: str) -> None:
-    """Pick `option` in the selectbox `label`, once the page is idle: a click on a selectbox that a
-    rerun is replacing opens nothing."""
+    """Pick `option` in the selectbox `label`, once the page is idle, until the box shows it: a
+    click on a selectbox that a rerun is replacing opens nothing, or picks in a box that is then
+    drawn again with the old choice (as a person would, the test picks again)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    wait_until_idle(page)
+    box = page.get_by_role("combobox", name=label)
     wanted = page.get_by_role("option", name=option, exact=True)
     for _ in range(3):
-        # a click that lands while the box is still being laid out (an expander opening above it)
-        # now and then leaves the menu shut: close whatever opened and click again
-        page.get_by_role("combobox", name=label).click()
-        try:
-            wanted.wait_for(timeout=5000)
-            break
-        except PlaywrightTimeout:
-            page.keyboard.press("Escape")
-            wait_until_idle(page)
-    wanted.click()
-    wait_until_idle(page)
+        wait_until_idle(page)
+        for _ in range(3):
+            # a click that lands while the box is still being laid out (an expander opening above it)
+            # now and then leaves the menu shut: close whatever opened and click again
+            box.click()
+            try:
+                wanted.wait_for(timeout=5000)
+                break
+            except PlaywrightTimeout:
+                page.keyboard.press("Escape")
+                wait_until_idle(page)
+        wanted.click()
+        wait_until_idle(page)
+        if box.input_value() == option:
+            return
+    raise AssertionError(
+        f"the selectbox {label!r} shows {box.input_value()!r}, not {option!r}, after three picks"
+    )

@@ -147,6 +147,8 @@ def test_an_annotator_sees_payloads_from_the_file_and_the_skip_reason_as_text(
 
 
 def test_an_adjudicator_sees_the_annotators_facts_and_the_id_as_text(server, payload_server):
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     host = payload_server
     with chromium_page(viewport_height=1400) as page:
         fill_sign_in(page, server, "ada")
@@ -161,11 +163,17 @@ def test_an_adjudicator_sees_the_annotators_facts_and_the_id_as_text(server, pay
         page.get_by_text("Or edit a fact list and rule it").click()
         for name in ("ann", "bob"):
             choose_option(page, "Start from", name)
-            page.wait_for_function(
-                "needle => [...document.querySelectorAll('input, textarea')].some(e => e.value.includes(needle))",
-                arg=f"![pic fact-{name}](http://{host}/fact-{name}.png)",
-                polling=POLL_MS,
-            )
+            try:
+                page.wait_for_function(
+                    "needle => [...document.querySelectorAll('input, textarea')].some(e => e.value.includes(needle))",
+                    arg=f"![pic fact-{name}](http://{host}/fact-{name}.png)",
+                    polling=POLL_MS,
+                    timeout=60_000,
+                )
+            except PlaywrightTimeout:  # seen once in a full run, never alone: say what the page held
+                page.screenshot(path=SHOTS / "22_rendering_disputes_unfilled.png", full_page=True)
+                held = page.eval_on_selector_all("input, textarea", "es => es.map(e => e.value)")
+                raise AssertionError(f"{name}'s list is not in the editor; the fields hold {held}") from None
         page.get_by_text("Gold now:", exact=False).wait_for()
         page.locator(IDLE).wait_for()
         page.screenshot(path=SHOTS / "22_rendering_disputes.png", full_page=True)

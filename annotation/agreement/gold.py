@@ -321,7 +321,8 @@ class _Deriver:
             spent = {name: get((name, rid, unit, task)) for name in values}
         gold = GoldValue(
             self.rid, sentence, fact, question, unit, task, values, spent, value, provenance.text, agreement,
-            ruling, segments, orphan, compared, value, citations, wordings, clusters, provenance.kind,
+            ruling=ruling, segments=segments, orphan=orphan, compared=compared, gold_compared=value,
+            citations=citations, wordings=wordings, clusters=clusters, provenance_kind=provenance.kind,
         )  # fmt: skip
         self.values.append(gold)
         return gold

@@ -14,7 +14,6 @@ unit or task does not parse is bad input: an `InputError` naming the file, the e
 from __future__ import annotations
 
 import json
-import json.scanner
 from datetime import UTC, datetime
 from typing import NamedTuple
 
@@ -144,17 +143,6 @@ def _bad_row(path: str, event_id, field: str, error: Exception) -> InputError:
 
 # most label values are a yes or a no: decoded without the JSON parser
 _COMMON_VALUES = {"true": True, "false": False, "null": None}
-_scan_value = json.scanner.make_scanner(json.JSONDecoder())
-
-
-def _decoded(text: str):
-    """`json.loads(text)`, through the parser's scanner directly when the text is one JSON value with
-    nothing around it (what `append` writes): a fact list on every stage-2 label."""
-    try:
-        value, end = _scan_value(text, 0)
-    except (StopIteration, TypeError):  # a leading blank, bytes, not JSON: as json.loads takes them
-        return json.loads(text)
-    return value if end == len(text) else json.loads(text)
 
 
 class EventLog:
@@ -220,9 +208,9 @@ class EventLog:
         tasks: dict = {}
         values = dict(_COMMON_VALUES)
         out = []
-        # tuple.__new__ is what Event._make calls, without its Python frame (256k calls)
-        new, append, path = tuple.__new__, out.append, str(self.database.path)
-        for event_id, at, who, response_id, unit, task, kind, value, spent_ms, ref in rows:
+        make, append, path = Event._make, out.append, str(self.database.path)
+        for row in rows:
+            event_id, at, who, response_id, unit, task, kind, value, spent_ms, ref = row
             parsed_unit = units.get(unit)
             if parsed_unit is None:
                 try:
@@ -239,9 +227,10 @@ class EventLog:
                 if value in values:
                     value = values[value]
                 else:
-                    value = _decoded(value)  # a list or dict: each row its own object, as before
-            parsed = (event_id, at, who, response_id, parsed_unit, parsed_task, kind, value, spent_ms, ref)
-            append(new(Event, parsed))
+                    value = json.loads(value)  # a list or dict: each row its own object, as before
+            append(
+                make((event_id, at, who, response_id, parsed_unit, parsed_task, kind, value, spent_ms, ref))
+            )
         return out
 
     def log(

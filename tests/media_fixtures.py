@@ -149,11 +149,15 @@ def frame_index_of(
     width: int = WIDTH,
     height: int = HEIGHT,
     index_bits: int = INDEX_BITS,
+    honour_edit_list: bool = True,
 ) -> int:
-    """The index drawn on the first frame ffmpeg displays from `path` (edit lists honoured),
-    or on the frame at `seek_s` when given. width/height: the size of the indexed source."""
+    """The index drawn on the first frame ffmpeg displays from `path` (edit lists honoured unless
+    told not to, as a player without edit-list support shows it), or on the frame at `seek_s`
+    when given. width/height: the size of the indexed source."""
     seek = [] if seek_s is None else ["-ss", f"{seek_s:.3f}"]
+    edits = [] if honour_edit_list else ["-ignore_editlist", "1"]
     raw = run_ffmpeg(
+        *edits,
         *seek,
         "-i",
         str(path),

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -18,9 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from media_fixtures import make_indexed_video
-
-from annotation.media.files import ffmpeg_exe
+from media_fixtures import make_indexed_video, run_ffmpeg
 
 OUT = ROOT / "benchmarks" / "out"
 LONG_W, LONG_H, LONG_FPS = 1280, 720, 25
@@ -58,32 +55,24 @@ def hour_audio() -> Path:
         OUT.mkdir(parents=True, exist_ok=True)
         print(f"making {path.name} (once) …", file=sys.stderr, flush=True)
         tmp = path.with_name(".making-" + path.name)
-        subprocess.run(
-            [
-                ffmpeg_exe(),
-                "-v",
-                "error",
-                "-nostdin",
-                "-y",
-                "-f",
-                "lavfi",
-                "-i",
-                "aevalsrc='0.3*sin(2*PI*(300+100*mod(floor(t/5),20))*t)':s=48000:d=3600",
-                "-f",
-                "lavfi",
-                "-i",
-                "anoisesrc=color=pink:sample_rate=48000:duration=3600:amplitude=0.05",
-                "-filter_complex",
-                "[0][1]amix=inputs=2,aformat=channel_layouts=stereo",
-                "-c:a",
-                "aac",
-                "-b:a",
-                "128k",
-                "-f",
-                "mp4",
-                str(tmp),
-            ],
-            check=True,
+        run_ffmpeg(
+            "-f",
+            "lavfi",
+            "-i",
+            "aevalsrc='0.3*sin(2*PI*(300+100*mod(floor(t/5),20))*t)':s=48000:d=3600",
+            "-f",
+            "lavfi",
+            "-i",
+            "anoisesrc=color=pink:sample_rate=48000:duration=3600:amplitude=0.05",
+            "-filter_complex",
+            "[0][1]amix=inputs=2,aformat=channel_layouts=stereo",
+            "-c:a",
+            "aac",
+            "-b:a",
+            "128k",
+            "-f",
+            "mp4",
+            str(tmp),
         )
         tmp.rename(path)
     return path

@@ -19,71 +19,35 @@ Targets: cold ≤ 100 ms, cached ≤ 5 ms, ≥ 20× the default-preset baseline,
 from __future__ import annotations
 
 import argparse
+import functools
 import random
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
-import numpy as np
 from _media import LONG_FPS, LONG_H, LONG_INDEX_BITS, LONG_W, OUT, long_video, report, summary, timed_ms
-from media_fixtures import BLOCK_H, CHROMIUM, first_frame_indices_in_chromium, frame_index_of, index_from_gray
+from media_fixtures import CHROMIUM, first_frame_indices_in_chromium, frame_index_of, run_ffmpeg
 
 from annotation.media.clips import cut_clip, make_proxy
-from annotation.media.files import ffmpeg_exe, file_sha256, probe_media
+from annotation.media.files import file_sha256, probe_media
 
 SEGMENT_S = 4.0
 
 
-def first_index_ignoring_edit_list(clip: Path) -> int:
-    raw = subprocess.run(
-        [
-            ffmpeg_exe(),
-            "-v",
-            "error",
-            "-nostdin",
-            "-ignore_editlist",
-            "1",
-            "-i",
-            str(clip),
-            "-frames:v",
-            "1",
-            "-vf",
-            f"scale={LONG_W}:{LONG_H},format=gray",
-            "-f",
-            "rawvideo",
-            "-",
-        ],
-        capture_output=True,
-        check=True,
-    ).stdout
-    return index_from_gray(
-        np.frombuffer(raw, np.uint8).reshape(LONG_H, LONG_W)[: BLOCK_H * 2], LONG_INDEX_BITS
-    )
-
-
 def default_preset_reencode(source: Path, start_s: float, out: Path) -> None:
-    subprocess.run(
-        [
-            ffmpeg_exe(),
-            "-v",
-            "error",
-            "-nostdin",
-            "-y",
-            "-ss",
-            f"{start_s:.3f}",
-            "-i",
-            str(source),
-            "-t",
-            str(SEGMENT_S),
-            "-an",
-            "-c:v",
-            "libx264",
-            "-pix_fmt",
-            "yuv420p",
-            str(out),
-        ],
-        check=True,
+    run_ffmpeg(
+        "-ss",
+        f"{start_s:.3f}",
+        "-i",
+        str(source),
+        "-t",
+        str(SEGMENT_S),
+        "-an",
+        "-c:v",
+        "libx264",
+        "-pix_fmt",
+        "yuv420p",
+        str(out),
     )
 
 
@@ -131,12 +95,13 @@ def main() -> None:
             cached.append(
                 timed_ms(cut_clip, source, media_hash, "visual", t, t + SEGMENT_S, 0.0, cache, proxy=proxy)[1]
             )
-        errors = [
-            frame_index_of(c.path, width=LONG_W, height=LONG_H, index_bits=LONG_INDEX_BITS) - t * LONG_FPS
-            for c, t in zip(clips, offsets, strict=True)
-        ]
+        long_index = functools.partial(
+            frame_index_of, width=LONG_W, height=LONG_H, index_bits=LONG_INDEX_BITS
+        )
+        errors = [long_index(c.path) - t * LONG_FPS for c, t in zip(clips, offsets, strict=True)]
         errors_no_edl = [
-            first_index_ignoring_edit_list(c.path) - t * LONG_FPS for c, t in zip(clips, offsets, strict=True)
+            long_index(c.path, honour_edit_list=False) - t * LONG_FPS
+            for c, t in zip(clips, offsets, strict=True)
         ]
         chromium_errors = None
         if CHROMIUM.exists() and args.chromium_clips:

@@ -29,9 +29,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from annotation.media.files import ffmpeg_exe
+from media_fixtures import make_pattern_video
 
 SENTENCES = (
     "The presenter lifts a red folder above the desk while the audience watches closely ({cite}).",
@@ -41,35 +41,6 @@ SENTENCES = (
     "Therefore the folder most likely holds the quarterly report the question asks about.",
 )
 CITES = ("visual, 0:02", "audio, 0:03-0:05", "visual, 0:07", "visual, 0:01-0:04; audio, 0:06")
-
-
-def make_video(path: Path) -> None:
-    subprocess.run(
-        [
-            ffmpeg_exe(),
-            "-v",
-            "error",
-            "-nostdin",
-            "-y",
-            "-f",
-            "lavfi",
-            "-i",
-            "testsrc2=size=160x120:rate=10:duration=10",
-            "-f",
-            "lavfi",
-            "-i",
-            "sine=frequency=440:sample_rate=16000:duration=10",
-            "-shortest",
-            "-c:v",
-            "libx264",
-            "-preset",
-            "ultrafast",
-            "-c:a",
-            "aac",
-            str(path),
-        ],
-        check=True,
-    )
 
 
 def generation_row(index: int, rng: random.Random) -> dict:
@@ -159,7 +130,15 @@ def main() -> None:
         tmp = Path(tmp)
         media = tmp / "media"
         media.mkdir()
-        make_video(media / "clip.mp4")
+        make_pattern_video(
+            media / "clip.mp4",
+            width=160,
+            height=120,
+            fps=10,
+            duration_s=10,
+            pattern="testsrc2",
+            sample_rate=16000,
+        )
         trees = {"baseline": baseline_tree(args.baseline, tmp), "current": ROOT}
         for kind in kinds:
             data = tmp / f"{kind}.jsonl"

@@ -26,18 +26,17 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
+from media_fixtures import make_pattern_video
 from streamlit.testing.v1 import AppTest
 
-from annotation.media.files import ffmpeg_exe
 from annotation.project import register_media
 from annotation.protocol.ids import Unit
 from annotation.protocol.records import Response
@@ -72,33 +71,7 @@ def response_text(i: int) -> str:
 def generate(directory: Path, n_responses: int) -> ProjectStore:
     store = ProjectStore.open(directory, create=True)
     store.media_root.mkdir(parents=True, exist_ok=True)
-    subprocess.run(
-        [
-            ffmpeg_exe(),
-            "-loglevel",
-            "error",
-            "-f",
-            "lavfi",
-            "-i",
-            "testsrc=size=320x240:rate=25:duration=20",
-            "-f",
-            "lavfi",
-            "-i",
-            "sine=frequency=440:duration=20",
-            "-c:v",
-            "libx264",
-            "-preset",
-            "ultrafast",
-            "-pix_fmt",
-            "yuv420p",
-            "-c:a",
-            "aac",
-            "-shortest",
-            "-y",
-            str(store.media_root / "clip.mp4"),
-        ],
-        check=True,
-    )
+    make_pattern_video(store.media_root / "clip.mp4", width=320, height=240, fps=25, duration_s=20)
     duration = register_media(store, "clip.mp4").duration_s
     store.add_responses(
         [

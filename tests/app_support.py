@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import functools
 import json
-import subprocess
 from pathlib import Path
 
+from media_fixtures import make_pattern_video
 from streamlit.runtime.scriptrunner.script_cache import ScriptCache
 from streamlit.testing.v1 import AppTest, app_test, local_script_runner
 
-from annotation.media.files import ffmpeg_exe
 from annotation.project import register_media
 from annotation.protocol.records import Response
 from annotation.protocol.sentences import sentences_for_response
@@ -33,36 +32,8 @@ PEOPLE = (("ann", "annotator"), ("bob", "annotator"), ("ada", "adjudicator"), ("
 
 
 def make_video(path: Path, seconds: int = 6) -> Path:
-    """A small H.264 + AAC mp4 (test pattern and a tone) made with the bundled ffmpeg."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run(
-        [
-            ffmpeg_exe(),
-            "-loglevel",
-            "error",
-            "-f",
-            "lavfi",
-            "-i",
-            f"testsrc=size=160x120:rate=25:duration={seconds}",
-            "-f",
-            "lavfi",
-            "-i",
-            f"sine=frequency=440:duration={seconds}",
-            "-c:v",
-            "libx264",
-            "-preset",
-            "ultrafast",
-            "-pix_fmt",
-            "yuv420p",
-            "-c:a",
-            "aac",
-            "-shortest",
-            "-y",
-            str(path),
-        ],
-        check=True,
-    )
-    return path
+    """A small H.264 + AAC mp4 (160×120 25 fps test pattern and a 440 Hz tone)."""
+    return make_pattern_video(path, width=160, height=120, fps=25, duration_s=seconds)
 
 
 # Real scrypt hashes (N = 2^17) of the test people's names, each made once with `hash_password` and

@@ -16,7 +16,6 @@ import hashlib
 import json
 import random
 import re
-import subprocess
 import threading
 import time
 from collections import Counter
@@ -325,39 +324,10 @@ def summary(record: EvaluationRecord) -> list:
 
 
 def make_video(path: Path, duration_s: float = 6.0) -> Path:
-    """A tiny H.264 + AAC mp4 (64×48 test pattern, 440 Hz tone) made with imageio-ffmpeg's ffmpeg."""
-    import imageio_ffmpeg
+    """A tiny H.264 + AAC mp4 (64×48 10 fps test pattern, 440 Hz tone)."""
+    from media_fixtures import make_pattern_video  # here: the server also runs on its own
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run(
-        [
-            imageio_ffmpeg.get_ffmpeg_exe(),
-            "-hide_banner",
-            "-loglevel",
-            "error",
-            "-y",
-            "-f",
-            "lavfi",
-            "-i",
-            f"testsrc=size=64x48:rate=10:duration={duration_s}",
-            "-f",
-            "lavfi",
-            "-i",
-            f"sine=frequency=440:duration={duration_s}",
-            "-c:v",
-            "libx264",
-            "-preset",
-            "ultrafast",
-            "-pix_fmt",
-            "yuv420p",
-            "-c:a",
-            "aac",
-            "-shortest",
-            str(path),
-        ],
-        check=True,
-    )
-    return path
+    return make_pattern_video(path, width=64, height=48, fps=10, duration_s=duration_s)
 
 
 RESPONSES = {

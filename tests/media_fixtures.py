@@ -1,8 +1,10 @@
-"""Tiny generated media for the media tests: every video frame shows its own index.
+"""Generated media for tests and benchmarks, made in one place: `run_ffmpeg` (the bundled ffmpeg,
+quiet, never asking) and the named recipes `make_indexed_video`, `make_pattern_video`, `make_tone`.
 
-The top-left strip holds INDEX_BITS black/white blocks, block k white when bit k of the frame
-number is set, so a test can tell which source frame a clip starts with by decoding one frame.
-Import the fixtures into a test module: `from media_fixtures import indexed_video, ...`.
+In the indexed video every frame shows its own index: the top-left strip holds INDEX_BITS
+black/white blocks, block k white when bit k of the frame number is set, so a test can tell which
+source frame a clip starts with by decoding one frame (`frame_index_of`).
+Import what a test needs: `from media_fixtures import indexed_video, ...`.
 """
 
 from __future__ import annotations
@@ -27,8 +29,21 @@ SINE_HZ = 440
 INDEX_BITS, BLOCK_W, BLOCK_H = 8, 32, 24
 
 
-def _ffmpeg(*args: str) -> None:
-    subprocess.run([ffmpeg_exe(), "-hide_banner", "-nostdin", "-v", "error", "-y", *args], check=True)
+def ffmpeg_command(*args: str) -> list[str]:
+    """The bundled ffmpeg with `args`: errors only, no banner, never reading the keyboard,
+    overwriting its output."""
+    return [ffmpeg_exe(), "-hide_banner", "-nostdin", "-v", "error", "-y", *args]
+
+
+def run_ffmpeg(*args: str) -> bytes:
+    """Run `ffmpeg_command(*args)` and return what it wrote to stdout (its errors go to stderr);
+    raises CalledProcessError when ffmpeg fails."""
+    return subprocess.run(ffmpeg_command(*args), stdout=subprocess.PIPE, check=True).stdout
+
+
+def _sine_input(hz: float, sample_rate: int, duration_s: float) -> list[str]:
+    # lavfi's sine has amplitude 1/8 and is mono
+    return ["-f", "lavfi", "-i", f"sine=frequency={hz}:sample_rate={sample_rate}:duration={duration_s}"]
 
 
 def make_indexed_video(
@@ -55,22 +70,9 @@ def make_indexed_video(
         f"testsrc2=size={width}x{height}:rate={fps}:duration={duration_s}[bg];"
         f"{strip}[strip];[bg][strip]overlay=0:0"
     )
-    sound = (
-        [
-            "-f",
-            "lavfi",
-            "-i",
-            f"sine=frequency={SINE_HZ}:sample_rate=48000:duration={duration_s}",
-            "-c:a",
-            "aac",
-            "-ac",
-            "2",
-        ]
-        if audio
-        else []
-    )
+    sound = [*_sine_input(SINE_HZ, 48000, duration_s), "-c:a", "aac", "-ac", "2"] if audio else []
     gop = str(round(keyframe_every_s * fps))
-    _ffmpeg(
+    run_ffmpeg(
         "-f",
         "lavfi",
         "-i",
@@ -95,6 +97,51 @@ def make_indexed_video(
     return out
 
 
+def make_pattern_video(
+    out: Path,
+    *,
+    width: int,
+    height: int,
+    fps: int,
+    duration_s: float,
+    pattern: str = "testsrc",
+    tone_hz: float | None = SINE_HZ,
+    sample_rate: int = 44100,
+    preset: str = "ultrafast",
+) -> Path:
+    """An H.264 (yuv420p, x264 `preset`) mp4 of lavfi's `pattern` (testsrc or testsrc2) with a
+    mono AAC sine of `tone_hz` at `sample_rate`, or no sound when tone_hz is None; makes out's
+    folder when missing."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    sound = [*_sine_input(tone_hz, sample_rate, duration_s), "-c:a", "aac"] if tone_hz is not None else []
+    run_ffmpeg(
+        "-f",
+        "lavfi",
+        "-i",
+        f"{pattern}=size={width}x{height}:rate={fps}:duration={duration_s}",
+        *sound,
+        "-shortest",
+        "-c:v",
+        "libx264",
+        "-preset",
+        preset,
+        "-pix_fmt",
+        "yuv420p",
+        str(out),
+    )
+    return out
+
+
+def make_tone(
+    out: Path, *, hz: float, duration_s: float, sample_rate: int = 44100, bitrate: str | None = None
+) -> Path:
+    """A mono AAC sine of `hz` (amplitude 1/8) at `sample_rate`; `bitrate` (e.g. "16k") or the
+    encoder's default."""
+    rate = ["-b:a", bitrate] if bitrate else []
+    run_ffmpeg(*_sine_input(hz, sample_rate, duration_s), "-c:a", "aac", *rate, str(out))
+    return out
+
+
 def frame_index_of(
     path: Path,
     seek_s: float | None = None,
@@ -102,30 +149,26 @@ def frame_index_of(
     width: int = WIDTH,
     height: int = HEIGHT,
     index_bits: int = INDEX_BITS,
+    honour_edit_list: bool = True,
 ) -> int:
-    """The index drawn on the first frame ffmpeg displays from `path` (edit lists honoured),
-    or on the frame at `seek_s` when given. width/height: the size of the indexed source."""
+    """The index drawn on the first frame ffmpeg displays from `path` (edit lists honoured unless
+    told not to, as a player without edit-list support shows it), or on the frame at `seek_s`
+    when given. width/height: the size of the indexed source."""
     seek = [] if seek_s is None else ["-ss", f"{seek_s:.3f}"]
-    raw = subprocess.run(
-        [
-            ffmpeg_exe(),
-            "-v",
-            "error",
-            "-nostdin",
-            *seek,
-            "-i",
-            str(path),
-            "-frames:v",
-            "1",
-            "-vf",
-            f"scale={width}:{height},format=gray",
-            "-f",
-            "rawvideo",
-            "-",
-        ],
-        capture_output=True,
-        check=True,
-    ).stdout
+    edits = [] if honour_edit_list else ["-ignore_editlist", "1"]
+    raw = run_ffmpeg(
+        *edits,
+        *seek,
+        "-i",
+        str(path),
+        "-frames:v",
+        "1",
+        "-vf",
+        f"scale={width}:{height},format=gray",
+        "-f",
+        "rawvideo",
+        "-",
+    )
     return index_from_gray(np.frombuffer(raw, np.uint8).reshape(height, width), index_bits)
 
 

@@ -6,13 +6,10 @@ field stays text."""
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 from app_support import make_video
 from browser_support import POLL_MS, chromium_page, needs_chromium, streamlit_server
-
-from annotation.media.files import ffmpeg_exe
+from media_fixtures import run_ffmpeg
 
 pytestmark = needs_chromium
 IDLE_JS = """() => document.querySelector('[data-test-script-state]')
@@ -46,9 +43,7 @@ def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("keys")
     video = make_video(folder / "clip.mp4", seconds=3)
     audio = folder / "tone.wav"
-    subprocess.run(
-        [ffmpeg_exe(), "-loglevel", "error", "-y", "-i", str(video), "-vn", str(audio)], check=True
-    )
+    run_ffmpeg("-i", str(video), "-vn", str(audio))
     script = folder / "keys_page.py"
     script.write_text(SCRIPT.format(audio=str(audio), video=str(video)))
     with streamlit_server(folder, folder / "streamlit.log", script=str(script)) as url:

@@ -4,15 +4,13 @@ only) and a small base project imported once, copied fresh for each test."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 from import_support import generation_row, record_row, write_jsonl
-from media_fixtures import make_indexed_video
+from media_fixtures import make_indexed_video, make_tone
 
 from annotation.cli.main import main as annotation_main
-from annotation.media.files import ffmpeg_exe
 
 
 @pytest.fixture(scope="session")
@@ -21,11 +19,7 @@ def import_media(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("import-media")
     make_indexed_video(root / "clip.mp4", duration_s=6.0)
     make_indexed_video(root / "silent.mp4", duration_s=6.0, audio=False)
-    subprocess.run(
-        [ffmpeg_exe(), "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "sine=frequency=440:duration=6"]
-        + ["-c:a", "aac", str(root / "tone.m4a")],
-        check=True,
-    )
+    make_tone(root / "tone.m4a", hz=440, duration_s=6)
     return root
 
 

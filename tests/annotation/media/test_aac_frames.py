@@ -3,37 +3,29 @@ the file does; anything that is not plain AAC-LC in a plain MP4 is declined (Non
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from media_fixtures import run_ffmpeg
 
 from annotation.media.aac_frames import SAMPLES_PER_FRAME, adts_stream, decode_frames, read_aac_track
 from annotation.media.clips import decode_audio
-from annotation.media.files import ffmpeg_exe
 
 TONES = "0.4*sin(2*PI*(300+200*mod(floor(t/2),4))*t)"  # a tone that steps every 2 s
 
 
 def _encode(out: Path, *args: str, seconds: float = 12, rate: int = 44100, codec: str = "aac") -> Path:
-    subprocess.run(
-        [
-            ffmpeg_exe(),
-            "-v",
-            "error",
-            "-nostdin",
-            "-y",
-            "-f",
-            "lavfi",
-            "-i",
-            f"aevalsrc='{TONES}|{TONES}':s={rate}:d={seconds}",
-            "-c:a",
-            codec,
-            *args,
-            str(out),
-        ],
-        check=True,
+    # Stereo stepping tones, not a media_fixtures recipe: the frames of this track are the subject.
+    run_ffmpeg(
+        "-f",
+        "lavfi",
+        "-i",
+        f"aevalsrc='{TONES}|{TONES}':s={rate}:d={seconds}",
+        "-c:a",
+        codec,
+        *args,
+        str(out),
     )
     return out
 
@@ -75,23 +67,7 @@ def test_a_run_of_frames_decodes_to_the_audio_at_its_time(m4a):
 
 def test_video_files_index_their_audio_track_and_moov_at_the_front_changes_nothing(indexed_video, media_dir):
     front = media_dir / "front.mp4"
-    subprocess.run(
-        [
-            ffmpeg_exe(),
-            "-v",
-            "error",
-            "-nostdin",
-            "-y",
-            "-i",
-            str(indexed_video),
-            "-c",
-            "copy",
-            "-movflags",
-            "+faststart",
-            str(front),
-        ],
-        check=True,
-    )
+    run_ffmpeg("-i", str(indexed_video), "-c", "copy", "-movflags", "+faststart", str(front))
     back, moved = read_aac_track(indexed_video), read_aac_track(front)
     assert back.sample_rate == 48000 and len(back) == len(moved)
     assert np.array_equal(back.times_s, moved.times_s) and np.array_equal(back.sizes, moved.sizes)
@@ -140,23 +116,7 @@ def test_damaged_files_are_declined_not_raised(m4a, tmp_path):
         (tmp_path / name).write_bytes(content)
         assert read_aac_track(tmp_path / name) is None, name
     front = tmp_path / "front.m4a"
-    subprocess.run(
-        [
-            ffmpeg_exe(),
-            "-v",
-            "error",
-            "-nostdin",
-            "-y",
-            "-i",
-            str(m4a),
-            "-c",
-            "copy",
-            "-movflags",
-            "+faststart",
-            str(front),
-        ],
-        check=True,
-    )
+    run_ffmpeg("-i", str(m4a), "-c", "copy", "-movflags", "+faststart", str(front))
     (tmp_path / "front-half.m4a").write_bytes(front.read_bytes()[: len(data) // 2])
     assert read_aac_track(tmp_path / "front-half.m4a") is None  # frames past the end of the file
 
@@ -164,31 +124,23 @@ def test_damaged_files_are_declined_not_raised(m4a, tmp_path):
 def test_an_audio_track_that_starts_late_is_declined(m4a, tmp_path):
     # -itsoffset writes an empty edit first: the times would need the whole edit list.
     late = tmp_path / "late.mp4"
-    subprocess.run(
-        [
-            ffmpeg_exe(),
-            "-v",
-            "error",
-            "-nostdin",
-            "-y",
-            "-f",
-            "lavfi",
-            "-i",
-            "testsrc2=size=64x48:rate=5:duration=12",
-            "-itsoffset",
-            "2",
-            "-i",
-            str(m4a),
-            "-map",
-            "0:v",
-            "-map",
-            "1:a",
-            "-c:v",
-            "libx264",
-            "-c:a",
-            "copy",
-            str(late),
-        ],
-        check=True,
+    run_ffmpeg(
+        "-f",
+        "lavfi",
+        "-i",
+        "testsrc2=size=64x48:rate=5:duration=12",
+        "-itsoffset",
+        "2",
+        "-i",
+        str(m4a),
+        "-map",
+        "0:v",
+        "-map",
+        "1:a",
+        "-c:v",
+        "libx264",
+        "-c:a",
+        "copy",
+        str(late),
     )
     assert read_aac_track(late) is None

@@ -18,6 +18,9 @@ from media_fixtures import (
     WIDTH,
     first_frame_indices_in_chromium,
     frame_index_of,
+    make_pattern_video,
+    make_tone,
+    run_ffmpeg,
 )
 
 from annotation.media.clips import ClipPrefetcher, cut_clip, decode_audio, make_proxy
@@ -49,27 +52,8 @@ def _keyframe_times(path: Path) -> list[float]:
 
 def _packet_hashes(path: Path) -> set[str]:
     """MD5 of every compressed video packet: equal packets mean a copy, not a re-encode."""
-    out = subprocess.run(
-        [
-            ffmpeg_exe(),
-            "-v",
-            "error",
-            "-nostdin",
-            "-i",
-            str(path),
-            "-map",
-            "0:v:0",
-            "-c",
-            "copy",
-            "-f",
-            "framemd5",
-            "-",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return {line.rsplit(",", 1)[1].strip() for line in out.stdout.splitlines() if not line.startswith("#")}
+    out = run_ffmpeg("-i", str(path), "-map", "0:v:0", "-c", "copy", "-f", "framemd5", "-").decode()
+    return {line.rsplit(",", 1)[1].strip() for line in out.splitlines() if not line.startswith("#")}
 
 
 # ---------------------------------------------------------------------------- resolve_media
@@ -172,21 +156,8 @@ def test_proxy_of_a_small_video_keeps_its_size_and_sound(indexed_proxy):
 
 def test_proxy_of_a_large_video_is_480_lines_with_the_same_aspect(tmp_path):
     big = tmp_path / "big.mp4"
-    subprocess.run(
-        [
-            ffmpeg_exe(),
-            "-v",
-            "error",
-            "-nostdin",
-            "-f",
-            "lavfi",
-            "-i",
-            "testsrc2=size=960x540:rate=10:duration=1",
-            "-pix_fmt",
-            "yuv420p",
-            str(big),
-        ],
-        check=True,
+    make_pattern_video(
+        big, width=960, height=540, fps=10, duration_s=1, pattern="testsrc2", tone_hz=None, preset="medium"
     )
     info = probe_media(make_proxy(big, tmp_path / "proxy.mp4"))
     assert info.height == 480 and info.width % 2 == 0
@@ -389,22 +360,7 @@ def test_decoded_sine_peaks_at_its_frequency(indexed_video):
 def test_decoded_sample_i_lies_at_start_plus_i_over_rate(tmp_path):
     # AAC priming delays the first decoded sample; without compensation the audio comes early.
     tone = tmp_path / "tone.m4a"
-    subprocess.run(
-        [
-            ffmpeg_exe(),
-            "-v",
-            "error",
-            "-nostdin",
-            "-f",
-            "lavfi",
-            "-i",
-            "sine=frequency=300:sample_rate=16000:duration=3",
-            "-c:a",
-            "aac",
-            str(tone),
-        ],
-        check=True,
-    )
+    make_tone(tone, hz=300, duration_s=3, sample_rate=16000)
     samples = decode_audio(tone, 1.0, 1.5)
     t = 1.0 + np.arange(samples.size) / 16000
     assert np.abs(samples - np.sin(2 * np.pi * 300 * t) / 8).max() < 0.01  # lavfi sine: amplitude 1/8
@@ -414,22 +370,7 @@ def test_decoded_sample_i_lies_at_start_plus_i_over_rate(tmp_path):
 def test_audio_from_the_first_half_second_keeps_its_first_frame(tmp_path, start_s):
     # A seek, even to 0, makes ffmpeg's AAC decoder drop its first frame (23 ms of silence).
     tone = tmp_path / "tone.m4a"
-    subprocess.run(
-        [
-            ffmpeg_exe(),
-            "-v",
-            "error",
-            "-nostdin",
-            "-f",
-            "lavfi",
-            "-i",
-            "sine=frequency=300:sample_rate=16000:duration=3",
-            "-c:a",
-            "aac",
-            str(tone),
-        ],
-        check=True,
-    )
+    make_tone(tone, hz=300, duration_s=3, sample_rate=16000)
     samples = decode_audio(tone, start_s, start_s + 0.2)
     t = start_s + np.arange(samples.size) / 16000
     expected = np.sin(2 * np.pi * 300 * t) / 8  # lavfi sine: amplitude 1/8

@@ -8,9 +8,9 @@ import subprocess
 
 import numpy as np
 import pytest
-from media_fixtures import SINE_HZ
+from media_fixtures import SINE_HZ, ffmpeg_command, make_tone, run_ffmpeg
 
-from annotation.media.files import ffmpeg_exe, file_sha256
+from annotation.media.files import file_sha256
 from annotation.media.sound_cache import load_sound_view
 from annotation.media.soundview import (
     compact_db,
@@ -213,25 +213,7 @@ def test_sound_view_of_long_audio_decoded_in_two_parts_equals_one_decode(tmp_pat
 
     # Long enough for the two-process decode; at 16 kb/s, since encoding at the default rate was
     # most of this test's CPU (≈ 2 of 3 s) and both decodes read the same file whatever its rate.
-    long_audio = tmp_path / "long.m4a"
-    subprocess.run(
-        [
-            ffmpeg_exe(),
-            "-v",
-            "error",
-            "-nostdin",
-            "-f",
-            "lavfi",
-            "-i",
-            "sine=frequency=300:sample_rate=16000:duration=130",
-            "-c:a",
-            "aac",
-            "-b:a",
-            "16k",
-            str(long_audio),
-        ],
-        check=True,
-    )
+    long_audio = make_tone(tmp_path / "long.m4a", hz=300, duration_s=130, sample_rate=16000, bitrate="16k")
     view = load_sound_view(long_audio, file_sha256(long_audio), tmp_path)
     _, mins, maxs = waveform_envelope(decode_audio(long_audio), 16000)
     assert view.duration_s == pytest.approx(130.0, abs=0.05)
@@ -258,8 +240,7 @@ def long_m4a(media_dir):
     out = media_dir / "long_steps.m4a"
     rate, seconds = 32000, 330
     encoder = subprocess.Popen(
-        [ffmpeg_exe(), "-v", "error", "-nostdin", "-y", "-f", "f32le", "-ar", str(rate), "-ac", "1"]
-        + ["-i", "pipe:0", "-c:a", "aac", str(out)],
+        ffmpeg_command("-f", "f32le", "-ar", str(rate), "-ac", "1", "-i", "pipe:0", "-c:a", "aac", str(out)),
         stdin=subprocess.PIPE,
     )
     for start in range(0, seconds, STEP_S):  # a step at a time: no 42 MB buffer
@@ -310,10 +291,7 @@ def test_first_look_at_a_long_span_is_an_overview_and_then_the_exact_view(long_m
 
 def test_short_spans_and_files_without_an_aac_index_are_computed_exactly_at_once(long_m4a, tmp_path):
     wav = tmp_path / "long.wav"
-    subprocess.run(
-        [ffmpeg_exe(), "-v", "error", "-nostdin", "-i", str(long_m4a), "-ac", "1", "-ar", "8000", str(wav)],
-        check=True,
-    )
+    run_ffmpeg("-i", str(long_m4a), "-ac", "1", "-ar", "8000", str(wav))
     assert load_sound_view(wav, "wav", tmp_path, width=200, max_columns=100, overview_first=True).exact
     short = load_sound_view(long_m4a, "m4a", tmp_path, start_s=10, end_s=70, overview_first=True)
     assert short.exact

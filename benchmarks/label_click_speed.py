@@ -55,7 +55,7 @@ import streamlit as st
 from annotation.store.project_store import ProjectStore
 store = ProjectStore.open({directory!r})
 def write():
-    store.events.append("ann", {response_id!r}, "baseline", "verifiable", False, spent_ms=1)
+    store.events.append("ann", {response_id!r}, "s0", "verifiable", False, spent_ms=1)
 st.button("Not verifiable", key="answer:False", on_click=write)
 """
 

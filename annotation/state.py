@@ -333,6 +333,15 @@ def _identity(store) -> tuple:
     return str(path), stat.st_dev, stat.st_ino
 
 
+def state_in_memory(store) -> bool:
+    """Whether this process holds a state of the project, of any revision: `project_state` then
+    derives at most what changed since; otherwise it reads (or derives) every response, seconds at
+    campaign size."""
+    key = _identity(store)
+    with _cache_lock:
+        return key in _states
+
+
 def project_state(store) -> ProjectState:
     """The state of the project's current revision (see module doc): the cached one when nothing
     changed since, else derived from the last one. Thread-safe: threads asking for the same

@@ -19,7 +19,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from annotation.state import ProjectState, project_state
+from annotation.state import ProjectState, project_state, state_in_memory
 from annotation.store.accounts import sign_in_client
 from annotation.store.database import DiskFullError, ProjectFileError
 from annotation.store.project_store import DB_NAME, ProjectStore
@@ -132,8 +132,12 @@ def current_store() -> ProjectStore:
 def current_state(store: ProjectStore) -> ProjectState:
     """The project's state as of now (labels, annotators, gold, judges, settings): the one way a
     page reads derived data. Cached by (project, revision) for every session and thread, so a
-    rerun with nothing new costs one read of the revision."""
-    return project_state(store)
+    rerun with nothing new costs one read of the revision; the first read in a server process, which
+    reads every response (or derives it, after an update of the tool), says so."""
+    if state_in_memory(store):
+        return project_state(store)
+    with st.spinner("Reading the project's labels and gold (the first visit since the app started)…"):
+        return project_state(store)
 
 
 def current_user() -> Person | None:

@@ -136,6 +136,16 @@ def test_the_same_revision_gives_the_same_state_object(staged):
     assert project_state(staged) is first and project_state(again) is first
 
 
+def test_a_project_read_once_is_in_memory_whatever_its_revision(staged):
+    from annotation.state import project_state, state_in_memory
+
+    assert not state_in_memory(staged)  # a new project file: the first read reads every response
+    project_state(staged)
+    assert state_in_memory(staged)
+    staged.events.append("alice", "r1", Unit.of_sentence(0), "verifiable", True)
+    assert state_in_memory(staged)  # a newer revision derives from the one held
+
+
 def test_a_label_a_setting_and_an_import_each_move_the_revision(staged):
     from annotation.state import project_state
 

@@ -34,34 +34,58 @@ def _cite_key(draft_key: str, row_id: int, citation: int) -> str:
 
 
 def start_draft(draft_key: str, proposal: list[dict]) -> None:
-    """Put a proposal in session state as the draft (once; an existing draft is kept)."""
+    """Put a proposal in session state as the draft (once; an existing draft is kept). The draft
+    holds its rows' order and a copy of each row's text and ticks (`_hold_fields`)."""
     if draft_key in st.session_state:
         return
-    rows = []
-    for row_id, fact in enumerate(proposal):
-        rows.append(row_id)
-        st.session_state[_text_key(draft_key, row_id)] = fact["text"]
-        for c in fact["citations"]:
-            st.session_state[_cite_key(draft_key, row_id, c)] = True
-    st.session_state[draft_key] = {"rows": rows, "next": len(rows)}
+    facts = {
+        row: {"text": f["text"], "citations": sorted(set(f["citations"]))} for row, f in enumerate(proposal)
+    }
+    st.session_state[draft_key] = {"rows": list(facts), "next": len(facts), "facts": facts}
     # What the draft starts from needs no saving: only edits reach `on_edit`.
-    st.session_state[_saved_key(draft_key)] = [
-        {"text": fact["text"], "citations": sorted(fact["citations"])} for fact in proposal
-    ]
+    st.session_state[_saved_key(draft_key)] = [dict(fact) for fact in facts.values()]
+
+
+def _hold_fields(draft_key: str, n_citations: int) -> None:
+    """Keep the draft's copy and its fields in step, before the fields are drawn: what the person
+    changed in a field goes into the copy; a field Streamlit dropped — it forgets the value of a
+    field that a run does not draw (another question, an undo, another list to start from) — gets
+    its value back from the copy."""
+    draft = st.session_state[draft_key]
+    for row in draft["rows"]:
+        fact = draft["facts"].setdefault(row, {"text": "", "citations": []})
+        text_key = _text_key(draft_key, row)
+        if text_key in st.session_state:
+            fact["text"] = st.session_state[text_key]
+        else:
+            st.session_state[text_key] = fact["text"]
+        ticked = []
+        for c in range(n_citations):
+            cite_key = _cite_key(draft_key, row, c)
+            if cite_key not in st.session_state:
+                st.session_state[cite_key] = c in fact["citations"]
+            if st.session_state[cite_key]:
+                ticked.append(c)
+        fact["citations"] = ticked
 
 
 def draft_facts(draft_key: str, n_citations: int) -> list[dict]:
-    """The draft as [{'text', 'citations'}] in its current order."""
+    """The draft as [{'text', 'citations'}] in its current order (a field's value, else the copy's)."""
     draft = st.session_state[draft_key]
-    return [
-        {
-            "text": st.session_state.get(_text_key(draft_key, row), ""),
-            "citations": [
-                c for c in range(n_citations) if st.session_state.get(_cite_key(draft_key, row, c), False)
-            ],
-        }
-        for row in draft["rows"]
-    ]
+    out = []
+    for row in draft["rows"]:
+        kept = draft["facts"].get(row, {"text": "", "citations": []})
+        ticks = (
+            st.session_state.get(_cite_key(draft_key, row, c), c in kept["citations"])
+            for c in range(n_citations)
+        )
+        out.append(
+            {
+                "text": st.session_state.get(_text_key(draft_key, row), kept["text"]),
+                "citations": [c for c, ticked in enumerate(ticks) if ticked],
+            }
+        )
+    return out
 
 
 def _move(draft_key: str, position: int, step: int) -> None:
@@ -72,7 +96,8 @@ def _move(draft_key: str, position: int, step: int) -> None:
 
 
 def _delete(draft_key: str, position: int) -> None:
-    st.session_state[draft_key]["rows"].pop(position)
+    draft = st.session_state[draft_key]
+    draft["facts"].pop(draft["rows"].pop(position), None)
 
 
 def _add(draft_key: str, citations: list[int]) -> None:
@@ -80,9 +105,7 @@ def _add(draft_key: str, citations: list[int]) -> None:
     row_id = draft["next"]
     draft["next"] += 1
     draft["rows"].append(row_id)
-    st.session_state[_text_key(draft_key, row_id)] = ""
-    for c in citations:
-        st.session_state[_cite_key(draft_key, row_id, c)] = True
+    draft["facts"][row_id] = {"text": "", "citations": list(citations)}
 
 
 def facts_editor(
@@ -118,6 +141,7 @@ def _fact_list(sentence: Sentence, draft_key: str, on_edit) -> None:
     if draft_key not in st.session_state:
         return  # confirmed a moment ago (a field's own message asked for this rerun): nothing to save
     n = len(sentence.citations)
+    _hold_fields(draft_key, n)
     rows = st.session_state[draft_key]["rows"]
     for position, row in enumerate(rows):
         _fact_row(sentence, draft_key, position, row, len(rows))

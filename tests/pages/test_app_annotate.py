@@ -311,6 +311,17 @@ def test_a_tick_travels_with_the_next_edit_into_the_draft(monkeypatch, project, 
     assert load_draft(store, "ann", "r1", "s0")[1] == {"text": "Extra.", "citations": []}
 
 
+def test_a_typed_draft_survives_an_undo_of_the_sentence_before(monkeypatch, project, store):
+    # the undo's run draws the sentence before, and Streamlit drops the values of fields it does not draw
+    app = through_stage_one(signed_in(monkeypatch, project), answers=(True, True, True))
+    click(app, "draft:r1:s0:confirm")
+    app.text_input(key="draft:r1:s1:text:0").input("A man says hello.").run()
+    click(app, "undo")
+    click(app, "draft:r1:s0:confirm")
+    assert app.text_input(key="draft:r1:s1:text:0").value == "A man says hello."
+    assert load_draft(store, "ann", "r1", "s1")[0]["text"] == "A man says hello."
+
+
 def test_showing_a_proposal_saves_no_draft(monkeypatch, project, store):
     through_stage_one(signed_in(monkeypatch, project))
     assert load_draft(store, "ann", "r1", "s0") is None

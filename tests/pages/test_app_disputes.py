@@ -367,6 +367,17 @@ def test_fact_list_edited_on_the_page_is_ruled_with_its_reason(monkeypatch, proj
     assert record.sentences[1].provenance["facts"] == "adjudicated:ada:guideline gap"
 
 
+def test_a_fact_list_chosen_again_to_start_from_still_holds_its_facts(monkeypatch, project):
+    # Streamlit drops the values of fields a run does not draw: choosing bob's list dropped ann's
+    store, app = decomposition_dispute(monkeypatch, project)
+    draft = "gold_draft:r1|s1|facts:ann"
+    app.text_input(key=f"{draft}:text:0").input("A man points with his hand.").run()
+    for name in ("bob", "ann"):
+        app.selectbox(key="ruling_start").select(name).run()
+    assert app.text_input(key=f"{draft}:text:0").value == "A man points with his hand."
+    assert app.checkbox(key=f"{draft}:cite:0:0").value is True
+
+
 def test_typed_facts_are_shown_as_text_never_as_markup(monkeypatch, project):
     typed = "A man **points** <img src=x onerror=alert(1)>."
     store = store_of(project)

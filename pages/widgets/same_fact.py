@@ -39,7 +39,8 @@ def _answer(store, who: str, question: SameFactQuestion, same: bool) -> None:
 
 
 def _undo(store, who: str) -> None:
-    undone = store.events.undo_last(who)
+    # the last "Same fact?" answer, not whatever ruling came last
+    undone = store.events.undo_last(who, task=SAME_TASK.as_ruling)
     st.session_state[NOTICE_KEY] = None if undone is None else "undone"
 
 

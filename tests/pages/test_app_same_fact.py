@@ -63,6 +63,16 @@ def test_undo_takes_the_answer_back_and_asks_again(monkeypatch, project):
     assert metric(app, "Same fact? questions") == "2"
 
 
+def test_undo_with_no_answer_yet_leaves_the_adjudicators_other_rulings_alone(monkeypatch, project):
+    from annotation.agreement.gold import adjudicate
+
+    store = ProjectStore.open(project)
+    adjudicate(store, "ada", "r1", Unit.of_sentence(1), "verifiable", False)
+    click(open_page_as(monkeypatch, project, "ada", PAGE), "same:undo")
+    ruled = [(e.response_id, str(e.unit), str(e.task)) for e in store.events.current_labels("ada")]
+    assert ruled == [("r1", "s1", "gold.verifiable")]
+
+
 def test_a_no_leaves_a_dispute_in_substance(monkeypatch, project):
     app = click(open_page_as(monkeypatch, project, "ada", PAGE), "same:False")
     assert same_answers(project) == [False]

@@ -5,6 +5,7 @@ import threading
 
 import pytest
 
+from annotation.protocol.ids import Task
 from annotation.protocol.records import EvaluationRecord, Response, Sentence
 from annotation.store.database import ProjectFileError
 from annotation.store.project_store import JSON_CELL_OWNER, SCHEMA_VERSION, NoProjectError, ProjectStore
@@ -72,6 +73,14 @@ def test_undo_touches_only_the_callers_labels(store):
     store.events.append("bob", "r1", "s0", "verifiable", False)
     store.events.undo_last("alice")
     assert [(e.who, e.value) for e in store.events.current_labels(response_id="r1")] == [("bob", False)]
+
+
+def test_undo_of_one_task_skips_the_callers_later_labels_of_other_tasks(store):
+    store.events.append("alice", "r1", "s0", "verifiable", True)
+    store.events.append("alice", "r1", "s0", "facts", [{"text": "A man waves.", "citations": [0]}])
+    undone = store.events.undo_last("alice", task=Task.parse("verifiable"))
+    assert str(undone.task) == "verifiable"
+    assert [str(e.task) for e in store.events.current_labels("alice", "r1")] == ["facts"]
 
 
 def test_undo_with_nothing_to_undo_returns_none(store):

@@ -33,7 +33,7 @@ from calibration.estimates.ppi import MIN_LABELLED
 from calibration.scoring.murgat_s import PRECISION_MODES
 from calibration.stats.numbers import number, share
 from pages.widgets import model_charts, model_tables
-from pages.widgets.context import literal, show_text
+from pages.widgets.context import literal, remembered, show_text
 from pages.widgets.frame import run_page
 from pages.widgets.model_filter import choose_models, model_label
 
@@ -48,9 +48,10 @@ def settings(store, sources: list[tuple[str, int]]) -> dict:
         "Judge whose scores are corrected",
         [s for s, _ in sources],
         format_func=lambda s: f"{s} ({dict(sources)[s]} responses)",
-        key="scores_source",
+        key=remembered("scores_source"),
     )
     calibrated, r = calibrated_mode(store, source)
+    remembered("scores_mode")
     if st.session_state.get("scores_mode_for") != source:  # a new judge opens on its calibrated mode
         st.session_state["scores_mode"] = calibrated
         st.session_state["scores_mode_for"] = source
@@ -58,8 +59,10 @@ def settings(store, sources: list[tuple[str, int]]) -> dict:
         "source": source,
         "calibrated": (calibrated, r),
         "mode": mode.selectbox("Precision mode", PRECISION_MODES, key="scores_mode"),
-        "metric": metric.selectbox("Score", METRICS, format_func=METRIC_NAMES.get, key="scores_metric"),
-        "alpha": LEVELS[level.selectbox("Confidence", list(LEVELS), index=1, key="scores_level")],
+        "metric": metric.selectbox(
+            "Score", METRICS, format_func=METRIC_NAMES.get, key=remembered("scores_metric")
+        ),
+        "alpha": LEVELS[level.selectbox("Confidence", list(LEVELS), key=remembered("scores_level", "95 %"))],
     }
 
 
@@ -217,17 +220,19 @@ def downloads(report, metric: str) -> None:
     )
 
 
-def estimates(rows: list, models: list, metric: str, alpha: float):
-    """(the estimate report, each model's sample) of the chosen models' rows, computed once per
-    (rows, models, metric, level) in this session: `scored_responses` hands every rerun of one
+def estimates(rows: list, models: list, metric: str, alpha: float, scored_by: tuple[str, str]):
+    """(the estimate report, each model's sample) of the chosen models' rows (the scores of
+    `scored_by`: judge, precision mode), computed once per (rows, models, metric, level) in this session: `scored_responses` hands every rerun of one
     revision the same rows, so a click elsewhere on the page (the planner, a download) does not
     estimate 50,000 responses again."""
-    key = (tuple(models), metric, alpha)
+    key = (tuple(models), metric, alpha, scored_by)
     found = st.session_state.get("scores_estimates")
     if found is not None and found[0] is rows and found[1] == key:
         return found[2], found[3]
     chosen = [r for r in rows if r.model in models]
-    report, by_model = estimate_models(chosen, metric, alpha), model_samples(chosen, metric)
+    judge, precision = scored_by
+    report = estimate_models(chosen, metric, alpha, judge=judge, precision=precision)
+    by_model = model_samples(chosen, metric)
     st.session_state["scores_estimates"] = (rows, key, report, by_model)
     return report, by_model
 
@@ -244,7 +249,9 @@ def model_scores_page(me: Person, store) -> None:
     with st.spinner("Scoring the responses…"):
         rows = scored_responses(store, chosen["source"], chosen["mode"])
     models = choose_models(list(dict.fromkeys(r.model for r in rows)), key="scores_models")
-    report, by_model = estimates(rows, models, chosen["metric"], chosen["alpha"])
+    report, by_model = estimates(
+        rows, models, chosen["metric"], chosen["alpha"], (chosen["source"], chosen["mode"])
+    )
     estimates_section(report, METRIC_NAMES[chosen["metric"]], chosen)
     differences_section(report)
     st.fragment(planner)(store, [by_model[m.model] for m in report.models], chosen["alpha"])

@@ -141,7 +141,7 @@ def run_estimate(store, args, problems: list[Problem], notes: list[str]):
     except ValueError as exc:
         problems.append(Problem(str(store.directory), None, "records", str(exc)))
         return None
-    report = estimate_models(rows, args.metric, args.alpha)
+    report = estimate_models(rows, args.metric, args.alpha, judge=source, precision=args.precision)
     if calibrated is not None:
         report = _gold_used_once(store, calibrated, rows, report, args, notes)
     by_model = model_samples(rows, args.metric)

@@ -105,15 +105,23 @@ class Difference:
 @dataclass
 class EstimateReport:
     """Every model's estimates (best PPI mean first) and every pairwise difference of the models
-    that have a PPI estimate (a ranked above b)."""
+    that have a PPI estimate (a ranked above b); `judge` and `precision`: the source and precision
+    mode the judge scores were computed with, when the caller says (its JSON form names them, so a
+    file saved from it says what its numbers are)."""
 
     metric: str
     alpha: float
     models: list[ModelEstimate]
     differences: list[Difference] = field(default_factory=list)
+    judge: str | None = None
+    precision: str | None = None
 
     def to_dict(self) -> dict:
         return {
+            "judge": self.judge,
+            "precision": self.precision,
+            "metric": self.metric,
+            "alpha": self.alpha,
             "models": [m.to_dict() for m in self.models],
             "differences": [d.to_dict() for d in self.differences],
         }
@@ -176,10 +184,15 @@ def _ranked(estimates: list[ModelEstimate]) -> list[ModelEstimate]:
 
 
 def estimate_models(
-    rows: list[ScoredResponse], metric: str = "murgat_s", alpha: float = 0.05
+    rows: list[ScoredResponse],
+    metric: str = "murgat_s",
+    alpha: float = 0.05,
+    *,
+    judge: str | None = None,
+    precision: str | None = None,
 ) -> EstimateReport:
-    """The report for `metric` at level `alpha` (see EstimateReport). ValueError for an unknown
-    metric or an alpha outside (0, 1)."""
+    """The report for `metric` at level `alpha` of `rows`, the scores of `judge` in `precision` mode
+    (see EstimateReport). ValueError for an unknown metric or an alpha outside (0, 1)."""
     samples = model_samples(rows, metric)
     models = _ranked([estimate_model(sample, alpha) for sample in samples.values()])
     by_model: dict[str | None, list[ScoredResponse]] = {}
@@ -189,7 +202,7 @@ def estimate_models(
         model_difference(a, b, by_model[a.model], by_model[b.model], metric, alpha)
         for a, b in itertools.combinations([m for m in models if m.ppi is not None], 2)
     ]
-    return EstimateReport(metric, alpha, models, differences)
+    return EstimateReport(metric, alpha, models, differences, judge, precision)
 
 
 def answered_the_same_questions(rows_a: list[ScoredResponse], rows_b: list[ScoredResponse]) -> bool:

@@ -140,6 +140,21 @@ def current_state(store: ProjectStore) -> ProjectState:
         return project_state(store)
 
 
+def remembered(key: str, default=None) -> str:
+    """`key`, for a field whose value should outlive a visit to another page: Streamlit forgets a
+    field's value in every run that does not draw it, and the field would silently fall back to
+    its default on return. Call it just before drawing the field, which then takes no default of
+    its own: the value comes back from a copy kept under another key (else `default`, when given)."""
+    kept = f"{key}:remembered"
+    if key in st.session_state:
+        st.session_state[kept] = st.session_state[key]
+    elif kept in st.session_state:
+        st.session_state[key] = st.session_state[kept]
+    elif default is not None:
+        st.session_state[key] = default
+    return key
+
+
 def current_user() -> Person | None:
     """The signed-in person, re-read from the store so a role change or a
     removed account takes effect at once; None when nobody is signed in. A page opened anew

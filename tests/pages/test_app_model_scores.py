@@ -126,6 +126,18 @@ def test_another_metric_and_level_change_the_estimates(monkeypatch, demo):
     assert figure(app, "scores_forest")["layout"]["xaxis"]["title"]["text"] == "mean coverage"
 
 
+def test_the_choices_made_are_still_there_after_a_visit_to_another_page(monkeypatch, demo):
+    # Streamlit forgets a field's value in a run that does not draw it: the mode fell to individual
+    app = scores_page(monkeypatch, demo)
+    app.selectbox(key="scores_level").set_value("90 %").run()
+    app = app.switch_page("pages/admin.py").run().switch_page(PAGE).run()
+    assert (app.selectbox(key="scores_mode").value, app.selectbox(key="scores_level").value) == (
+        "alce",
+        "90 %",
+    )
+    assert "in alce mode. It is calibrated in alce mode" in shown_text(app)
+
+
 def test_the_page_offers_csv_and_json_downloads(page):
     names = {b.proto.label for b in page.get("download_button")}
     assert {"Models (CSV)", "Differences (CSV)", "Estimates (JSON)"} <= names

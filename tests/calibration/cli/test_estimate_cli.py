@@ -58,7 +58,10 @@ def test_estimate_on_the_demo_gives_a_ppi_ci_narrower_than_the_human_only_ci_fro
 
 
 def test_estimate_json_has_exactly_the_contract_keys(demo_json):
-    assert list(demo_json) == ["models", "differences"]
+    assert list(demo_json) == ["judge", "precision", "metric", "alpha", "models", "differences"]
+    # what the numbers are: the judge with the most responses, its precision mode, the metric and level
+    assert [demo_json[k] for k in ("precision", "metric", "alpha")] == ["individual", "murgat_s", 0.05]
+    assert demo_json["judge"].startswith("judge:")
     assert all(list(m) == MODEL_KEYS for m in demo_json["models"])
     assert all(list(d) == ["a", "b", "paired", "ppi_diff", "ppi_ci"] for d in demo_json["differences"])
     assert len(demo_json["differences"]) == 3
@@ -66,7 +69,10 @@ def test_estimate_json_has_exactly_the_contract_keys(demo_json):
 
 def test_estimate_json_equals_the_estimates_of_the_strong_judge(demo_dir, demo_json):
     store = ProjectStore.open(demo_dir)
-    expected = estimate_models(scored_responses(store, judge_source(JUDGE_CONFIGS[0]), "individual"))
+    source = judge_source(JUDGE_CONFIGS[0])
+    expected = estimate_models(
+        scored_responses(store, source, "individual"), judge=source, precision="individual"
+    )
     assert demo_json == json.loads(json.dumps(expected.to_dict()))
 
 

@@ -61,8 +61,14 @@ def test_the_json_form_has_exactly_the_contract_keys():
     rows = model_rows("a", [0.1, 0.5, 0.4, None], [0.2, 0.4, 0.5, 0.3]) + model_rows(
         "b", [0.6, 0.2, None, None], [0.5, 0.3, 0.6, 0.2], prefix="b-"
     )
-    out = estimate_models(rows).to_dict()
-    assert list(out) == ["models", "differences"]
+    out = estimate_models(rows, judge="judge:j", precision="alce").to_dict()
+    assert list(out) == ["judge", "precision", "metric", "alpha", "models", "differences"]
+    assert [out[k] for k in ("judge", "precision", "metric", "alpha")] == [
+        "judge:j",
+        "alce",
+        "murgat_s",
+        0.05,
+    ]
     assert all(list(m) == MODEL_KEYS for m in out["models"])
     assert list(out["differences"][0]) == ["a", "b", "paired", "ppi_diff", "ppi_ci"]
     # two and three gold responses: means, no interval, and why

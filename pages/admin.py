@@ -113,8 +113,17 @@ def queue_tab(store) -> None:
             value=settings.overlap,
             key="overlap_input",
         )
+        # the pool stays open (null) unless the admin names its people: an annotator added later joins it
+        everyone = st.checkbox(
+            "Every annotator receives responses, also those added later",
+            value=settings.pool is None,
+            key="pool_everyone",
+        )
         chosen_pool = st.multiselect(
-            "Who receives responses (the pool)", names, default=pool(store), key="pool_input"
+            "Or only these people (the pool), when the box above is not ticked",
+            names,
+            default=pool(store),
+            key="pool_input",
         )
         chosen_mode = st.radio(
             "Campaign mode",
@@ -137,7 +146,7 @@ def queue_tab(store) -> None:
                     store,
                     {
                         "overlap": chosen_overlap,
-                        "pool": sorted(chosen_pool),
+                        "pool": None if everyone else sorted(chosen_pool),
                         "campaign_mode": chosen_mode,
                         "pad_s": pad_s,
                     },

@@ -62,6 +62,7 @@ def test_last_admin_cannot_be_demoted(admin, project):
 
 def test_queue_settings_are_saved(admin, project):
     admin.number_input(key="overlap_input").set_value(1)
+    admin.checkbox(key="pool_everyone").uncheck()
     admin.multiselect(key="pool_input").set_value(["ann"])
     admin.radio(key="mode_input").set_value("staged")
     admin.number_input(key="pad_input").set_value(0.5)
@@ -73,6 +74,13 @@ def test_queue_settings_are_saved(admin, project):
         "staged",
         0.5,
     ]
+
+
+def test_saving_other_queue_settings_keeps_the_pool_open_to_annotators_added_later(admin, project):
+    admin.number_input(key="pad_input").set_value(0.5)
+    press(admin, "Save queue settings")
+    store = ProjectStore.open(project)
+    assert (store.get_setting("pad_s"), store.get_setting("pool")) == (0.5, None)  # None: every annotator
 
 
 def test_progress_shows_done_of_assigned(monkeypatch, project):

@@ -39,7 +39,8 @@ def panel(
     """The decision's words (`header`: stage, where, wording, subject, subject_class, note) and
     its keys, as one element (see pages.widgets.keys.legend)."""
     if question.kind == "facts":
-        pairs = [("Ctrl+Enter", "confirm facts")]
+        # the first fact field has the focus (assets/keys.js): a letter types there until Esc
+        pairs = [("Ctrl+Enter", "confirm facts"), ("Esc", "leave the fact field, then")]
     elif reasons_open(question.key(response_id)):
         pairs = [(str(n), reason) for n, reason in enumerate(session.CANT_TELL_REASONS, start=1)]
     else:

@@ -3,7 +3,16 @@
 import json
 
 import pytest
-from app_support import APP, FIRST_TEXT, click, highlighted, shown_text, signed_in_app, tiny_project
+from app_support import (
+    APP,
+    FIRST_TEXT,
+    click,
+    components,
+    highlighted,
+    shown_text,
+    signed_in_app,
+    tiny_project,
+)
 
 from annotation.protocol.ids import Task, Unit
 from annotation.protocol.records import EvaluationRecord, Fact, Sentence
@@ -320,6 +329,14 @@ def test_a_typed_draft_survives_an_undo_of_the_sentence_before(monkeypatch, proj
     click(app, "draft:r1:s0:confirm")
     assert app.text_input(key="draft:r1:s1:text:0").value == "A man says hello."
     assert load_draft(store, "ann", "r1", "s1")[0]["text"] == "A man says hello."
+
+
+def test_the_stage_two_legend_says_a_key_acts_once_out_of_the_fact_field(monkeypatch, project):
+    # the first fact field has the focus: U typed "u" into the fact where the legend promised undo
+    app = through_stage_one(signed_in(monkeypatch, project))
+    [data] = [d for d in components(app, "murgat_keys") if d.get("legend")]
+    pairs = [key for key, _ in data["legend"]]
+    assert pairs[:3] == ["Ctrl+Enter", "Esc", "U"]
 
 
 def test_showing_a_proposal_saves_no_draft(monkeypatch, project, store):

@@ -469,6 +469,7 @@ def targets(sizes: list[int], table: list[dict], clock: str) -> dict[str, bool |
             f"{p} {w}{unit}" for p in PAGES for w in ("warm", "after label")
         ],
         "sweep, estimate ≤ 10 s": [f"{c}{unit}" for c in ("sweep", "estimate")],
+        "peak ≤ 1 GB": ["peak MB (any step)"],
     }
     found = _targets_met(sizes, table, last, unit, timed)
     if len(sizes) < 2:  # one size has no growth exponent: the k column is empty

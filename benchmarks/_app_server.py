@@ -34,6 +34,9 @@ def served(script: Path | str, project: Path, log: Path, cwd: Path = ROOT):
         "true",
     ]
     command += ["--server.address", "127.0.0.1", "--server.port", str(port)]
+    # Streamlit's default has the page send usage metrics to a host off this machine (and writes
+    # ~/.streamlit/machine_id_v4): a benchmark's traffic stays on 127.0.0.1.
+    command += ["--browser.gatherUsageStats", "false"]
     with log.open("w") as out:
         process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"

@@ -48,11 +48,22 @@ def kind_of(command: str, name: str) -> str:
     return name or "other"
 
 
+def this_process_and_its_ancestors() -> set[str]:
+    """Pids of this sampler and of the processes that started it (not the command's)."""
+    pids, pid = set(), str(os.getpid())
+    while pid != "0":
+        pids.add(pid)
+        pid = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]
+    return pids
+
+
 def sample(started_after: float, seen: dict, stop: threading.Event) -> None:
-    """Keep {(pid, start tick): (CPU s, kind)} of every process started after `started_after`."""
+    """Keep {(pid, start tick): (CPU s, kind)} of every process started after `started_after`,
+    this sampler and its ancestors aside."""
     boot = time.time() - float(Path("/proc/uptime").read_text().split()[0])
+    own = this_process_and_its_ancestors()
     while not stop.is_set():
-        for pid in filter(str.isdigit, os.listdir("/proc")):
+        for pid in filter(lambda name: name.isdigit() and name not in own, os.listdir("/proc")):
             try:
                 stat = Path(f"/proc/{pid}/stat").read_text()
                 command = Path(f"/proc/{pid}/cmdline").read_text().replace("\0", " ")

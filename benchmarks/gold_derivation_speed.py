@@ -128,8 +128,10 @@ def labelled_responses(project: Path) -> int:
         connection.close()
 
 
-def growth(sizes: list[int], seconds: list[float]) -> float:
-    """k of seconds ∝ size^k (log-log least squares)."""
+def growth(sizes: list[int], seconds: list[float]) -> float | None:
+    """k of seconds ∝ size^k (log-log least squares); None with fewer than two sizes."""
+    if len(set(sizes)) < 2:
+        return None
     xs, ys = [math.log(s) for s in sizes], [math.log(max(t, 1e-9)) for t in seconds]
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
@@ -165,7 +167,8 @@ def cold_on_projects(projects: list[Path], baseline: str | None) -> None:
     print("|---|" + "---|" * (len(sizes) + 1))
     for name, figures in rows.items():
         cells = [f"{cpu:.2f} CPU s / {wall:.2f} s wall (load {load:.1f})" for cpu, wall, load in figures]
-        print(f"| {name} | " + " | ".join(cells) + f" | {growth(sizes, [f[0] for f in figures]):.2f} |")
+        k = growth(sizes, [f[0] for f in figures])
+        print(f"| {name} | " + " | ".join(cells) + f" | {'—' if k is None else f'{k:.2f}'} |")
 
 
 def baseline_run(commit: str, repeats: int) -> float:

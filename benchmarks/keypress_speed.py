@@ -13,7 +13,8 @@ Chromium; presses alternate between them, so machine load falls on both alike.
   its first key (V, Y or 1) as soon as the page shows it is ready; settled when the next dispute
   shows. Her tab has its own browser context (her own session cookie);
 - baseline: a script with one `st.button(shortcut="Y")` whose callback counts the presses,
-  served with Streamlit's own settings (a folder without .streamlit/config.toml);
+  served with Streamlit's own settings (a folder without .streamlit/config.toml), usage
+  statistics off (benchmarks/_app_server.py: no request leaves the machine);
 - baseline, app settings: the same script served with this app's .streamlit/config.toml (which
   turns off Streamlit's full garbage collection after every run), so the ratio to it is the
   page's own cost, the server's settings aside.

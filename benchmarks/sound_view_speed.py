@@ -12,8 +12,9 @@ in a process whose libraries are loaded (the mel filter bank's first build is re
 - how close the overview is to the exact view (dB correlation, mean |ΔdB|, envelope peaks);
 - cached view: load_sound_view again (reads the .npz);
 - a cited 6 s span's view, cold (what the annotate page needs per citation);
-- payload: the plotly JSON of the annotate page's waveform (min/max band) + heatmap figure, with
-  the heatmap as compact int8 decibels (as the page sends it) and, for comparison, as float32.
+- payload: the plotly JSON of the annotate page's figure of the whole media's sound (the citation
+  timeline, no citation on it, with the waveform's min/max band and the heatmap below), with the
+  heatmap as compact int8 decibels (as the page sends it) and, for comparison, as float32.
 Targets: first ≤ 1 s, then ≤ 100 ms; payload ≤ 200 KB.
 """
 
@@ -41,10 +42,12 @@ from annotation.media.soundview import (
 
 
 def sound_figure(view, heatmap=None):
-    """The annotate page's figure (pages/widgets/sound.py); `heatmap` replaces its int8 dB."""
-    from pages.widgets.sound import sound_figure as page_figure
+    """The annotate page's figure of the whole media's sound: the citation timeline with the
+    waveform and spectrogram below (pages/widgets/timeline.py), no citation on it; `heatmap`
+    replaces its int8 dB."""
+    from pages.widgets.timeline import timeline_figure
 
-    figure = page_figure(view, view.start_s, view.start_s + 6.0)
+    figure = timeline_figure([], view.start_s + view.duration_s, view)
     if heatmap is not None:
         figure.update_traces(z=heatmap, selector={"type": "heatmap"})
     return figure

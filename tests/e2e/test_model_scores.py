@@ -54,4 +54,5 @@ def test_admin_sees_the_forest_plot_creates_a_queue_and_downloads_the_estimates(
         with page.expect_download() as download:
             page.get_by_role("button", name="Estimates (JSON)").click()
         estimates = json.loads(download.value.path().read_text())
-        assert list(estimates) == ["models", "differences"] and len(estimates["models"]) == 3
+        assert list(estimates) == ["judge", "precision", "metric", "alpha", "models", "differences"]
+        assert (estimates["precision"], estimates["alpha"], len(estimates["models"])) == ("alce", 0.05, 3)

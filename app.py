@@ -31,16 +31,37 @@ LANDING = {"adjudicator": "pages/disputes.py"}  # where a role lands; else the f
 
 
 def pages_for(role: str) -> list:
-    return [
-        st.Page(script, title=title, default=script == LANDING.get(role))
-        for script, title, roles in PAGES
-        if role in roles and (APP_DIR / script).exists()
+    """The pages `role` may open, each at a URL of its own, and a hidden page at the app's root that
+    opens the role's landing page: a navigation serves its default page at the root only, so a link
+    to a default page by its name (an adjudicator's /disputes) found nothing."""
+    scripts = [
+        (script, title) for script, title, roles in PAGES if role in roles and (APP_DIR / script).exists()
     ]
+    landing = LANDING.get(role) or scripts[0][0]
+
+    def home() -> None:
+        st.switch_page(landing)
+
+    return [
+        st.Page(home, title="Home", url_path="home", default=True, visibility="hidden"),
+        *(st.Page(script, title=title) for script, title in scripts),
+    ]
+
+
+def signed_out_pages() -> list:
+    """The sign-in form at the root, and every page, hidden: a link to a page opens it, the page
+    asks the person to sign in (pages.widgets.frame.run_page), and once they have, they are on it."""
+    pages = [
+        st.Page(script, title=title, visibility="hidden")
+        for script, title, _ in PAGES
+        if (APP_DIR / script).exists()
+    ]
+    return [st.Page(sign_in_screen, title="Sign in", url_path="sign-in", default=True), *pages]
 
 
 user = signed_in_user()
 if user is None:
-    page = st.navigation([st.Page(sign_in_screen, title="Sign in", url_path="sign-in")], position="hidden")
+    page = st.navigation(signed_out_pages(), position="hidden")
 else:
     page = st.navigation(pages_for(user.role), position="top")
 page.run()

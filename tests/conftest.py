@@ -166,7 +166,7 @@ FILE_SECONDS = {
     "tests/annotation/cli/test_import_kill.py": 10,
     "tests/e2e/test_model_scores.py": 15,
     "tests/e2e/test_calibrate_acknowledgement.py": 14,
-    "tests/e2e/test_sessions_across_tabs.py": 14,
+    "tests/e2e/test_sessions_across_tabs.py": 20,
     "tests/e2e/test_rendering.py": 14,
     "tests/e2e/test_admin_console.py": 13,
     "tests/annotation/cli/test_hostile_corpus.py": 13,

@@ -30,7 +30,7 @@ that gold) came out .09 for the most careful annotator. The mean of the others' 
 for any number of others and needs no adjudication (which, made with i's labels in view, would not
 be independent of i anyway).
 
-An annotator counts on the responses they finished (`is_finished`: every question answered), and
+An annotator counts on the responses they finished (`is_finished`: every question answered, "can't tell" too), and
 only finished records enter anyone's gold₋ᵢ, so partial work never shrinks or shifts what the
 others count on. With two annotators each one's gold₋ᵢ is the other's score (the comparison still
 holds); with fewer there is no one else, and the reason says so.
@@ -46,6 +46,7 @@ import numpy as np
 from annotation.protocol.derivation import derive_entailment
 from annotation.protocol.errors import InputError, Problem
 from annotation.protocol.ids import annotator_name
+from annotation.protocol.questions import entailment_questions
 from annotation.protocol.records import EvaluationRecord
 from annotation.store.record_form import NOT_CITED, NOT_VERIFIABLE, fact_code, fact_of_code
 from calibration.stats.comparison import benjamini_yekutieli
@@ -75,8 +76,24 @@ def _code_finished(code: str) -> bool:
     return derived.all is not None and None not in derived.alone and None not in derived.without
 
 
+def _open_only_where_told(fact, sentence) -> bool:
+    """Whether each question the person was asked about the fact that holds no value was answered
+    "can't tell" (PROTOCOL §2: null, its reason in the fact's provenance): a question answered so is
+    answered, and leaves its value undetermined for the scorer (§3), not the fact unfinished."""
+    given, notes = fact.entailment, fact.provenance or {}
+    if given is None:
+        return False
+    for task, kind, j in entailment_questions(fact, sentence):
+        values = [given.all] if j is None else getattr(given, kind)
+        value = values[0] if j is None else (values[j] if j < len(values) else None)
+        if value is None and not str(notes.get(task.value_name, "")).startswith("can't tell"):
+            return False
+    return True
+
+
 def is_finished(record: EvaluationRecord) -> bool:
-    """Every question of the protocol answered (what PROTOCOL §2 derives counts as answered): each
+    """Every question of the protocol answered (what PROTOCOL §2 derives counts as answered, and so
+    does "can't tell"): each
     sentence's verifiability, a fact list for each verifiable sentence with a valid citation, and
     `all`/`alone`/`without` of each fact with a valid citation. Raises ValueError on a malformed fact
     (as the scorer does: `annotation.store.record_form.fact_code`)."""
@@ -105,7 +122,7 @@ def finished_form(record: EvaluationRecord) -> list | None:
             finished = _finished_codes.get(code)
             if finished is None:
                 finished = _finished_codes[code] = _code_finished(code)
-            if not finished:
+            if not finished and not _open_only_where_told(fact, sentence):
                 return None
             codes.append(code)
         form.append(codes if verifiable is True else NOT_VERIFIABLE)

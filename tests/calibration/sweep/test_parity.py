@@ -108,6 +108,19 @@ def test_a_three_citation_fact_is_unfinished_until_each_without_answer_is_given(
     assert is_finished(one_fact(three, answered))
 
 
+def test_a_question_answered_cant_tell_is_finished_and_one_left_open_is_not():
+    # PROTOCOL §2: "can't tell" is recorded as null, with its reason in the fact's provenance
+    told = Fact(
+        "thing happens",
+        [0, 1],
+        Entailment(True, [None, True], [None, None]),
+        {"alone[0]": "can't tell: inaudible"},
+    )
+    open_ = Fact("thing happens", [0, 1], Entailment(True, [None, True], [None, None]))
+    assert is_finished(one_fact([VISUAL, AUDIO], told))
+    assert not is_finished(one_fact([VISUAL, AUDIO], open_))
+
+
 def test_a_fact_citing_past_its_sentence_is_refused_naming_the_index():
     with pytest.raises(ValueError, match="citation index 2 is out of range"):
         is_finished(one_fact([VISUAL], Fact("thing happens", [2], Entailment(True, [True], [False]))))

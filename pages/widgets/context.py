@@ -155,6 +155,9 @@ def remembered(key: str, default=None) -> str:
     return key
 
 
+SESSION_ENDED_KEY = "session_ended"
+
+
 def current_user() -> Person | None:
     """The signed-in person, re-read from the store so a role change or a
     removed account takes effect at once; None when nobody is signed in. A page opened anew
@@ -172,7 +175,8 @@ def current_user() -> Person | None:
         fresh = None if account is None else account.person
     if fresh is None:
         st.session_state.pop("user", None)
-        st.session_state.pop("session_token", None)
+        if st.session_state.pop("session_token", None) is not None:
+            st.session_state[SESSION_ENDED_KEY] = True  # the sign-in form says why it is back
         return None
     st.session_state["user"] = fresh
     return fresh

@@ -23,6 +23,7 @@ from annotation.store.accounts import (
 from annotation.store.rows import Person
 from pages.widgets.context import (
     APP_DIR,
+    SESSION_ENDED_KEY,
     available_projects,
     client_address,
     current_store,
@@ -76,6 +77,11 @@ def sign_in_page() -> None:
             st.selectbox("Project", names, key="project", format_func=lambda p: Path(p).name)
         store = open_store(st.session_state["project"])
         synthetic_banner(store)
+        if st.session_state.pop(SESSION_ENDED_KEY, False):
+            st.info(
+                "Your session has ended: signed out in another tab, by an admin, or expired. Sign in again.",
+                icon=":material/logout:",
+            )
         settings = sso_settings()
         if settings:
             single_sign_on(store, sso_provider(settings))

@@ -105,6 +105,15 @@ def test_a_session_revoked_elsewhere_signs_this_page_out_on_its_next_run(monkeyp
     assert "user" not in app.session_state and "Sign in" in [b.label for b in app.button]
 
 
+def test_a_page_signed_out_from_elsewhere_says_why_it_asks_to_sign_in_again(monkeypatch, project):
+    from annotation.store.sessions import end_session
+
+    app = signed_in_app(monkeypatch, project, "ann")
+    end_session(ProjectStore.open(project), app.session_state["session_token"])
+    assert "Your session has ended" in app.run().info[0].value
+    assert not [i for i in app.run().info if "Your session has ended" in i.value]  # said once
+
+
 def test_a_demo_project_hints_its_accounts(monkeypatch, project):
     assert "the password is the name" in shown_text(open_app(monkeypatch, project))
 

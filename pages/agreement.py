@@ -7,6 +7,7 @@ compares them: a rewording is the same fact. Every figure links to its disputes.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 import streamlit as st
@@ -35,7 +36,8 @@ PAIRS_PER_ROW = 3
 
 
 def _number(value, pattern: str = "{:.3f}") -> str:
-    return "—" if value is None else pattern.format(value)
+    """`value` in `pattern`, or '—' when it is None or not finite (an undefined r is NaN)."""
+    return "—" if value is None or not math.isfinite(value) else pattern.format(value)
 
 
 def disputes_button(label: str, key: str, stage: str | None = None) -> None:

@@ -130,6 +130,18 @@ def test_each_annotator_is_shown_against_the_others_mean_per_precision_mode_on_t
     assert "ceiling" not in shown_text(demo_page).lower()
 
 
+def test_an_annotator_r_that_is_undefined_shows_a_dash_and_says_why(monkeypatch, tmp_path):
+    store = tiny_project(tmp_path / "p")
+    fact = [{"text": "A man points at the screen.", "citations": [0]}]
+    for who in ("ann", "bob"):  # one response finished each: r needs three shared
+        for sentence, verifiable in ((0, True), (1, False), (2, False)):
+            store.events.append(who, "r1", f"s{sentence}", "verifiable", verifiable)
+        store.events.append(who, "r1", "s0", "facts", fact)
+        store.events.append(who, "r1", Unit.of_fact(0, fact[0]["text"], [0]), "all", True)
+    shown = table(agreement_page(monkeypatch, tmp_path / "p"), "precision mode")
+    assert list(shown["ann"]) == ["—"] * 3 and "fewer than 3 shared responses" in shown["note"][0]
+
+
 def test_undefined_stage_says_why(monkeypatch, tiny):
     alphas = table(agreement_page(monkeypatch, tiny), "stage")
     notes = dict(zip(alphas["stage"], alphas["note"], strict=True))

@@ -329,24 +329,12 @@ def parity_section(report, choice) -> None:
 
 
 def export_section(store, report, choice, rule: str, gold, reason: str | None) -> None:
-    """The calibrated configuration of `choice` as a JSON download, or why there is none. A choice
-    the gold cannot decide needs the acknowledgement checkbox; one by hand needs its reason."""
+    """The calibrated configuration of `choice` as a JSON download, or why there is none (first: a
+    configuration of simulated judges, or none the judges file describes). A choice the gold cannot
+    decide needs the acknowledgement checkbox; one by hand needs its reason."""
     if choice is None:
         return
-    decided = decision(report, choice)
-    acknowledged = False
-    if decided.undecided:
-        acknowledged = st.checkbox(
-            "Export this choice although the gold cannot separate the configurations",
-            key="export_undecided",
-            help="Recorded in the exported evidence, with the sentence at the top of this page.",
-        )
-        if export_refusal(decided, acknowledged) is not None:
-            st.info("Tick the box above to export a choice the gold cannot decide.", icon=":material/info:")
-            return
-    if rule == "hand" and reason is None:
-        st.info("Say why this configuration is chosen by hand to export it.", icon=":material/info:")
-        return
+    # what cannot be exported at all is said before anything is asked of the person
     path, judges, problem = load_project_judges(store)
     configuration_id, why = exportable_configuration(choice.source, judges)
     if configuration_id is None:
@@ -364,6 +352,20 @@ def export_section(store, report, choice, rule: str, gold, reason: str | None) -
             show_problems(problem, "The judges file has problems, so nothing can be exported:")
         else:
             st.info(f"Nothing to export: {literal(why)}.")
+        return
+    decided = decision(report, choice)
+    acknowledged = False
+    if decided.undecided:
+        acknowledged = st.checkbox(
+            "Export this choice although the gold cannot separate the configurations",
+            key="export_undecided",
+            help="Recorded in the exported evidence, with the sentence at the top of this page.",
+        )
+        if export_refusal(decided, acknowledged) is not None:
+            st.info("Tick the box above to export a choice the gold cannot decide.", icon=":material/info:")
+            return
+    if rule == "hand" and reason is None:
+        st.info("Say why this configuration is chosen by hand to export it.", icon=":material/info:")
         return
     try:
         recorded = {**decided.to_dict(), "acknowledged": acknowledged}

@@ -128,6 +128,11 @@ def show_plan(plan) -> None:
         help="calls that depend on answers not known yet (facts not yet decomposed)",
     )
     cost.metric("Estimated cost", f"${plan.estimated_cost:.4f}")
+    st.caption(
+        f"A run makes about {plan.needed + plan.estimated:.0f} calls: the {plan.needed} known now, and "
+        f"~{plan.estimated:.0f} more that only the earlier stages' answers will ask for (facts to judge "
+        "once the decomposer has split the sentences)."
+    )
     if plan.assumptions:  # what the estimate takes for granted: when these hold, a run makes these calls
         st.caption("The estimate assumes: " + "; ".join(plan.assumptions) + ".")
     st.dataframe(

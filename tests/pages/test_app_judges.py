@@ -104,6 +104,8 @@ def test_plan_counts_the_calls_still_needed_without_making_any(page, server):
     # 6 verifiability calls (one per sentence) + 4 decompositions (the cited sentences, assumed
     # verifiable until answered); entailment calls depend on the facts, so they are estimated
     assert metrics["Calls needed"] == "10"
+    more = metrics["Estimated more"].lstrip("~")
+    assert f"A run makes about {10 + int(more)} calls: the 10 known now, and ~{more} more" in shown_text(page)
     assert server.log == []
 
 

@@ -119,6 +119,11 @@ def empty_queue(store, who: str, queue, waiting: list[str]) -> None:
         st.button("Check again", key="check_again", on_click=queue_view.mark_dirty)
     elif mine.assigned:
         st.success("Your queue is done. Thank you!")
+    elif getattr(store.user(who), "role", None) == "admin":  # lands here, and is in no pool unless named
+        st.info(
+            "No responses are assigned to you: unless named, the pool is every annotator. To annotate, "
+            "name the pool with yourself in it (Admin → Queue and campaign)."
+        )
     else:
         st.info("No responses are assigned to you yet; an admin adds you to the pool.")
     decisions.set_aside(queue.skipped, lambda rid: reopen(store, who, rid))

@@ -339,6 +339,11 @@ def test_the_stage_two_legend_says_a_key_acts_once_out_of_the_fact_field(monkeyp
     assert pairs[:3] == ["Ctrl+Enter", "Esc", "U"]
 
 
+def test_an_admin_outside_the_pool_is_told_how_to_join_it(monkeypatch, project):
+    # the admin lands on Annotate; "an admin adds you to the pool" was written for annotators
+    assert "name the pool with yourself in it" in shown_text(signed_in(monkeypatch, project, "boss"))
+
+
 def test_showing_a_proposal_saves_no_draft(monkeypatch, project, store):
     through_stage_one(signed_in(monkeypatch, project))
     assert load_draft(store, "ann", "r1", "s0") is None

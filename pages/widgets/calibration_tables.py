@@ -16,7 +16,8 @@ def _cell(value):
 
 
 def verdict(config, best) -> str:
-    """'best' (highest r), 'yes' (in the 95 % confidence set of the best) or 'no'."""
+    """'best' (highest r), 'yes' (in the 95 % confidence set of the best: the gold cannot rule it out,
+    however low its r — with few gold responses a random judge's can be) or 'no'."""
     if config is best:
         return "best"
     return "yes" if config.in_best_set else "no"
@@ -38,7 +39,7 @@ def sweep_rows(report) -> list[dict]:
             "r 95% low": _cell(c.pearson_ci[0]),
             "r 95% high": _cell(c.pearson_ci[1]),
             "win share": _cell(c.p_best),
-            "in best set": verdict(c, report.best),
+            "may be the best (95 % set)": verdict(c, report.best),
             "parity advantage": _cell(c.parity["advantage"]),
             "advantage 95% low": _cell(c.parity["advantage_ci"][0]),
             "advantage 95% high": _cell(c.parity["advantage_ci"][1]),

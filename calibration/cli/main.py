@@ -79,7 +79,7 @@ def add_score_parser(subparsers) -> None:
 
 
 def _score_metric_file(
-    path: Path, read: ReadResult, args, problems: list[Problem], notes: list[str]
+    path: Path, read: ReadResult, args, problems: list[Problem], notes: list[str], seen: dict
 ) -> list[ResponseScore]:
     source = args.source or str(Source.judge(path.stem))
     if args.precision not in (None, "individual"):
@@ -88,6 +88,8 @@ def _score_metric_file(
         )
     scores = []
     for index, item in enumerate(read.items):
+        if _seen_before(seen, (item.response.response_id, source), path, read.locations[index], problems):
+            continue
         try:
             score = score_metric_entry(item.entry, item.response.response_id, source)
         except ValueError as exc:
@@ -107,19 +109,42 @@ def _score_metric_file(
 
 
 def _score_records_file(
-    path: Path, read: ReadResult, args, problems: list[Problem], notes: list[str]
+    path: Path, read: ReadResult, args, problems: list[Problem], notes: list[str], seen: dict
 ) -> list[ResponseScore]:
     if args.source:
         notes.append(f"note: {path}: --source applies to metric files; records keep their own sources")
     modes = PRECISION_MODES if args.precision in (None, "all") else (args.precision,)
     scores = []
     for index, record in enumerate(read.items):
+        if _seen_before(seen, (record.response_id, record.source), path, read.locations[index], problems):
+            continue
         try:
             scores.extend(score_records([record], modes))
         except ValueError as exc:
             line, is_entry = read.locations[index]
             problems.append(Problem(str(path), line, "sentences", str(exc), entry=is_entry))
     return scores
+
+
+def _seen_before(seen: dict, key: tuple[str, str], path: Path, location, problems: list[Problem]) -> bool:
+    """Whether (response, source) `key` came in an earlier file of this run (a problem then names
+    both places: scored twice, it would count twice in its source's mean); else it is noted."""
+    line, is_entry = location
+    first = seen.get(key)
+    if first is None:
+        seen[key] = (path, line, is_entry)
+        return False
+    where = f"{first[0]}, {'entry' if first[2] else 'line'} {first[1]}"
+    problems.append(
+        Problem(
+            str(path),
+            line,
+            "response_id",
+            f"response '{key[0]}' of {key[1]} is also in {where}",
+            entry=is_entry,
+        )
+    )
+    return True
 
 
 def _four(value: float | None) -> str:
@@ -183,14 +208,15 @@ def cmd_score(args) -> int:
         from calibration.cli.score_config import config_only_problems
 
         problems += config_only_problems(args)
+    seen: dict = {}  # (response, source) → where it was first read: across files too
     for name in [] if getattr(args, "config", None) else args.files:
         path = Path(name)
         try:
             fmt, read = read_any(path, fmt=args.format, source=args.source)
             if fmt == "metric":
-                scores += _score_metric_file(path, read, args, problems, notes)
+                scores += _score_metric_file(path, read, args, problems, notes, seen)
             elif fmt == "records":
-                scores += _score_records_file(path, read, args, problems, notes)
+                scores += _score_records_file(path, read, args, problems, notes, seen)
             else:
                 problems.append(
                     Problem(

@@ -231,6 +231,15 @@ def test_problems_of_every_file_are_reported(tmp_path):
     )
 
 
+def test_a_response_of_one_source_in_two_files_is_refused_naming_both_places(tmp_path):
+    # scored twice, it counted twice in its source's mean (responses 6 for 3 in the CLI walk)
+    first = write_jsonl(tmp_path / "humans.jsonl", [alice_record()])
+    redo = write_jsonl(tmp_path / "redo.jsonl", [alice_record() | {"source": "human:bob"}, alice_record()])
+    result = run_in_process("calibration", "score", first, redo)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert f"{redo}, line 2" in result.stderr and f"also in {first}, line 1" in result.stderr
+
+
 def test_generation_file_cannot_be_scored(tmp_path):
     path = tmp_path / "gen.json"
     path.write_text(

@@ -26,6 +26,7 @@ from annotation.formats.rows import (
     unique_ids,
 )
 from annotation.protocol.citations import Citation, parse_citations, strip_citations
+from annotation.protocol.errors import InputError
 from annotation.protocol.ids import Source
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Response, Sentence
 
@@ -204,7 +205,14 @@ def _metric_sentence(text: str, data: dict) -> tuple[Sentence, Found]:
 
 
 def metric_entries_from_rows(path: Path, rows: list, skip_invalid: bool, source: str | None) -> ReadResult:
-    """`read_metric_file` on rows already loaded by `rows.parse_rows` (`read_any` loads them once)."""
+    """`read_metric_file` on rows already loaded by `rows.parse_rows` (`read_any` loads them once).
+    InputError for a `source` that is no source ('gold', 'human:<name>', 'judge:<name>'): its
+    records would be stored under a name every reader of sources leaves out."""
+    if source is not None:
+        try:
+            Source.parse(source)
+        except ValueError as error:
+            raise InputError(str(error), path=str(path), field="--source") from None
     source = source or str(Source.judge(path.stem))
     duplicate = unique_ids("id")
 

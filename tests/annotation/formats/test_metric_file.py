@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from reader_support import (
     DATA,
     generation_row,
@@ -15,6 +16,7 @@ from reader_support import (
 
 from annotation.formats.metric_file import MetricEntry, read_metric_file
 from annotation.protocol.citations import Citation
+from annotation.protocol.errors import InputError
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
 
 # --- metric files ---------------------------------------------------------------------------------
@@ -148,6 +150,13 @@ def test_metric_response_id_defaults_to_the_file_stem_and_entry_index(tmp_path):
 def test_metric_source_can_be_named_by_the_caller(tmp_path):
     path = write_jsonl(tmp_path, "m.jsonl", [metric_row({})])
     assert read_metric_file(path, source="judge:gemini-3").items[0].record.source == "judge:gemini-3"
+
+
+def test_a_caller_named_source_that_is_no_source_is_refused_naming_the_option(tmp_path):
+    # stored as 'alice', the records were left out by every reader of human or judge sources
+    path = write_jsonl(tmp_path, "m.jsonl", [metric_row({})])
+    with pytest.raises(InputError, match="field '--source': 'alice' is not 'gold', 'human:<name>'"):
+        read_metric_file(path, source="alice")
 
 
 def test_metric_text_may_come_from_original_full_generation(tmp_path):

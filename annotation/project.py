@@ -160,6 +160,16 @@ def prepare_media(store: ProjectStore, name: str, *, sound_view: bool = True) ->
     return store.media(name)
 
 
+def unprepared_media(store: ProjectStore) -> list[str]:
+    """The registered media whose proxy is not made (or no longer there): an import interrupted
+    while preparing, or made with --no-prepare. (The sound view is checked by `prepare_media`.)"""
+    return [
+        name
+        for name in store.media_names()
+        if not ((media := store.media(name)).proxy_path and Path(media.proxy_path).exists())
+    ]
+
+
 # -- import: check everything, then write once --------------------------------------------------
 
 

@@ -29,7 +29,7 @@ def _fail(message: str) -> int:
 
 
 def cmd_import(args) -> int:
-    from annotation.project import import_into, prepare_media
+    from annotation.project import import_into, prepare_media, unprepared_media
 
     missing = [p for p in args.files if not Path(p).is_file()]
     if missing or (args.model is not None and not args.model.strip()):
@@ -56,16 +56,29 @@ def cmd_import(args) -> int:
     except InputError as exc:
         _print_problems(exc)
         return 2
+    except KeyboardInterrupt:  # an import is one transaction: before its commit nothing is written
+        print("interrupted (Ctrl-C): nothing was imported", file=sys.stderr)
+        return 130
     for path, kind in report.files:
         print(f"{path}: {kind} file")
-    if not args.no_prepare:
-        for name in report.media:
-            print(f"preparing {name} (annotation proxy, sound view)…", file=sys.stderr)
-            prepare_media(store, name)
-    print(
+    imported = (
         f"imported {report.responses} response(s), {report.records} record(s); "
         f"media: {', '.join(report.media) or 'none new'}"
     )
+    if not args.no_prepare:
+        try:
+            # the new media, and any an earlier import left unprepared (interrupted, or --no-prepare)
+            for name in dict.fromkeys([*report.media, *unprepared_media(store)]):
+                print(f"preparing {name} (annotation proxy, sound view)…", file=sys.stderr)
+                prepare_media(store, name)
+        except KeyboardInterrupt:
+            print(imported)
+            print(
+                "interrupted (Ctrl-C) while preparing the media: run the import again to finish it",
+                file=sys.stderr,
+            )
+            return 130
+    print(imported)
     if report.skipped:
         print(f"skipped {len(report.skipped)} invalid row(s):", file=sys.stderr)
         for problem in report.skipped:

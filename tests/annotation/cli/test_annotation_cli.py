@@ -131,6 +131,26 @@ def test_import_prepares_the_annotation_proxy_unless_told_not_to(tmp_path, media
     assert proxy and Path(proxy).exists()
 
 
+def test_importing_again_prepares_the_media_an_earlier_import_left_unprepared(tmp_path, media_root):
+    # an import interrupted while preparing (or run with --no-prepare): the next one finishes the media
+    gen = write_jsonl(tmp_path / "gen.jsonl", [row("r1")])
+    args = [
+        "annotation",
+        "import",
+        "--project",
+        str(tmp_path / "p"),
+        str(gen),
+        "--media-root",
+        str(media_root),
+    ]
+    assert run_in_process(*args, "--no-prepare").returncode == 0
+    assert ProjectStore.open(tmp_path / "p").media("clip").proxy_path is None
+    again = run_in_process(*args)
+    assert again.returncode == 0 and "preparing clip" in again.stderr
+    proxy = ProjectStore.open(tmp_path / "p").media("clip").proxy_path
+    assert proxy and Path(proxy).exists()
+
+
 def test_missing_input_file_is_exit_2(tmp_path):
     result = run_process("annotation", "import", "--project", tmp_path / "p", tmp_path / "nope.jsonl")
     assert result.returncode == 2 and result.stdout == "" and "nope.jsonl" in result.stderr

@@ -38,23 +38,30 @@ def start_import(project: Path, data: Path, media: Path) -> subprocess.Popen:
     return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
-def kill_when_the_log_holds(proc: subprocess.Popen, wal: Path, wal_bytes: int) -> int:
-    """SIGKILL `proc` once `wal` holds `wal_bytes`; its exit code (-9 when killed in time)."""
+def kill_when_the_log_holds(
+    proc: subprocess.Popen, wal: Path, wal_bytes: int, sent: signal.Signals = signal.SIGKILL
+) -> int:
+    """Send `proc` the signal `sent` (SIGKILL) once `wal` holds `wal_bytes`; its exit code (-9
+    when killed in time). What it wrote to stderr is kept in `proc.said`."""
     while proc.poll() is None:
         if wal.exists() and wal.stat().st_size >= wal_bytes:
-            proc.send_signal(signal.SIGKILL)
+            proc.send_signal(sent)
             break
         try:
             proc.wait(timeout=0.002)
         except subprocess.TimeoutExpired:
             pass
     proc.wait()
+    proc.said = proc.stderr.read().decode()
     proc.stderr.close()
     return proc.returncode
 
 
 def counts(project: Path) -> tuple[int, int]:
-    """(responses, record rows) of the project; (0, 0) when it holds none yet."""
+    """(responses, record rows) of the project; (0, 0) when it holds none yet (or is not there: an
+    interrupted import into a new folder removes what it made)."""
+    if not (project / "project.db").exists():
+        return 0, 0
     with sqlite3.connect(project / "project.db") as conn:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if "responses" not in tables:
@@ -102,3 +109,13 @@ def test_an_import_killed_mid_write_into_a_project_keeps_what_it_held(
     assert counts(project) == (1, 0)
     run_import(project, big_metric_file, import_media)
     assert counts(project) == (ROWS + 1, ROWS)
+
+
+def test_an_import_interrupted_with_ctrl_c_says_nothing_was_imported_and_leaves_nothing(
+    tmp_path, big_metric_file, import_media
+):
+    project = tmp_path / "p"
+    proc = start_import(project, big_metric_file, import_media)
+    code = kill_when_the_log_holds(proc, project / "project.db-wal", 256 * 1024, signal.SIGINT)
+    assert (code, proc.said.strip()) == (130, "interrupted (Ctrl-C): nothing was imported")  # no traceback
+    assert counts(project) == (0, 0)

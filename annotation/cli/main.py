@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from annotation.cli.agreement import add_agreement_parser, add_gold_parser
+from annotation.cli.options import stdout_closed
 from annotation.cli.settings import add_settings_parser
 from annotation.cli.users import add_users_parser
 from annotation.formats.atomic_file import describe_os_error
@@ -194,6 +195,8 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:
         _print_problems(exc, "nothing was written")
         return 2
+    except BrokenPipeError:  # the reader of stdout left (`| head`)
+        return stdout_closed()
     except OSError as exc:  # the file named, and a full disk called so
         return _fail(describe_os_error(exc))
     except sqlite3.DatabaseError as exc:

@@ -12,6 +12,7 @@ import sqlite3
 import sys
 from pathlib import Path
 
+from annotation.cli.options import stdout_closed
 from annotation.formats.atomic_file import describe_os_error
 from annotation.formats.readers import read_any
 from annotation.formats.rows import ReadResult
@@ -281,6 +282,8 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:
         _print_problems(exc.problems)
         return 2
+    except BrokenPipeError:  # the reader of stdout left (`| head`)
+        return stdout_closed()
     except OSError as exc:
         print(f"error: {describe_os_error(exc)}", file=sys.stderr)  # a full disk called so
         return 2

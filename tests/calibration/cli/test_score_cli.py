@@ -4,10 +4,12 @@ and as a real subprocess for its help and one exit code (tests/cli_support.py sa
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from cli_support import run_in_process, run_process
+from cli_support import ROOT, run_in_process, run_process
 
 
 def json_lines(stdout: str) -> list[dict]:
@@ -238,6 +240,24 @@ def test_a_response_of_one_source_in_two_files_is_refused_naming_both_places(tmp
     result = run_in_process("calibration", "score", first, redo)
     assert (result.returncode, result.stdout) == (2, "")
     assert f"{redo}, line 2" in result.stderr and f"also in {first}, line 1" in result.stderr
+
+
+def test_a_reader_that_stops_reading_ends_the_command_quietly(tmp_path):
+    # `score --json | head -1`: it said "error: a file: Broken pipe" and exit 2
+    rows = [alice_record() | {"response_id": f"ws-{i}"} for i in range(2000)]  # more than a pipe holds
+    command = [
+        sys.executable,
+        "-m",
+        "calibration",
+        "score",
+        "--json",
+        str(write_jsonl(tmp_path / "a.jsonl", rows)),
+    ]
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert json.loads(proc.stdout.readline())["response_id"] == "ws-0"
+    proc.stdout.close()  # as `head -1` does once it has its line
+    assert (proc.wait(timeout=120), proc.stderr.read()) == (141, "")
+    proc.stderr.close()
 
 
 def test_generation_file_cannot_be_scored(tmp_path):

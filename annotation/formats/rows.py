@@ -55,6 +55,14 @@ def is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
+def _is_json(line: str) -> bool:
+    try:
+        strict_json.decode(line)
+    except strict_json.StrictJSONError:
+        return False
+    return True
+
+
 def _is_json_object(line: str) -> bool:
     try:
         return isinstance(strict_json.decode(line), dict)
@@ -104,9 +112,15 @@ def _parse_text(where: str, text: str) -> list[tuple[int, bool, object]]:
         try:
             whole = strict_json.decode(text)
         except strict_json.StrictJSONError as exc:
-            # a bad first line in a file whose other lines are mostly objects is still JSONL
+            # a bad first line (an object that does not parse, or a value that is no object) in a
+            # file whose other lines are mostly objects is still JSONL
             others = sum(_is_json_object(line) for _, line in lines[1:])
-            if not (lines[0][1].lstrip().startswith("{") and others and 2 * others >= len(lines) - 1):
+            first = lines[0][1]
+            if not (
+                (first.lstrip().startswith("{") or _is_json(first))
+                and others
+                and 2 * others >= len(lines) - 1
+            ):
                 raise InputError(Problem(where, exc.line, None, exc.message)) from None
         else:
             return _whole_document_rows(where, whole, surrogates)

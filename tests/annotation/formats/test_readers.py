@@ -57,6 +57,12 @@ def test_jsonl_with_a_bad_first_line_is_still_read_line_by_line(tmp_path):
     assert [p.line for p in problems_raised(load_rows, path)] == [1]
 
 
+def test_jsonl_whose_first_line_is_json_but_no_object_is_still_read_line_by_line(tmp_path):
+    # read as one JSON document it was "line 2: not valid JSON (Extra data)": the fault is line 1's
+    path = write_text(tmp_path, "g.jsonl", '"just a string"\n{"a": 2}\n{"a": 3}\n')
+    assert load_rows(path) == [(1, False, "just a string"), (2, False, {"a": 2}), (3, False, {"a": 3})]
+
+
 def test_bad_json_is_reported_with_line_and_column(tmp_path):
     path = write_text(tmp_path, "g.json", '[\n  {"a": 1},\n  {"a" 2}\n]\n')
     [problem] = problems_raised(load_rows, path)

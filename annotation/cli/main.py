@@ -139,7 +139,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--media-root", help="folder the rows' `video` names resolve in (default: <project>/media)"
     )
-    p.add_argument("--format", choices=["auto", "generation", "metric", "records"], default="auto")
+    p.add_argument(
+        "--format",
+        choices=["auto", "generation", "metric", "records"],
+        default="auto",
+        help="what the files are (default auto: told apart by their fields, each file on its own)",
+    )
     p.add_argument("--source", help="source name for metric files (default judge:<file stem>)")
     p.add_argument(
         "--model",
@@ -167,7 +172,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--project", required=True, help="project directory")
     p.add_argument("--out", required=True, help="output JSONL file")
-    p.add_argument("--source", choices=["gold", "human", "judge", "all"], default="all")
+    p.add_argument(
+        "--source",
+        choices=["gold", "human", "judge", "all"],
+        default="all",
+        help="whose records: the gold set, every annotator's, every judge's, or all (default)",
+    )
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser(

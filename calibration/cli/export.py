@@ -29,6 +29,7 @@ from calibration.cli.sweep import (
     sweep_argument_problems,
     sweep_with_args,
 )
+from calibration.scoring.murgat_s import PRECISION_MODES
 from calibration.stats.numbers import interval, number, share
 from calibration.sweep.verdict import decision, export_refusal
 
@@ -71,7 +72,9 @@ def add_export_parser(subparsers) -> None:
         "--configuration", metavar="SOURCE", help="with --choose hand: the judge source, e.g. judge:a+b+c"
     )
     parser.add_argument(
-        "--mode", metavar="MODE", help="with --choose hand: its precision mode (individual, necessity, alce)"
+        "--mode",
+        choices=PRECISION_MODES,  # refused at once, not after the whole sweep has run
+        help="with --choose hand: its precision mode",
     )
     parser.add_argument("--reason", metavar="TEXT", help="with --choose hand: why (recorded in the evidence)")
     parser.add_argument(

@@ -297,6 +297,13 @@ def export(argv) -> int:
     return args.func(args)
 
 
+def test_export_refuses_an_unknown_precision_mode_before_any_sweep(tmp_path, capsys):
+    # it was refused only after the whole sweep had run (CLI walk: --mode ALCE)
+    with pytest.raises(SystemExit) as refused:
+        export(["--project", str(tmp_path / "nowhere"), "--choose", "hand", "--mode", "ALCE"])
+    assert refused.value.code == 2 and "invalid choice: 'ALCE'" in capsys.readouterr().err
+
+
 def test_export_from_files_leaves_gold_stages_out_and_writes_the_best(tmp_path, capsys):
     gold, judges = dataset()
     write_records_jsonl(gold, tmp_path / "gold.jsonl")

@@ -37,6 +37,7 @@ class ImportReport:
     media: list[str] = field(default_factory=list)
     skipped: list[Problem] = field(default_factory=list)
     files: list[tuple[str, str]] = field(default_factory=list)  # (path, format)
+    notes: list[str] = field(default_factory=list)  # what was imported as given but is worth knowing
 
 
 # -- media ------------------------------------------------------------------------------------
@@ -318,7 +319,46 @@ def _write(store: ProjectStore, plan: _Plan, media_root: Path | None) -> ImportR
     except ValueError as exc:  # another process added a clashing response since the check
         raise InputError(str(exc), path=store.db_path.name, field="id") from None
     report.media = sorted({response.video for response, _, _ in plan.responses})
+    report.notes = _reading_notes(store, plan.records)
     return report
+
+
+NAMED_IN_A_NOTE = 5  # records named in a note; the rest are counted
+
+
+def _reading_notes(store: ProjectStore, records: list[tuple[EvaluationRecord, str]]) -> list[str]:
+    """Notes on imported records that do not read their response as the tool does: another
+    sentence split (kept, as PROTOCOL §5 allows: such a record is scored on its own sentences and
+    left out of gold and agreement, `protocol/same_sentence.py`), or the same sentences with other
+    citations (e.g. one the tool reads as invalid, past the video's end, given as valid)."""
+    sentences = store.responses_sentences(record.response_id for record, _ in records)
+    other_split, other_citations = [], []
+    for record, path in records:
+        own = sentences.get(record.response_id, [])
+        named = f"{record.response_id} ({record.source}, {path})"
+        if [s.text.strip() for s in record.sentences] != [s.text.strip() for s in own]:
+            other_split.append(named)
+        elif any(
+            _read(a.citations) != _read(b.citations) for a, b in zip(record.sentences, own, strict=True)
+        ):
+            other_citations.append(named)
+    notes = []
+    for found, what in (
+        (other_split, "carry another sentence split than their response's: each is scored on its own "
+         "sentences and left out of gold and agreement"),
+        (other_citations, "give other citations than their response's sentences hold (as the tool reads "
+         "them from the text): each is scored on its own"),
+    ):  # fmt: skip
+        if found:
+            more = len(found) - NAMED_IN_A_NOTE
+            listed = ", ".join(found[:NAMED_IN_A_NOTE]) + (f" and {more} more" if more > 0 else "")
+            notes.append(f"{len(found)} record(s) {what}: {listed}")
+    return notes
+
+
+def _read(citations) -> list[tuple]:
+    """What a sentence's citations say: each one's validity and, when valid, what it cites."""
+    return [(c.valid, c.modality, c.start, c.end) if c.valid else (False,) for c in citations]
 
 
 def _plan(target: _Target, paths: list[Path], options: dict, model: str | None = None) -> _Plan:

@@ -80,6 +80,8 @@ def cmd_import(args) -> int:
             )
             return 130
     print(imported)
+    for note in report.notes:
+        print(f"note: {note}", file=sys.stderr)
     if report.skipped:
         print(f"skipped {len(report.skipped)} invalid row(s):", file=sys.stderr)
         for problem in report.skipped:

@@ -151,6 +151,53 @@ def test_importing_again_prepares_the_media_an_earlier_import_left_unprepared(tm
     assert proxy and Path(proxy).exists()
 
 
+def sentence(text, citations=()):
+    return {"text": text, "verifiable": True, "citations": list(citations), "facts": []}
+
+
+def test_records_that_read_their_response_otherwise_are_imported_and_named_in_a_note(tmp_path, media_root):
+    # CLI walk: a record of another split, or citing past the video's end as valid, imported silently
+    gen = write_jsonl(tmp_path / "gen.jsonl", [row("r1"), row("r2")])
+    past_the_end = {"modality": "visual", "start": 62.0, "end": 62.0}
+    records = write_jsonl(
+        tmp_path / "humans.jsonl",
+        [
+            {"response_id": "r1", "source": "human:dave", "sentences": [sentence("A cat sleeps.")]},
+            {
+                "response_id": "r2",
+                "source": "human:dave",
+                "sentences": [
+                    sentence("A test pattern moves (visual, 0:02).", [past_the_end]),
+                    sentence("So A."),
+                ],
+            },
+            {
+                "response_id": "r2",
+                "source": "human:erin",
+                "sentences": [
+                    sentence(
+                        "A test pattern moves (visual, 0:02).",
+                        [{"modality": "visual", "start": 2.0, "end": 2.0}],
+                    ),
+                    sentence("So A."),
+                ],
+            },
+        ],
+    )
+    result = run_in_process(
+        "annotation", "import", "--project", str(tmp_path / "p"), str(gen), str(records), "--no-prepare",
+        "--media-root", str(media_root),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    notes = [line for line in result.stderr.splitlines() if line.startswith("note: ")]
+    assert notes == [
+        f"note: 1 record(s) carry another sentence split than their response's: each is scored on its own "
+        f"sentences and left out of gold and agreement: r1 (human:dave, {records})",
+        f"note: 1 record(s) give other citations than their response's sentences hold (as the tool reads "
+        f"them from the text): each is scored on its own: r2 (human:dave, {records})",
+    ]  # erin reads r2 as the tool does: no note
+
+
 def test_missing_input_file_is_exit_2(tmp_path):
     result = run_process("annotation", "import", "--project", tmp_path / "p", tmp_path / "nope.jsonl")
     assert result.returncode == 2 and result.stdout == "" and "nope.jsonl" in result.stderr

@@ -189,13 +189,23 @@ def check_setting(name: str, value) -> object:
 
 def write_settings(store, values: Mapping[str, object]) -> None:
     """Check every value, then write them all in one transaction. SettingError listing each bad
-    one (its name and what it allows); then nothing is written."""
+    one (its name and what it allows); then nothing is written. A pool must name people of the
+    project, at least one (a name it does not know would be skipped, and an empty pool would assign
+    nobody: both silently)."""
     checked, refused = {}, {}
     for name, value in values.items():
         try:
             checked[name] = check_setting(name, value)
         except SettingError as exc:
             refused.update(exc.refused)
+    if checked.get("pool") is not None:
+        unknown = sorted(set(checked["pool"]) - {user.name for user in store.users()})
+        if unknown or not checked["pool"]:
+            refused["pool"] = (
+                f"project setting pool names no account of this project: {', '.join(unknown)}"
+                if unknown
+                else "project setting pool names nobody: name at least one person, or null for every annotator"
+            )
     if refused:
         raise SettingError(refused)
     store.set_settings({name: list(v) if isinstance(v, tuple) else v for name, v in checked.items()})

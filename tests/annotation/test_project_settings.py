@@ -67,7 +67,21 @@ def test_settings_never_set_read_as_their_defaults(store):
     )
 
 
+@pytest.mark.parametrize(
+    "pool, says",
+    [(["ann", "zed"], "names no account of this project: zed"), ([], "names nobody")],
+)
+def test_a_pool_naming_no_account_or_nobody_is_refused_and_nothing_changes(store, pool, says):
+    # CLI walk: accepted, then the unknown name was skipped, or nobody was assigned, without a word
+    store.add_user("ann", "annotator", None)
+    with pytest.raises(SettingError, match=says):
+        write_settings(store, {"pad_s": 2.0, "pool": pool})
+    assert (store.get_setting("pad_s"), store.get_setting("pool")) == (None, None)
+
+
 def test_written_settings_read_back_typed(store):
+    for name in ("ann", "bob"):
+        store.add_user(name, "annotator", None)
     write_settings(
         store, {"pad_s": 2, "overlap": 2.0, "pool": ["bob", "ann", "bob"], "gold_rule": "unanimity"}
     )

@@ -11,7 +11,10 @@ from annotation.store.project_store import ProjectStore
 
 @pytest.fixture
 def project(tmp_path):
-    ProjectStore.open(tmp_path / "p", create=True).close()
+    store = ProjectStore.open(tmp_path / "p", create=True)
+    for name in ("a", "b"):  # a pool names people of the project
+        store.add_user(name, "annotator", None)
+    store.close()
     return tmp_path / "p"
 
 

@@ -163,5 +163,8 @@ def create_plan_queue(store, name: str, samples: list[ModelSample], plan: list[P
         raise ValueError(f"a queue named '{name.strip()}' exists already")
     drawn = queue_sample(samples, plan, set(queued_response_ids(store)), seed)
     if not drawn:
-        raise ValueError("nothing to queue: every model meets the target or waits for queued responses")
+        raise ValueError(
+            "nothing to queue: each model meets the target, waits for responses already queued, or has "
+            "no unlabelled response left to draw (a target out of reach stays out of reach)"
+        )
     return create_sample_queue(store, name, drawn)

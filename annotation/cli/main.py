@@ -147,7 +147,11 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="what the files are (default auto: told apart by their fields, each file on its own)",
     )
-    p.add_argument("--source", help="source name for metric files (default judge:<file stem>)")
+    p.add_argument(
+        "--source",
+        help="source name for metric files (default judge:<file stem>); name it judge:V+D+E after the "
+        "judges of your judges file for `calibration export` to take it as a configuration",
+    )
     p.add_argument(
         "--model",
         metavar="NAME",

@@ -287,7 +287,11 @@ def _plan_file(plan: _Plan, target: _Target, path: Path, options: dict, model: s
         kind, result = read_any(path, **options)
     except InputError as exc:
         plan.problems.extend(exc.problems)
-        return
+        try:  # the rows that passed are still checked against the project: every problem at once
+            kind, result = read_any(path, **{**options, "skip_invalid": True})
+        except InputError:
+            return  # the file as a whole is refused (unreadable, not JSON, no format): said above
+        result.skipped = []  # their problems are said above, each with its own field
     skip = options["skip_invalid"]
     plan.report.files.append((str(path), kind))
     plan.report.skipped.extend(result.skipped)

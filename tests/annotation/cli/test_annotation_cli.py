@@ -121,6 +121,19 @@ def test_records_for_an_unknown_response_are_refused(tmp_path, media_root):
     assert "line 1" in result.stderr and "response_id" in result.stderr
 
 
+def test_a_bad_row_and_a_record_for_an_unknown_response_are_said_at_once(tmp_path, media_root):
+    # CLI walk: "unknown response" came only once the file's other errors were fixed
+    records = write_jsonl(
+        tmp_path / "r.jsonl",
+        [{"response_id": "r1", "source": "gold"}, {"response_id": "nope", "source": "gold", "sentences": []}],
+    )
+    result = run_in_process(
+        "annotation", "import", "--project", str(tmp_path / "p"), str(records), "--no-prepare"
+    )
+    assert result.returncode == 2
+    assert "line 1, field 'sentences'" in result.stderr and "line 2, field 'response_id'" in result.stderr
+
+
 def test_import_prepares_the_annotation_proxy_unless_told_not_to(tmp_path, media_root):
     gen = write_jsonl(tmp_path / "gen.jsonl", [row("r1")])
     result = run_in_process(

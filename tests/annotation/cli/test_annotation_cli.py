@@ -3,6 +3,7 @@
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -35,20 +36,16 @@ def write_jsonl(path: Path, rows) -> Path:
     return path
 
 
+def import_files(project: Path, *args) -> subprocess.CompletedProcess:
+    """`annotation import --project PROJECT ARGS…`, by `main` in this process."""
+    return run_in_process("annotation", "import", "--project", *map(str, (project, *args)))
+
+
 def test_import_stores_responses_media_and_split_sentences(tmp_path, media_root):
     gen = write_jsonl(
         tmp_path / "gen.jsonl", [row("r1"), row("r2", text="It beeps (audio, 0:09). Answer: B")]
     )
-    result = run_in_process(
-        "annotation",
-        "import",
-        "--project",
-        str(tmp_path / "p"),
-        str(gen),
-        "--media-root",
-        str(media_root),
-        "--no-prepare",
-    )
+    result = import_files(tmp_path / "p", gen, "--media-root", media_root, "--no-prepare")
     assert result.returncode == 0, result.stderr
     store = ProjectStore.open(tmp_path / "p")
     assert store.response_ids() == ["r1", "r2"]
@@ -61,16 +58,7 @@ def test_import_stores_responses_media_and_split_sentences(tmp_path, media_root)
 
 def test_import_with_an_invalid_row_imports_nothing_and_names_line_and_field(tmp_path, media_root):
     gen = write_jsonl(tmp_path / "gen.jsonl", [row("r1"), {**row("r2"), "model_generation": 7}])
-    result = run_in_process(
-        "annotation",
-        "import",
-        "--project",
-        str(tmp_path / "p"),
-        str(gen),
-        "--media-root",
-        str(media_root),
-        "--no-prepare",
-    )
+    result = import_files(tmp_path / "p", gen, "--media-root", media_root, "--no-prepare")
     assert result.returncode == 2
     assert result.stdout == ""
     assert "line 2" in result.stderr and "model_generation" in result.stderr
@@ -79,17 +67,7 @@ def test_import_with_an_invalid_row_imports_nothing_and_names_line_and_field(tmp
 
 def test_skip_invalid_imports_the_good_rows_and_lists_the_skipped(tmp_path, media_root):
     gen = write_jsonl(tmp_path / "gen.jsonl", [row("r1"), row("r2", video="missing")])
-    result = run_in_process(
-        "annotation",
-        "import",
-        "--project",
-        str(tmp_path / "p"),
-        str(gen),
-        "--media-root",
-        str(media_root),
-        "--no-prepare",
-        "--skip-invalid",
-    )
+    result = import_files(tmp_path / "p", gen, "--media-root", media_root, "--no-prepare", "--skip-invalid")
     assert result.returncode == 0, result.stderr
     assert "line 2" in result.stderr and "video" in result.stderr
     assert ProjectStore.open(tmp_path / "p").response_ids() == ["r1"]
@@ -98,25 +76,14 @@ def test_skip_invalid_imports_the_good_rows_and_lists_the_skipped(tmp_path, medi
 @pytest.mark.parametrize("video", ["../clip", "/etc/passwd"])
 def test_a_video_outside_the_media_root_is_refused(tmp_path, media_root, video):
     gen = write_jsonl(tmp_path / "gen.jsonl", [row("r1", video=video)])
-    result = run_in_process(
-        "annotation",
-        "import",
-        "--project",
-        str(tmp_path / "p"),
-        str(gen),
-        "--media-root",
-        str(media_root),
-        "--no-prepare",
-    )
+    result = import_files(tmp_path / "p", gen, "--media-root", media_root, "--no-prepare")
     assert result.returncode == 2 and result.stdout == ""
     assert "line 1" in result.stderr and "'video'" in result.stderr
 
 
 def test_records_for_an_unknown_response_are_refused(tmp_path, media_root):
     records = write_jsonl(tmp_path / "r.jsonl", [{"response_id": "nope", "source": "gold", "sentences": []}])
-    result = run_in_process(
-        "annotation", "import", "--project", str(tmp_path / "p"), str(records), "--no-prepare"
-    )
+    result = import_files(tmp_path / "p", records, "--no-prepare")
     assert result.returncode == 2
     assert "line 1" in result.stderr and "response_id" in result.stderr
 
@@ -127,18 +94,14 @@ def test_a_bad_row_and_a_record_for_an_unknown_response_are_said_at_once(tmp_pat
         tmp_path / "r.jsonl",
         [{"response_id": "r1", "source": "gold"}, {"response_id": "nope", "source": "gold", "sentences": []}],
     )
-    result = run_in_process(
-        "annotation", "import", "--project", str(tmp_path / "p"), str(records), "--no-prepare"
-    )
+    result = import_files(tmp_path / "p", records, "--no-prepare")
     assert result.returncode == 2
     assert "line 1, field 'sentences'" in result.stderr and "line 2, field 'response_id'" in result.stderr
 
 
 def test_import_prepares_the_annotation_proxy_unless_told_not_to(tmp_path, media_root):
     gen = write_jsonl(tmp_path / "gen.jsonl", [row("r1")])
-    result = run_in_process(
-        "annotation", "import", "--project", str(tmp_path / "p"), str(gen), "--media-root", str(media_root)
-    )
+    result = import_files(tmp_path / "p", gen, "--media-root", media_root)
     assert result.returncode == 0, result.stderr
     proxy = ProjectStore.open(tmp_path / "p").media("clip").proxy_path
     assert proxy and Path(proxy).exists()
@@ -147,18 +110,9 @@ def test_import_prepares_the_annotation_proxy_unless_told_not_to(tmp_path, media
 def test_importing_again_prepares_the_media_an_earlier_import_left_unprepared(tmp_path, media_root):
     # an import interrupted while preparing (or run with --no-prepare): the next one finishes the media
     gen = write_jsonl(tmp_path / "gen.jsonl", [row("r1")])
-    args = [
-        "annotation",
-        "import",
-        "--project",
-        str(tmp_path / "p"),
-        str(gen),
-        "--media-root",
-        str(media_root),
-    ]
-    assert run_in_process(*args, "--no-prepare").returncode == 0
+    assert import_files(tmp_path / "p", gen, "--media-root", media_root, "--no-prepare").returncode == 0
     assert ProjectStore.open(tmp_path / "p").media("clip").proxy_path is None
-    again = run_in_process(*args)
+    again = import_files(tmp_path / "p", gen, "--media-root", media_root)
     assert again.returncode == 0 and "preparing clip" in again.stderr
     proxy = ProjectStore.open(tmp_path / "p").media("clip").proxy_path
     assert proxy and Path(proxy).exists()
@@ -197,10 +151,7 @@ def test_records_that_read_their_response_otherwise_are_imported_and_named_in_a_
             },
         ],
     )
-    result = run_in_process(
-        "annotation", "import", "--project", str(tmp_path / "p"), str(gen), str(records), "--no-prepare",
-        "--media-root", str(media_root),
-    )  # fmt: skip
+    result = import_files(tmp_path / "p", gen, records, "--no-prepare", "--media-root", media_root)
     assert result.returncode == 0, result.stderr
     notes = [line for line in result.stderr.splitlines() if line.startswith("note: ")]
     assert notes == [

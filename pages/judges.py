@@ -23,7 +23,7 @@ from calibration.judges.judges_file import GOLD, parse_configuration
 from calibration.judges.pipeline import select_responses
 from calibration.judges.plan import plan_run
 from pages.widgets import judge_run
-from pages.widgets.context import literal, show_text
+from pages.widgets.context import literal, remembered, show_text
 from pages.widgets.frame import run_page
 from pages.widgets.judges_file import (
     JUDGES_SETTING,
@@ -174,12 +174,13 @@ def run_section(store, judges) -> None:
     names = [*judges, GOLD]
     first = [next(iter(judges))]
     for key in ("run_verifiers", "run_decomposers", "run_entailers"):
-        if key in st.session_state:  # a judge removed from the file since the last choice
-            st.session_state[key] = [n for n in st.session_state[key] if n in names]
+        remembered(key, first)  # kept across pages; the fields take no default of their own
+        # a judge removed from the file since the last choice
+        st.session_state[key] = [n for n in st.session_state[key] if n in names]
     left, middle, right = st.columns(3)
-    verifiers = left.multiselect("Verifiers", names, default=first, key="run_verifiers")
-    decomposers = middle.multiselect("Decomposers", names, default=first, key="run_decomposers")
-    entailers = right.multiselect("Entailment judges", names, default=first, key="run_entailers")
+    verifiers = left.multiselect("Verifiers", names, key="run_verifiers")
+    decomposers = middle.multiselect("Decomposers", names, key="run_decomposers")
+    entailers = right.multiselect("Entailment judges", names, key="run_entailers")
     configurations, refused = chosen_configurations(judges, verifiers, decomposers, entailers)
     if configurations:
         st.caption("Configurations: " + ", ".join(f"`{c.id}`" for c in configurations))

@@ -84,6 +84,13 @@ def finished_run(app, project):
     return app.run()
 
 
+def test_the_judges_chosen_are_still_there_after_a_visit_to_another_page(page):
+    every = list(page.multiselect(key="run_verifiers").options)  # the one judge, and gold
+    page.multiselect(key="run_verifiers").set_value(every).run()
+    app = page.switch_page("pages/admin.py").run().switch_page("pages/judges.py").run()
+    assert list(app.multiselect(key="run_verifiers").value) == every and len(every) == 2
+
+
 def test_judges_of_the_toml_are_listed_with_the_key_variable_named_not_its_value(page):
     [row] = page.dataframe[0].value.to_dict("records")
     assert (row["judge"], row["model"], row["max concurrency"]) == ("j", "test-model", 2)

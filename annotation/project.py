@@ -161,6 +161,21 @@ def prepare_media(store: ProjectStore, name: str, *, sound_view: bool = True) ->
     return store.media(name)
 
 
+def decoded_short(media: MediaFile) -> str | None:
+    """Why `media`'s proxy is shorter than its header says (by over a second and 2 %), or None: a
+    truncated or damaged file whose header still states its whole length. Citations are checked
+    against the header, so one past what decodes is valid and will not play."""
+    if not media.proxy_path or not media.duration_s:
+        return None
+    decoded = probe_media(Path(media.proxy_path)).duration_s or 0.0
+    if media.duration_s - decoded <= max(1.0, 0.02 * media.duration_s):
+        return None
+    return (
+        f"{media.name}: its header says {media.duration_s:.1f} s, but only {decoded:.1f} s could be decoded "
+        f"(a truncated or damaged file?): citations past {decoded:.1f} s are valid and will not play"
+    )
+
+
 def unprepared_media(store: ProjectStore) -> list[str]:
     """The registered media whose proxy is not made (or no longer there): an import interrupted
     while preparing, or made with --no-prepare. (The sound view is checked by `prepare_media`.)"""

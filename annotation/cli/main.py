@@ -30,7 +30,7 @@ def _fail(message: str) -> int:
 
 
 def cmd_import(args) -> int:
-    from annotation.project import import_into, prepare_media, unprepared_media
+    from annotation.project import decoded_short, import_into, prepare_media, unprepared_media
 
     missing = [p for p in args.files if not Path(p).is_file()]
     if missing or (args.model is not None and not args.model.strip()):
@@ -71,7 +71,9 @@ def cmd_import(args) -> int:
             # the new media, and any an earlier import left unprepared (interrupted, or --no-prepare)
             for name in dict.fromkeys([*report.media, *unprepared_media(store)]):
                 print(f"preparing {name} (annotation proxy, sound view)…", file=sys.stderr)
-                prepare_media(store, name)
+                short = decoded_short(prepare_media(store, name))
+                if short is not None:
+                    report.notes.append(short)
         except KeyboardInterrupt:
             print(imported)
             print(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_in_process, run_process
-from media_fixtures import make_indexed_video
+from media_fixtures import make_indexed_video, run_ffmpeg
 
 from annotation.store.project_store import ProjectStore
 
@@ -160,6 +160,24 @@ def test_records_that_read_their_response_otherwise_are_imported_and_named_in_a_
         f"note: 1 record(s) give other citations than their response's sentences hold (as the tool reads "
         f"them from the text): each is scored on its own: r2 (human:dave, {records})",
     ]  # erin reads r2 as the tool does: no note
+
+
+def test_a_truncated_video_whose_header_states_its_whole_length_is_named_in_a_note(tmp_path):
+    # CLI walk: half the bytes of a faststart mp4 imported as 120 s; its proxy held 58.8 s
+    whole = tmp_path / "whole.mp4"
+    run_ffmpeg(
+        "-f", "lavfi", "-i", "testsrc=size=160x120:rate=10:duration=20", "-c:v", "libx264", "-preset", "ultrafast",
+        "-pix_fmt", "yuv420p", "-movflags", "+faststart", str(whole),
+    )  # fmt: skip
+    (tmp_path / "media").mkdir()
+    (tmp_path / "media" / "half.mp4").write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
+    gen = write_jsonl(
+        tmp_path / "gen.jsonl", [row("r1", video="half.mp4", text="It moves (visual, 0:15). Answer: A")]
+    )
+    result = import_files(tmp_path / "p", gen, "--media-root", tmp_path / "media")
+    assert result.returncode == 0, result.stderr
+    [note] = [line for line in result.stderr.splitlines() if line.startswith("note: ")]
+    assert note.startswith("note: half.mp4: its header says 20.0 s, but only ") and "will not play" in note
 
 
 def test_missing_input_file_is_exit_2(tmp_path):

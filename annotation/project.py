@@ -358,7 +358,8 @@ def _reading_notes(store: ProjectStore, records: list[tuple[EvaluationRecord, st
         if [s.text.strip() for s in record.sentences] != [s.text.strip() for s in own]:
             other_split.append(named)
         elif any(
-            _read(a.citations) != _read(b.citations) for a, b in zip(record.sentences, own, strict=True)
+            _citation_reading(a.citations) != _citation_reading(b.citations)
+            for a, b in zip(record.sentences, own, strict=True)
         ):
             other_citations.append(named)
     notes = []
@@ -375,7 +376,7 @@ def _reading_notes(store: ProjectStore, records: list[tuple[EvaluationRecord, st
     return notes
 
 
-def _read(citations) -> list[tuple]:
+def _citation_reading(citations) -> list[tuple]:
     """What a sentence's citations say: each one's validity and, when valid, what it cites."""
     return [(c.valid, c.modality, c.start, c.end) if c.valid else (False,) for c in citations]
 

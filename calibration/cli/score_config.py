@@ -178,9 +178,12 @@ def _configuration_and_judges(args, problems: list[Problem]):
     return cfg, judges
 
 
-def _import_and_run(args, cfg, judges, paths: list[Path], ids: list[str], problems: list[Problem]):
+def _import_and_run(
+    args, cfg, judges, paths: list[Path], ids: list[str], problems: list[Problem], notes: list[str]
+):
     """Import the files into the project and run the calibrated judges on `ids`: the runner's
-    report, or None with the problems appended."""
+    report, or None with the problems appended. A note says how many of `ids` already had a record
+    of the configuration: the run's records take their place (latest wins)."""
     from annotation.project import import_into
     from calibration.judges.judges_file import parse_configuration
     from calibration.judges.runner import run_configurations
@@ -194,6 +197,12 @@ def _import_and_run(args, cfg, judges, paths: list[Path], ids: list[str], proble
     except InputError as exc:
         problems.extend(exc.problems)
         return None
+    had = store.latest_record_ids(cfg.source, ids)
+    if had:  # an imported record, or one judged before: what a sweep or an export read until now
+        notes.append(
+            f"note: {len(had)} of these {len(ids)} responses already had a record of {cfg.source}: "
+            "this run's records are now the ones in force (a sweep or export made before read the earlier ones)"
+        )
     try:
         configuration = parse_configuration(cfg.configuration, judges)
         used = {name: judges[name] for name in configuration.judge_names}
@@ -214,7 +223,7 @@ def score_with_config(args, problems: list[Problem], notes: list[str]) -> tuple[
     cfg, judges = _configuration_and_judges(args, problems)
     paths = [Path(name) for name in args.files]
     ids = _response_ids(paths, problems)
-    report = None if problems else _import_and_run(args, cfg, judges, paths, ids, problems)
+    report = None if problems else _import_and_run(args, cfg, judges, paths, ids, problems, notes)
     if report is None:
         return [], False
     notes.append(

@@ -136,6 +136,8 @@ def test_scoring_the_same_file_again_makes_no_new_request(tmp_path, media, files
     code, out, err = score_cli(tmp_path, media, *files, capsys)
     assert (code, len(server.log)) == (0, asked)
     assert "calls made 0, cache hits 19" in err and "judge:j+j+j  individual          2    0.8333" in out
+    # CLI walk: the records of a first scoring (or imported ones) were replaced without a word
+    assert "note: 2 of these 2 responses already had a record of judge:j+j+j: this run's records" in err
 
 
 def test_responses_whose_calls_fail_get_no_score_and_exit_1(tmp_path, media, files, server, capsys):

@@ -19,7 +19,7 @@ from annotation.store.project_store import ProjectStore
 from annotation.work.labels import annotator_records, labels_by_unit
 
 pytestmark = needs_chromium
-RACER, TYPIST, DOUBTER = "rita", "tom", "uma"
+RACER, TYPIST, DOUBTER, DRAFTER = "rita", "tom", "uma", "vic"
 DELAYS_MS = (0, 50, 100, 250)
 # Before the fix every confirm at 0-250 ms lost its last keystrokes (4 of 4, issue 22), so three
 # per delay catch it; the 25-per-delay stress (100 confirms, ~2 min) is
@@ -35,7 +35,7 @@ FOCUSED_JS = "n => document.activeElement?.placeholder === `Fact ${n}`"
 @pytest.fixture(scope="module")
 def demo(module_demo):
     store = ProjectStore.open(module_demo)
-    for name in (RACER, TYPIST, DOUBTER):
+    for name in (RACER, TYPIST, DOUBTER, DRAFTER):
         add_account(store, name, "annotator", name)
     return store
 
@@ -161,3 +161,24 @@ def test_cant_tell_by_key_is_null_in_the_export_and_gold_counts_only_decided_ans
     }
     gold = project_state(demo).gold
     assert all(v.values.get(DOUBTER) is not None for v in gold.values if DOUBTER in v.values)
+
+
+def test_a_fact_typed_then_left_by_an_undo_is_there_when_its_question_comes_back(demo, server):
+    # walk of the app: the undo's run did not draw the field, Streamlit dropped its value, and the
+    # empty list came back and was saved over the draft
+    with chromium_page(viewport_height=900, viewport_width=1440) as page:
+        sign_in_by_cookie(page, server, demo, DRAFTER)
+        first = to_first_fact_question(page)
+        press(page, "Control+Enter")  # the proposal of the first verifiable sentence
+        page.wait_for_function(SETTLED_JS, polling=POLL_MS)
+        second = page.evaluate(QUESTION_JS)
+        assert second.endswith("|facts") and second != first, second
+        page.wait_for_function(FOCUSED_JS, arg=1, polling=POLL_MS)
+        page.keyboard.press("Control+a")
+        page.keyboard.type("A fact typed and left unconfirmed.")
+        page.get_by_text("Draft saved at", exact=False).wait_for()
+        page.keyboard.press("Escape")
+        assert press(page, "u") == second and page.evaluate(QUESTION_JS) == first
+        press(page, "Control+Enter")  # the first list again: the second question is back
+        page.wait_for_function(FOCUSED_JS, arg=1, polling=POLL_MS)
+        assert page.evaluate("() => document.activeElement.value") == "A fact typed and left unconfirmed."

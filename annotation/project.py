@@ -350,15 +350,15 @@ def _reading_notes(store: ProjectStore, records: list[tuple[EvaluationRecord, st
     sentence split (kept, as PROTOCOL §5 allows: such a record is scored on its own sentences and
     left out of gold and agreement, `protocol/same_sentence.py`), or the same sentences with other
     citations (e.g. one the tool reads as invalid, past the video's end, given as valid)."""
-    sentences = store.responses_sentences(record.response_id for record, _ in records)
+    sentences = store.responses_sentence_dicts(record.response_id for record, _ in records)
     other_split, other_citations = [], []
     for record, path in records:
         own = sentences.get(record.response_id, [])
         named = f"{record.response_id} ({record.source}, {path})"
-        if [s.text.strip() for s in record.sentences] != [s.text.strip() for s in own]:
+        if [s.text.strip() for s in record.sentences] != [s["text"].strip() for s in own]:
             other_split.append(named)
         elif any(
-            _citation_reading(a.citations) != _citation_reading(b.citations)
+            [_reading(c.to_dict()) for c in a.citations] != [_reading(c) for c in b.get("citations", [])]
             for a, b in zip(record.sentences, own, strict=True)
         ):
             other_citations.append(named)
@@ -376,9 +376,14 @@ def _reading_notes(store: ProjectStore, records: list[tuple[EvaluationRecord, st
     return notes
 
 
-def _citation_reading(citations) -> list[tuple]:
-    """What a sentence's citations say: each one's validity and, when valid, what it cites."""
-    return [(c.valid, c.modality, c.start, c.end) if c.valid else (False,) for c in citations]
+def _reading(citation: dict) -> tuple:
+    """What a citation (`Citation.to_dict`) says: what it cites when valid; an invalid one only that
+    it is invalid (its raw text and reason are whoever's words)."""
+    return (
+        (citation["modality"], citation["start"], citation["end"])
+        if citation.get("valid", True)
+        else (False,)
+    )
 
 
 def _plan(target: _Target, paths: list[Path], options: dict, model: str | None = None) -> _Plan:

@@ -477,8 +477,13 @@ class ProjectStore:
     def responses_sentences(self, response_ids: Iterable[str]) -> dict[str, list[Sentence]]:
         """{response: its sentences} of the known `response_ids`, in one query (4,000 one by one
         cost ≈ 0.3 CPU s of reading 0.45 s)."""
-        found = self._response_sentences(self.database.connection, response_ids)
+        found = self.responses_sentence_dicts(response_ids)
         return {rid: [Sentence.from_dict(s) for s in sentences] for rid, sentences in found.items()}
+
+    def responses_sentence_dicts(self, response_ids: Iterable[str]) -> dict[str, list[dict]]:
+        """`responses_sentences` as stored (`Sentence.to_dict`), nothing decoded: for a comparison
+        over many responses (building their citations costs 5× the read)."""
+        return self._response_sentences(self.database.connection, response_ids)
 
     # -- records (imported or produced by judges; append-only, latest wins) ----------------
     # Stored compact (`_compact`): a record keeps only what its response's sentences do not hold.

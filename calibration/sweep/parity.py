@@ -84,8 +84,8 @@ def _open_only_where_told(fact, sentence) -> bool:
     if given is None:
         return False
     for task, kind, j in entailment_questions(fact, sentence):
-        values = [given.all] if j is None else getattr(given, kind)
-        value = values[0] if j is None else (values[j] if j < len(values) else None)
+        values = getattr(given, kind)
+        value = values if j is None else (values[j] if j < len(values) else None)
         if value is None and not str(notes.get(task.value_name, "")).startswith("can't tell"):
             return False
     return True

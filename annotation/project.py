@@ -335,10 +335,11 @@ def _write(store: ProjectStore, plan: _Plan, media_root: Path | None) -> ImportR
                 report.responses += store.add_responses([(r, s) for r, s, _ in items], imported_from=path)
             for path, items in groupby(plan.records, key=lambda item: item[1]):
                 report.records += store.add_records([record for record, _ in items], imported_from=path)
+            # inside the transaction: a Ctrl-C while they are read still leaves nothing imported
+            report.notes = _reading_notes(store, plan.records)
     except ValueError as exc:  # another process added a clashing response since the check
         raise InputError(str(exc), path=store.db_path.name, field="id") from None
     report.media = sorted({response.video for response, _, _ in plan.responses})
-    report.notes = _reading_notes(store, plan.records)
     return report
 
 

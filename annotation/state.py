@@ -78,7 +78,8 @@ class ResponseState:
 class ProjectState:
     """A project as of `revision` (see module doc). `labels`: every current label event, by id;
     `annotators`: the `human:*` records by source, then response (import order); `gold`: the gold
-    set — values of the labelled responses in import order, records of every response with gold;
+    set — values of the labelled responses in import order, records of every response with gold
+    (the labelled ones whose stage-1 and stage-2 gold is decided; the others are `gold.awaiting`);
     `judges`: the stored judge records, read on first use. `responses` holds each labelled
     response's share, `order` the import order, `imported` the imported annotator and gold records
     by response: what the next revision starts from."""
@@ -103,8 +104,9 @@ class ProjectState:
         for part in self._parts():
             self.gold.values.extend(part.gold.values)
             self.gold.records.extend(part.gold.records)
-        have = {r.response_id for r in self.gold.records}
-        self.gold.records.extend(r for rid, r in self.imported[1].items() if rid not in have)
+            self.gold.awaiting.update(part.gold.awaiting)
+        # an imported gold record stands for a response nobody labelled here (not one awaiting gold)
+        self.gold.records.extend(r for rid, r in self.imported[1].items() if rid not in self.responses)
         self.gold.records.sort(key=lambda r: self.order.get(r.response_id, 0))
 
     def _parts(self) -> list[ResponseState]:
@@ -186,7 +188,10 @@ def derive_response(
     indexed = ResponseLabels(labels)
     own = indexed.records(response_id, sentences, imported_humans)
     first = derive_gold(own, rulings, **options)
-    gold_record = first.records[0] if first.records else imported_gold
+    # gold as decided so far: people may have answered about the gold facts of a response that
+    # still awaits another sentence's ruling
+    waiting = first.awaiting.get(response_id)
+    gold_record = first.records[0] if first.records else waiting.record if waiting else imported_gold
     if not indexed.judge_gold_facts(sentences, gold_record):
         return ResponseState(labels, tuple(own), first)  # the second pass would add nothing
     about_gold = indexed.records(response_id, sentences, imported_humans, gold_record)

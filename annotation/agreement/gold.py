@@ -25,6 +25,13 @@ clusters more than half of the decomposers stated. Stage 3 is decided on the que
 asked (`protocol.questions.entailment_questions`) about each gold fact, counting every member of its cluster
 who answered the same question (`entailment_answers.py`); the others are derived (PROTOCOL §2).
 
+A response gets a gold record only once every stage-1 and stage-2 value its score is read from is
+decided: a sentence's `verifiable`, and the fact list of a verifiable sentence with a valid
+citation. Until then it is *awaiting* (`GoldSet.awaiting`: what it waits for) and has no record —
+its MURGAT-S is undetermined (PROTOCOL §3), so it must not be scored, correlated or exported as if
+an undecided sentence were not verifiable or had no facts. An unresolved stage-3 value leaves its
+fact undetermined instead, as the scorer reads a null.
+
 Provenance strings: "unanimous 3/3", "majority 2/3", "adjudicated:ada" or
 "adjudicated:ada:annotator error", "derived (PROTOCOL §2)", "unresolved: …". A gold fact's
 provenance also lists its cluster's `wordings` (author, text, citations).
@@ -154,12 +161,26 @@ class GoldValue:
         return sorted(n for n, ms in self.spent_ms.items() if ms is not None and ms < FAST_MS)
 
 
+@dataclass(frozen=True)
+class Awaiting:
+    """A response whose gold is not decided yet (module doc): what it waits for ("sentence 2:
+    verifiable"), and its record as decided so far — undecided values null, an undecided fact
+    list empty — which is never scored: a staged campaign's people answer about its gold facts."""
+
+    undecided: tuple[str, ...]
+    record: EvaluationRecord
+
+
 @dataclass
 class GoldSet:
+    """`records`: one per response whose stage-1 and stage-2 gold is decided; `awaiting`: the
+    others, by response id (module doc)."""
+
     rule: str
     auto_accept_unanimous: bool
     values: list[GoldValue] = field(default_factory=list)
     records: list[EvaluationRecord] = field(default_factory=list)
+    awaiting: dict[str, Awaiting] = field(default_factory=dict)
 
     def disputes(self, open_only: bool = False) -> list[GoldValue]:
         """Disputed values, lowest agreement first (ties in response/sentence order);
@@ -170,6 +191,21 @@ class GoldSet:
     def counts(self) -> dict[str, int]:
         """How many values came from each kind of provenance (PROVENANCE_KINDS)."""
         return dict(Counter(v.provenance_kind for v in self.values))
+
+    def awaiting_note(self) -> str | None:
+        """What a reader of the gold records is told of the responses left without one (None:
+        every labelled response has its record)."""
+        return awaiting_note(len(self.awaiting))
+
+
+def awaiting_note(n_awaiting: int) -> str | None:
+    """`GoldSet.awaiting_note` of `n_awaiting` responses."""
+    if not n_awaiting:
+        return None
+    return (
+        f"{n_awaiting} labelled response(s) await a ruling or labels on stage 1 or 2 (Disputes): "
+        "no gold record yet, left out"
+    )
 
 
 def decide(
@@ -567,9 +603,23 @@ def _derive_gold(records, rulings, rule, auto_accept_unanimous, spent_ms, answer
         )
         base = by_name[min(by_name)].sentences
         sentences = [deriver.sentence(i, s) for i, s in enumerate(base)]
-        gold.records.append(EvaluationRecord(response_id, "gold", sentences))
+        undecided = tuple(
+            f"sentence {v.sentence}: {v.question}"
+            for v in deriver.values
+            if v.value is None and v.question in _SCORED_AS_A_WHOLE
+        )
+        record = EvaluationRecord(response_id, "gold", sentences)
+        if undecided:
+            gold.awaiting[response_id] = Awaiting(undecided, record)
+        else:
+            gold.records.append(record)
         gold.values.extend(deriver.values)
     return gold
+
+
+# the values a response's score cannot be read without (a fact list is only asked of a verifiable
+# sentence with a valid citation); an undecided stage-3 value leaves only its fact undetermined
+_SCORED_AS_A_WHOLE = frozenset({"verifiable", "facts"})
 
 
 # -- the store edge ---------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import json
 import pytest
 from app_support import click, components, shown_text, signed_in_app, tiny_project
 
+from annotation.agreement.gold import adjudicate
 from annotation.protocol.ids import Unit
 from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
@@ -26,6 +27,10 @@ def write_labels(store) -> None:
         store.events.append(
             who, "r2", Unit.of_fact(0, LIGHT[0]["text"], [0]), "all", supported, spent_ms=3000
         )
+    # the other sentences, reasoning to both: a response gets a gold record once all of it is decided
+    for who in ("ann", "bob"):
+        for response_id, unit in (("r1", "s1"), ("r1", "s2"), ("r2", "s1")):
+            store.events.append(who, response_id, unit, "verifiable", False, spent_ms=800)
 
 
 @pytest.fixture
@@ -308,8 +313,10 @@ def test_response_filter_keeps_only_that_responses_disputes_and_the_url_holds_it
 
 
 def decomposition_dispute(monkeypatch, project, texts=("A man points.", "A man points at the door.")):
-    """ann and bob split r1's second sentence as `texts` say; the page shows the facts disputes."""
+    """ann and bob split r1's second sentence as `texts` say; the page shows the facts disputes.
+    r1's first sentence is ruled (not verifiable), so a ruled fact list gives r1 its gold record."""
     store = store_of(project)
+    adjudicate(store, "ada", "r1", "s0", "verifiable", False)
     for who, text in zip(("ann", "bob"), texts, strict=True):
         store.events.append(who, "r1", "s1", "verifiable", True)
         store.events.append(who, "r1", "s1", "facts", [{"text": text, "citations": [0]}])
@@ -394,7 +401,7 @@ def test_typed_facts_are_shown_as_text_never_as_markup(monkeypatch, project):
 
 def test_a_ruling_reaches_the_projects_gold_records_without_a_publish_step(monkeypatch, project):
     app = disputes_page(monkeypatch, project, "boss")
-    click(app, "rule:True")
+    click(app, "rule:False")
     current = {r.response_id: r for r in project_state(store_of(project)).gold.records}
     assert sorted(current) == ["r1", "r2"]
     assert current["r1"].sentences[0].provenance["verifiable"] == "adjudicated:boss"

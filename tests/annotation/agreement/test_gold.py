@@ -50,7 +50,7 @@ def value_of(gold, question, sentence=0, rid="r1"):
 
 # -- rules and provenance -----------------------------------------------------------------------
 def test_unanimous_value_is_accepted_with_its_provenance():
-    gold = derive_gold([record(n, True) for n in ("alice", "bob", "carol")])
+    gold = derive_gold([record(n, True, [fact("A man points.")]) for n in ("alice", "bob", "carol")])
     verifiable = value_of(gold, "verifiable")
     assert (verifiable.value, verifiable.provenance) == (True, "unanimous 3/3")
     assert gold.records[0].sentences[0].provenance["verifiable"] == "unanimous 3/3"
@@ -67,7 +67,9 @@ def test_unanimity_rule_leaves_a_disputed_unit_unresolved():
     verifiable = value_of(gold, "verifiable")
     assert verifiable.value is None
     assert verifiable.provenance == "unresolved: disputed 2/3"
-    assert gold.records[0].sentences[0].verifiable is None
+    # no gold record to score until it is ruled: its MURGAT-S is undetermined (PROTOCOL §3)
+    assert gold.records == [] and gold.awaiting["r1"].undecided == ("sentence 0: verifiable",)
+    assert gold.awaiting["r1"].record.sentences[0].verifiable is None
 
 
 def test_a_tie_stays_unresolved_under_the_majority_rule():
@@ -111,7 +113,9 @@ def test_under_majority_a_disputed_fact_list_keeps_the_facts_most_decomposers_ga
 
 def test_under_unanimity_a_disputed_fact_list_gives_no_facts():
     records = [record("alice", True, [fact("A man points.")]), record("bob", True, [fact("He talks.", [1])])]
-    sentence = derive_gold(records, rule="unanimity").records[0].sentences[0]
+    gold = derive_gold(records, rule="unanimity")
+    assert gold.records == [] and gold.awaiting["r1"].undecided == ("sentence 0: facts",)
+    sentence = gold.awaiting["r1"].record.sentences[0]
     assert sentence.facts == []
     assert sentence.provenance["facts"] == "unresolved: disputed 1/2"
 
@@ -228,15 +232,17 @@ def store(tmp_path):
         store.add_user(name, role, None)
     store.events.append("alice", "r1", "s0", "verifiable", True, spent_ms=4000)
     store.events.append("bob", "r1", "s0", "verifiable", False, spent_ms=1200)
+    for name in ("alice", "bob"):  # both sentences labelled: gold awaits nothing but the dispute
+        store.events.append(name, "r1", "s1", "verifiable", False, spent_ms=900)
     return store
 
 
 def test_an_adjudicated_value_wins_and_appears_in_the_gold_export_with_its_provenance(store, tmp_path):
-    adjudicate(store, "ada", "r1", Unit.of_sentence(0), "verifiable", True, "guideline gap")
+    adjudicate(store, "ada", "r1", Unit.of_sentence(0), "verifiable", False, "guideline gap")
     write_records_jsonl(project_state(store).gold.records, tmp_path / "gold.jsonl")
     (exported,) = read_records_file(tmp_path / "gold.jsonl").items
     assert exported.source == "gold"
-    assert exported.sentences[0].verifiable is True
+    assert exported.sentences[0].verifiable is False
     assert exported.sentences[0].provenance["verifiable"] == "adjudicated:ada:guideline gap"
 
 
@@ -324,10 +330,20 @@ def test_imported_gold_counts_only_for_responses_nobody_labelled_in_the_project(
             EvaluationRecord("r1", "gold", [Sentence("Imported, outvoted.", False)]),
         ]
     )
-    adjudicate(store, "ada", "r1", "s0", "verifiable", True)
+    adjudicate(store, "ada", "r1", "s0", "verifiable", False)
     by_response = {r.response_id: r for r in project_state(store).gold.records}
     assert by_response["r9"].sentences[0].text == "Unlabelled."
     assert by_response["r1"].sentences[0].provenance["verifiable"] == "adjudicated:ada"
+
+
+def test_a_labelled_response_awaiting_a_ruling_has_no_gold_record_not_even_an_imported_one(store):
+    store.add_records([EvaluationRecord("r1", "gold", [Sentence("Imported.", False)])])
+    gold = project_state(store).gold  # alice and bob disagree on sentence 0, nobody ruled
+    assert gold.records == [] and gold.awaiting["r1"].undecided == ("sentence 0: verifiable",)
+    adjudicate(store, "ada", "r1", "s0", "verifiable", False)
+    (ruled,) = project_state(store).gold.records
+    assert ruled.sentences[0].provenance["verifiable"] == "adjudicated:ada"
+    assert project_state(store).gold.awaiting == {}
 
 
 def test_gold_csv_values_are_json():
@@ -367,7 +383,8 @@ def test_without_auto_acceptance_a_fact_list_everyone_gave_in_other_words_waits_
     gold = derive_gold(records, confirmed, auto_accept_unanimous=False)
     facts = value_of(gold, "facts")
     assert (facts.value, facts.provenance) == (None, "unresolved: unanimous 2/2, awaiting confirmation")
-    assert facts in gold.disputes() and gold.records[0].sentences[0].facts == []
+    assert facts in gold.disputes() and gold.awaiting["r1"].record.sentences[0].facts == []
+    assert gold.records == []
 
 
 def test_each_kind_of_provenance_is_counted_from_its_kind_not_its_words():

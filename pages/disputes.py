@@ -92,6 +92,9 @@ def downloads(store) -> None:
         "Gold is derived from the current labels and rulings whenever it is read: staged "
         "campaigns, Calibrate and every export see a ruling as soon as it is made."
     )
+    waiting = current_state(store).gold.awaiting_note()
+    if waiting:
+        st.caption(f"Gold records: {waiting}.")
 
 
 # -- admin settings -----------------------------------------------------------------------------

@@ -125,6 +125,8 @@ def cmd_gold(args) -> int:
         return _fail(f"nothing written to {args.out}: {exc}")
     counts = ", ".join(f"{kind} {n}" for kind, n in sorted(gold.counts().items()))
     print(f"wrote {count} gold record(s) to {args.out} (rule: {gold.rule}; values: {counts or 'none'})")
+    if gold.awaiting_note():
+        print(f"note: {gold.awaiting_note()}", file=sys.stderr)
     if args.csv:
         rows = write_gold_csv(gold.values, Path(args.csv))
         print(f"wrote {rows} row(s) to {args.csv}")

@@ -94,6 +94,7 @@ def cmd_import(args) -> int:
 def cmd_export(args) -> int:
     from annotation.formats.readers import write_records_jsonl
     from annotation.project import export_records
+    from annotation.state import project_state
     from annotation.store.project_store import ProjectStore
 
     try:
@@ -107,6 +108,9 @@ def cmd_export(args) -> int:
         return _fail(f"nothing written to {args.out}: {exc}")
     sources = sorted({r.source for r in records})
     print(f"wrote {count} record(s) from {len(sources)} source(s) to {args.out}: {', '.join(sources)}")
+    waiting = project_state(store).gold.awaiting_note() if args.source in ("all", "gold") else None
+    if waiting:
+        print(f"note: gold: {waiting}", file=sys.stderr)
     return 0
 
 

@@ -262,6 +262,7 @@ def sweep_with_args(args, inputs: SweepInputs, judges, sources=None, rank_interv
         judged=judged,
         rank_intervals_now=rank_intervals_now,
         judge_forms=inputs.judge_forms,
+        awaiting_gold=inputs.awaiting_gold,
     )
 
 

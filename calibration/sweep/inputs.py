@@ -31,6 +31,7 @@ class SweepInputs(NamedTuple):
     judges: list[EvaluationRecord]
     judged: dict[str, list[str]] | None = None
     judge_forms: dict[tuple[str, str], list] | None = None
+    awaiting_gold: list[str] | None = None  # a project's labelled responses without gold yet
 
 
 class _Locator:
@@ -133,7 +134,7 @@ def inputs_from_state(state) -> SweepInputs:
             _gold_judges[key] = found
             while len(_gold_judges) > KEPT_JUDGES:
                 _gold_judges.popitem(last=False)
-    return SweepInputs(gold, state.annotators, *found)
+    return SweepInputs(gold, state.annotators, *found, sorted(state.gold.awaiting))
 
 
 def _read_gold_judges(state, gold, known) -> tuple[list[EvaluationRecord], dict[str, list[str]], dict]:

@@ -59,6 +59,7 @@ def _sweep_of(state, key: tuple, settings: dict) -> SweepReport:
             humans=inputs.humans,
             judged=inputs.judged,
             judge_forms=inputs.judge_forms,
+            awaiting_gold=inputs.awaiting_gold,
             n_boot=settings["n_boot"],
             folds=settings["folds"],
             seed=settings["seed"],

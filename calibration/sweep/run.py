@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
+from annotation.agreement.gold import awaiting_note
 from annotation.formats.json_values import json_safe
 from annotation.protocol.errors import InputError, Problem
 from annotation.protocol.ids import source_kind
@@ -378,6 +379,7 @@ def run_sweep(
     judged: dict[str, list[str]] | None = None,
     rank_intervals_now: bool = False,
     judge_forms: dict[tuple[str, str], list] | None = None,
+    awaiting_gold: list[str] | None = None,
 ) -> SweepReport:
     """Sweep every judge source × precision mode against gold (see the module docstring).
 
@@ -390,7 +392,9 @@ def run_sweep(
     `rank_intervals_now`: work the rank correlations' intervals out now, with the sweep's
     resamples (for a caller that shows them all), not when first asked; `judge_forms`
     ({(source, response): score form}, a project's stored forms of `judges`) scores those records
-    from their forms, the same numbers without walking them;
+    from their forms, the same numbers without walking them; `awaiting_gold` (a project's labelled
+    responses whose gold awaits a stage-1 or stage-2 decision, `GoldSet.awaiting`) are counted in
+    `gold` and a note: they have no gold record, so they are left out;
     Raises InputError (locations like '<judges>,
     entry 3') for: no gold or no judges, gold from several sources, a gold record among the judges,
     a non-human source among `humans`, a repeated (response, source), an unknown mode, or a record
@@ -415,11 +419,24 @@ def run_sweep(
             judged,
             rank_intervals_now,
             judge_forms,
+            sorted(awaiting_gold or ()),
         )
 
 
 def _run_sweep(
-    gold, judges, modes, humans, n_boot, folds, seed, alpha, epsilon, judged, rank_intervals_now, judge_forms
+    gold,
+    judges,
+    modes,
+    humans,
+    n_boot,
+    folds,
+    seed,
+    alpha,
+    epsilon,
+    judged,
+    rank_intervals_now,
+    judge_forms,
+    awaiting_gold,
 ) -> SweepReport:
     gold_by, judges_by, humans_by = _check_inputs(gold, judges, humans, modes, judged)
     ((gold_source, gold_records),) = gold_by.items()
@@ -441,13 +458,20 @@ def _run_sweep(
     ]
     gold_undetermined = {mode: gold_scores.undetermined[(gold_source, mode)] for mode in modes}
     _undetermined_notes(gold_undetermined, tables[modes[0]].reason, notes)
+    if awaiting_gold:
+        notes.append(f"gold: {awaiting_note(len(awaiting_gold))}")
     return SweepReport(
         configs=configs,
         best=None if decided.best is None else configs[decided.best],
         best_set=[{"source": c.source, "precision_mode": c.precision_mode} for c in configs if c.in_best_set],
         selection=_selection(X, Y, folds, seed, [c.name for c in configs], notes),
         sources=_sources_and_notes(judges_by, humans_by, ids, notes, judged),
-        gold={"source": gold_source, "n_responses": len(ids), "undetermined": gold_undetermined},
+        gold={
+            "source": gold_source,
+            "n_responses": len(ids),
+            "undetermined": gold_undetermined,
+            "awaiting": awaiting_gold,
+        },
         annotators=annotator_rows(tables),
         stages=stage_losses(list(gold_records.values()), judges, judged=judged),
         settings=_settings(modes, n_boot, folds, seed, alpha, epsilon),

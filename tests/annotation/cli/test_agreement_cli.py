@@ -105,3 +105,29 @@ def test_an_adjudicated_dispute_appears_in_the_gold_export_with_its_provenance(d
     assert sentence.verifiable is ruled
     assert sentence.provenance["verifiable"] == "adjudicated:ada:annotator error"
     assert "adjudicated:ada:annotator error" in csv_out.read_text(encoding="utf-8")
+
+
+def test_gold_and_export_leave_out_the_responses_awaiting_a_ruling_and_say_how_many(
+    demo_copy, tmp_path, capsys
+):
+    from cli_support import run_in_process
+
+    store = ProjectStore.open(demo_copy)
+    store.set_setting("gold_rule", "unanimity")  # the demo's annotators disagree on some sentences
+    gold = project_state(store).gold
+    decided = sorted(r.response_id for r in gold.records)
+    assert gold.awaiting and decided and not set(gold.awaiting) & set(decided)
+    waiting = (
+        f"{len(gold.awaiting)} labelled response(s) await a ruling or labels on stage 1 or 2 (Disputes): "
+        "no gold record yet, left out"
+    )
+    out = tmp_path / "gold.jsonl"
+    assert run(["gold", "--project", str(demo_copy), "--out", str(out)]) == 0
+    assert sorted(r.response_id for r in read_records_file(out).items) == decided
+    assert f"note: {waiting}" in capsys.readouterr().err
+    exported = tmp_path / "export.jsonl"
+    done = run_in_process(
+        "annotation", "export", "--project", demo_copy, "--out", exported, "--source", "gold"
+    )
+    assert done.returncode == 0 and f"note: gold: {waiting}" in done.stderr
+    assert sorted(r.response_id for r in read_records_file(exported).items) == decided

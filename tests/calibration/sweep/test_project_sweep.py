@@ -70,3 +70,20 @@ def test_a_page_that_starts_the_new_sweep_itself_gets_the_last_report_and_nothin
     background_sweep(demo, settings).result()
     fresh = latest_project_sweep(demo, settings, start=False)
     assert fresh.fresh and fresh.report is project_sweep(demo, settings) is not first.report
+
+
+def test_responses_whose_gold_awaits_a_ruling_are_left_out_of_the_sweep_and_counted(demo_copy):
+    store = ProjectStore.open(demo_copy)
+    store.set_setting("gold_rule", "unanimity")  # the demo's annotators disagree on some sentences
+    state = project_state(store)
+    waiting = sorted(state.gold.awaiting)
+    assert waiting and state.gold.records
+    report = project_sweep(store, SETTINGS)
+    assert report.gold["awaiting"] == waiting
+    assert report.gold["n_responses"] == len(state.gold.records)
+    assert not set(waiting) & set(report.scores[("gold", "individual")])  # never scored, not even 0
+    assert (
+        f"gold: {len(waiting)} labelled response(s) await a ruling or labels on stage 1 or 2 (Disputes): "
+        "no gold record yet, left out"
+    ) in report.notes
+    store.close()

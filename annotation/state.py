@@ -165,6 +165,12 @@ class ProjectState:
     def gold_by_response(self) -> dict[str, EvaluationRecord]:
         return {r.response_id: r for r in self.gold.records}
 
+    def gold_so_far_by_response(self) -> dict[str, EvaluationRecord]:
+        """`gold_by_response` and the records as decided so far of the responses awaiting gold: what
+        a staged campaign asks stage 3 about (a sentence's gold facts need not wait for another
+        sentence's ruling; what is undecided is asked about once it is decided)."""
+        return {rid: waiting.record for rid, waiting in self.gold.awaiting.items()} | self.gold_by_response()
+
 
 # -- derivation --------------------------------------------------------------------------------
 def derive_response(

@@ -34,7 +34,7 @@ def snapshot(store, who: str) -> queues.Queue:
     if cached is not None and cached[0] == key and not st.session_state.pop("queue_dirty", False):
         return cached[1]
     staged = normalise_campaign_mode(key[3]) == "staged"
-    gold = current_state(store).gold_by_response() if staged else {}
+    gold = current_state(store).gold_so_far_by_response() if staged else {}
     queue = queues.read_queue(store, who, gold)
     st.session_state["queue"] = (key, queue)
     return queue

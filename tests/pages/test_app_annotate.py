@@ -16,6 +16,7 @@ from app_support import (
 
 from annotation.protocol.ids import Task, Unit
 from annotation.protocol.records import EvaluationRecord, Fact, Sentence
+from annotation.state import project_state
 from annotation.work.drafts import load_draft
 from annotation.work.labels import labels_by_unit
 from pages.widgets.response_view import highlighted_html
@@ -266,6 +267,21 @@ def test_staged_campaign_judges_the_gold_facts(monkeypatch, tmp_path):
     app = through_stage_one(signed_in(monkeypatch, tmp_path / "p"), answers=(False, False, False))
     click(app, "draft:r1:s0:confirm")  # own facts for the gold-verifiable sentence
     assert fact_shown(app) == "GOLD: a man points."
+
+
+def test_staged_campaign_asks_about_a_sentences_gold_facts_while_another_sentence_awaits_a_ruling(
+    monkeypatch, tmp_path
+):
+    store = tiny_project(tmp_path / "p", texts=(FIRST_TEXT,), campaign_mode="staged")
+    points = [{"text": "A man points at the screen.", "citations": [0]}]
+    for who, second in (("ann", "He says hello."), ("bob", "He waves.")):
+        for unit, verifiable in (("s0", True), ("s1", True), ("s2", False)):
+            store.events.append(who, "r1", unit, "verifiable", verifiable)
+        store.events.append(who, "r1", "s0", "facts", points)
+        # one fact each, no fact both stated: no gold fact list for sentence 2 until it is ruled
+        store.events.append(who, "r1", "s1", "facts", [{"text": second, "citations": [0, 1]}])
+    assert project_state(store).gold.awaiting["r1"].undecided == ("sentence 1: facts",)
+    assert fact_shown(signed_in(monkeypatch, tmp_path / "p")) == "A man points at the screen."
 
 
 def test_broken_gold_shows_a_friendly_message_not_a_traceback(monkeypatch, tmp_path):

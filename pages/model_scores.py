@@ -33,7 +33,7 @@ from calibration.estimates.ppi import MIN_LABELLED
 from calibration.scoring.murgat_s import PRECISION_MODES
 from calibration.stats.numbers import number, share
 from pages.widgets import model_charts, model_tables
-from pages.widgets.context import literal, remembered, show_text
+from pages.widgets.context import current_state, literal, remembered, show_text
 from pages.widgets.frame import run_page
 from pages.widgets.model_filter import choose_models, model_label
 
@@ -253,6 +253,9 @@ def model_scores_page(me: Person, store) -> None:
         rows, models, chosen["metric"], chosen["alpha"], (chosen["source"], chosen["mode"])
     )
     estimates_section(report, METRIC_NAMES[chosen["metric"]], chosen)
+    waiting = current_state(store).gold.awaiting_note()
+    if waiting:
+        st.caption(f"Gold: {waiting} (here they count as not labelled).")
     differences_section(report)
     st.fragment(planner)(store, [by_model[m.model] for m in report.models], chosen["alpha"])
     st.subheader("Downloads")

@@ -118,6 +118,7 @@ def _chosen_source(store, wanted: str | None, problems: list[Problem]) -> str | 
 
 def run_estimate(store, args, problems: list[Problem], notes: list[str]):
     """(source, report, samples in report order, plan or None); problems are appended instead."""
+    from annotation.state import project_state
     from calibration.estimates.inputs import scored_responses
     from calibration.estimates.models import estimate_models, model_samples
     from calibration.estimates.planning import create_plan_queue, plan_more_gold
@@ -146,6 +147,9 @@ def run_estimate(store, args, problems: list[Problem], notes: list[str]):
         report = _gold_used_once(store, calibrated, rows, report, args, notes)
     by_model = model_samples(rows, args.metric)
     samples = [by_model[m.model] for m in report.models]
+    waiting = project_state(store).gold.awaiting_note()
+    if waiting:
+        notes.append(f"note: gold: {waiting} (here they count as not labelled)")
     for sample in samples:
         if sample.n_left_out:
             notes.append(

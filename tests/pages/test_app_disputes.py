@@ -460,3 +460,11 @@ def test_disputes_filter_by_model(monkeypatch, tmp_path):
 def test_a_project_without_models_shows_no_model_filter(monkeypatch, project):
     app = disputes_page(monkeypatch, project)
     assert "dispute_models" not in [m.key for m in app.multiselect]
+
+
+def test_the_downloads_say_how_many_labelled_responses_have_no_gold_record_yet(monkeypatch, project):
+    assert sorted(project_state(store_of(project)).gold.awaiting) == ["r1"]  # its first sentence
+    assert (
+        "Gold records: 1 labelled response(s) await a ruling or labels on stage 1 or 2 (Disputes): "
+        "no gold record yet, left out."
+    ) in shown_text(disputes_page(monkeypatch, project))

@@ -9,6 +9,7 @@ from app_support import shown_text, signed_in_app, tiny_project
 
 from annotation.demo.models import MODELS
 from annotation.protocol.records import EvaluationRecord
+from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
 from annotation.work.sample_queues import annotation_scope, sample_queue
 from pages.widgets.model_filter import NO_MODEL
@@ -168,3 +169,14 @@ def test_responses_without_a_model_are_one_row_named_as_such(monkeypatch, tmp_pa
     store.add_records([EvaluationRecord(rid, "judge:j", []) for rid in store.response_ids()])
     app = scores_page(monkeypatch, tmp_path / "p", who="boss")
     assert list(app.dataframe[0].value["model"]) == [NO_MODEL]
+
+
+def test_the_page_says_how_many_responses_await_gold_and_counts_them_as_not_labelled(monkeypatch, demo_copy):
+    store = ProjectStore.open(demo_copy)
+    store.set_setting("gold_rule", "unanimity")  # the demo's annotators disagree on some sentences
+    waiting = len(project_state(store).gold.awaiting)
+    assert waiting
+    assert (
+        f"Gold: {waiting} labelled response(s) await a ruling or labels on stage 1 or 2 (Disputes): "
+        "no gold record yet, left out (here they count as not labelled)."
+    ) in shown_text(scores_page(monkeypatch, demo_copy))

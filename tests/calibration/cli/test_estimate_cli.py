@@ -14,6 +14,7 @@ from estimate_support import MODEL_KEYS
 
 from annotation.demo.labellers import JUDGE_CONFIGS, judge_source
 from annotation.demo.models import MODELS
+from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
 from annotation.work.sample_queues import annotation_response_ids, sample_queue
 from calibration.cli.main import main as calibration_main
@@ -181,3 +182,17 @@ def test_an_estimate_with_a_configuration_chosen_on_its_gold_is_cross_fitted_and
     cross_fitted = {m["model"]: m["ppi_mean"] for m in json.loads(result.stdout)["models"]}
     same_gold = {m["model"]: m["ppi_mean"] for m in json.loads(plain.stdout)["models"]}
     assert cross_fitted.keys() == same_gold.keys() and cross_fitted != same_gold
+
+
+def test_responses_whose_gold_awaits_a_ruling_count_as_not_labelled_and_are_named_in_a_note(demo_copy):
+    store = ProjectStore.open(demo_copy)
+    store.set_setting("gold_rule", "unanimity")  # the demo's annotators disagree on some sentences
+    gold = project_state(store).gold
+    assert gold.awaiting
+    source = judge_source(JUDGE_CONFIGS[0])
+    rows = {r.response_id: r for r in scored_responses(store, source, "individual")}
+    assert all(rows[rid].gold is None for rid in gold.awaiting)
+    store.close()
+    done = run_cli("--project", demo_copy, "--source", source, "--precision", "individual")
+    assert done.returncode == 0, done.stderr
+    assert f"note: gold: {gold.awaiting_note()} (here they count as not labelled)" in done.stderr

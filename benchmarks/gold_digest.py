@@ -66,6 +66,12 @@ def digests(state) -> dict[str, str]:
     return {
         "gold values": f"{len(state.gold.values)} {values.hexdigest()}",
         "gold records": f"{len(state.gold.records)} {records(state.gold.records)}",
+        "awaiting gold": f"{len(state.gold.awaiting)} "
+        + records([w.record for _, w in sorted(state.gold.awaiting.items())])
+        + " "
+        + hashlib.sha256(
+            repr(sorted((k, w.undecided) for k, w in state.gold.awaiting.items())).encode()
+        ).hexdigest(),
         "annotator records": f"{len(state.annotators)} {records(state.annotators)}",
         "disputes": str(len(state.gold.disputes())),
     }

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from annotation.formats import strict_json
-from annotation.protocol.errors import InputError, Problem
+from annotation.protocol.errors import InputError, Problem, place_in_file
 from annotation.protocol.ids import model_response_id
 from annotation.protocol.records import Response
 
@@ -163,7 +163,7 @@ def collect_rows(
         if isinstance(obj, BadLine):
             row_problems = [obj.problem]
         else:
-            item, found = check_row(index, obj, f"entry {line}" if is_entry else f"line {line}")
+            item, found = check_row(index, obj, place_in_file(line, is_entry))
             row_problems = [
                 Problem(str(path), line, name, message, entry=is_entry) for name, message in found
             ]

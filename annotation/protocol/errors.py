@@ -22,10 +22,16 @@ class Problem:
     def __str__(self) -> str:
         where = self.path or "<input>"
         if self.line is not None:
-            where += f", entry {self.line}" if self.entry else f", line {self.line}"
+            where += f", {place_in_file(self.line, self.entry)}"
         if self.field:
             where += f", field '{self.field}'"
         return f"{where}: {self.message}"
+
+
+def place_in_file(line: int, is_entry: bool) -> str:
+    """Where a row is, as a person counts: "line 3", or for an entry of a JSON list (0-based index)
+    "item 3 of the list" — "entry 2" sent people to the second object, the third one's place."""
+    return f"item {line + 1} of the list" if is_entry else f"line {line}"
 
 
 class InputError(Exception):

@@ -16,7 +16,7 @@ from annotation.cli.options import stdout_closed
 from annotation.formats.atomic_file import describe_os_error
 from annotation.formats.readers import read_any
 from annotation.formats.rows import ReadResult
-from annotation.protocol.errors import InputError, Problem
+from annotation.protocol.errors import InputError, Problem, place_in_file
 from annotation.protocol.ids import Source
 from calibration.scoring.murgat_s import (
     PRECISION_MODES,
@@ -100,7 +100,7 @@ def _score_metric_file(
         differences = compare_reference(item.entry, score)
         if differences:
             line, is_entry = read.locations[index]
-            where = f"entry {line}" if is_entry else f"line {line}"
+            where = place_in_file(line, is_entry)
             notes.append(
                 f"warning: {path}, {where} (id {score.response_id}): stored "
                 f"response_score differs from the recomputed one: " + "; ".join(differences)

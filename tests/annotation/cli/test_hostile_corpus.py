@@ -97,7 +97,9 @@ def case(name: str, klass: int):
 
 
 def at(path: Path, line: int, field: str | None = None, *, entry: bool = False) -> str:
-    where = f"{path}, {'entry' if entry else 'line'} {line}"
+    """How a message locates a row: its line, or (`entry`: `line` is a 0-based index into a JSON
+    list) its place in the list as a person counts."""
+    where = f"{path}, item {line + 1} of the list" if entry else f"{path}, line {line}"
     return where + (f", field '{field}'" if field else "")
 
 

@@ -152,7 +152,8 @@ def test_generation_missing_model_generation_names_the_entry_and_field(tmp_path)
     path = write_json(tmp_path, "g.json", [generation_row(), generation_row(id="r2", model_generation=...)])
     [problem] = problems_raised(read_generation_file, path)
     assert (problem.line, problem.entry, problem.field) == (1, True, "model_generation")
-    assert str(problem).endswith("entry 1, field 'model_generation': missing")
+    # the second object of the list, as a person counts (the index is 0-based)
+    assert str(problem).endswith("item 2 of the list, field 'model_generation': missing")
 
 
 def test_generation_blank_model_generation_is_a_problem(tmp_path):

@@ -208,7 +208,7 @@ def test_stored_response_score_that_disagrees_is_warned_about_by_entry(tmp_path)
     assert (
         result.returncode,
         len(warnings),
-        "entry 1 (id run-1)" in warnings[0],
+        "item 2 of the list (id run-1)" in warnings[0],
         "final_score: stored 0.9, computed 1" in warnings[0],
     ) == (0, 1, True, True)
 

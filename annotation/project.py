@@ -310,6 +310,14 @@ def _plan_file(plan: _Plan, target: _Target, path: Path, options: dict, model: s
     skip = options["skip_invalid"]
     plan.report.files.append((str(path), kind))
     plan.report.skipped.extend(result.skipped)
+    if result.invented_ids:
+        named = ", ".join(result.invented_ids[:NAMED_IN_A_NOTE])
+        more = len(result.invented_ids) - NAMED_IN_A_NOTE
+        plan.report.notes.append(
+            f"{path}: {len(result.invented_ids)} row(s) carry no 'id' and are named by their place in "
+            f"the file ({named}{f' and {more} more' if more > 0 else ''}): the same rows imported from "
+            "a file of another name or order would be other responses"
+        )
     for item, (line, is_entry) in zip(result.items, result.locations, strict=True):
         where = (str(path), line, is_entry)
         if kind == "records":
@@ -336,14 +344,14 @@ def _write(store: ProjectStore, plan: _Plan, media_root: Path | None) -> ImportR
             for path, items in groupby(plan.records, key=lambda item: item[1]):
                 report.records += store.add_records([record for record, _ in items], imported_from=path)
             # inside the transaction: a Ctrl-C while they are read still leaves nothing imported
-            report.notes = _reading_notes(store, plan.records)
+            report.notes += _reading_notes(store, plan.records)
     except ValueError as exc:  # another process added a clashing response since the check
         raise InputError(str(exc), path=store.db_path.name, field="id") from None
     report.media = sorted({response.video for response, _, _ in plan.responses})
     return report
 
 
-NAMED_IN_A_NOTE = 5  # records named in a note; the rest are counted
+NAMED_IN_A_NOTE = 5  # rows or records named in a note; the rest are counted
 
 
 def _reading_notes(store: ProjectStore, records: list[tuple[EvaluationRecord, str]]) -> list[str]:

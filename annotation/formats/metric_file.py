@@ -215,6 +215,7 @@ def metric_entries_from_rows(path: Path, rows: list, skip_invalid: bool, source:
             raise InputError(str(error), path=str(path), field="--source") from None
     source = source or str(Source.judge(path.stem))
     duplicate = unique_ids("id")
+    invented: list[str] = []
 
     def check_row(index: int, row: object, where: str) -> tuple[object, Found]:
         default_id = f"{path.stem}-{index}"  # as in generation files: two files' rows never collide
@@ -233,9 +234,15 @@ def metric_entries_from_rows(path: Path, rows: list, skip_invalid: bool, source:
             found += sentence_found
         record = EvaluationRecord(response.response_id, source, sentences)
         entry = MetricEntry(response, row["evaluations"], row.get("response_score"), record, row)
-        return (entry if not found else None), found
+        if found:
+            return None, found
+        if row.get("id") is None:
+            invented.append(response.response_id)
+        return entry, found
 
-    return collect_rows(path, rows, check_row, skip_invalid)
+    result = collect_rows(path, rows, check_row, skip_invalid)
+    result.invented_ids = invented
+    return result
 
 
 def read_metric_file(

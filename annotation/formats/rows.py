@@ -30,6 +30,8 @@ class ReadResult:
     items: list = field(default_factory=list)
     skipped: list[Problem] = field(default_factory=list)
     locations: list[tuple[int, bool]] = field(default_factory=list)
+    # the response ids given to kept rows without an `id` (`<file stem>-<index>`)
+    invented_ids: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

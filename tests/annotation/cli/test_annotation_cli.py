@@ -41,6 +41,18 @@ def import_files(project: Path, *args) -> subprocess.CompletedProcess:
     return run_in_process("annotation", "import", "--project", *map(str, (project, *args)))
 
 
+def test_rows_without_an_id_are_named_by_their_place_and_a_note_says_so(tmp_path, media_root):
+    unnamed = {k: v for k, v in row(None).items() if k != "id"}
+    gen = write_jsonl(tmp_path / "gen.jsonl", [row("r1"), unnamed, unnamed | {"id": None}])
+    result = import_files(tmp_path / "p", gen, "--media-root", media_root, "--no-prepare")
+    assert result.returncode == 0, result.stderr
+    assert ProjectStore.open(tmp_path / "p").response_ids() == ["r1", "gen-1", "gen-2"]
+    assert (
+        f"note: {gen}: 2 row(s) carry no 'id' and are named by their place in the file (gen-1, gen-2): "
+        "the same rows imported from a file of another name or order would be other responses"
+    ) in result.stderr.splitlines()
+
+
 def test_import_stores_responses_media_and_split_sentences(tmp_path, media_root):
     gen = write_jsonl(
         tmp_path / "gen.jsonl", [row("r1"), row("r2", text="It beeps (audio, 0:09). Answer: B")]

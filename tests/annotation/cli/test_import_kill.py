@@ -3,14 +3,15 @@ the same file again afterwards gives each response and record exactly once (issu
 
 The killed import runs as a real process; it is killed once its transaction has spilled a given
 number of bytes into the SQLite write-ahead log (so the kill lands inside the one transaction),
-watched by waiting on the process itself, never by sleeping. On a loaded machine the import may
-write its last frames and end before the signal is sent (its write lasts ≈ 0.2 s): that try
-interrupted nothing, and the test tries again on a new project. The imports that run to their end
-run in this process (tests/cli_support.py)."""
+watched by waiting on the process itself, never by sleeping: it runs in slices, stopped while
+its log is read. Should an import still end before the signal (the log never reached the mark),
+that try interrupted nothing, and the test tries again on a new project. The imports that run to
+their end run in this process (tests/cli_support.py)."""
 
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sqlite3
 import subprocess
@@ -40,19 +41,33 @@ def start_import(project: Path, data: Path, media: Path) -> subprocess.Popen:
     return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
+SLICE_S = 0.005  # how long the import runs between two looks at its log
+
+
 def kill_when_the_log_holds(
     proc: subprocess.Popen, wal: Path, wal_bytes: int, sent: signal.Signals = signal.SIGKILL
 ) -> int:
     """Send `proc` the signal `sent` (SIGKILL) once `wal` holds `wal_bytes`; its exit code (-9
-    when killed in time). What it wrote to stderr is kept in `proc.said`."""
-    while proc.poll() is None:
-        if wal.exists() and wal.stat().st_size >= wal_bytes:
-            proc.send_signal(sent)
-            break
+    when killed in time). The import runs in slices and is stopped (SIGSTOP) while its log is
+    read, so it cannot end between the look and the signal: a watcher that merely polled ran too
+    late on a busy machine (CI at load 9) and saw the import end first. What it wrote to stderr is
+    kept in `proc.said`."""
+    while True:
+        os.kill(proc.pid, signal.SIGCONT)
         try:
-            proc.wait(timeout=0.002)
+            proc.wait(timeout=SLICE_S)
+            break  # it ended by itself
         except subprocess.TimeoutExpired:
             pass
+        os.kill(proc.pid, signal.SIGSTOP)
+        _, status = os.waitpid(proc.pid, os.WUNTRACED)  # until it has stopped (or ended)
+        if not os.WIFSTOPPED(status):
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            break
+        if wal.exists() and wal.stat().st_size >= wal_bytes:
+            os.kill(proc.pid, sent)
+            os.kill(proc.pid, signal.SIGCONT)  # a Ctrl-C is handled once it runs again
+            break
     proc.wait()
     proc.said = proc.stderr.read().decode()
     proc.stderr.close()

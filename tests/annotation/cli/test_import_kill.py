@@ -38,7 +38,15 @@ def big_metric_file(tmp_path_factory) -> Path:
 def start_import(project: Path, data: Path, media: Path) -> subprocess.Popen:
     cmd = [sys.executable, "-m", "annotation", "import", "--project", str(project), str(data)]
     cmd += ["--media-root", str(media), "--no-prepare"]
-    return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # Ctrl-C as a terminal delivers it: a shell that runs the tests in the background ignores
+    # SIGINT, and an ignored signal is inherited (the import then ran to its end, exit 0)
+    return subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
 
 
 SLICE_S = 0.005  # how long the import runs between two looks at its log

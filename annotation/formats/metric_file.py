@@ -215,7 +215,6 @@ def metric_entries_from_rows(path: Path, rows: list, skip_invalid: bool, source:
             raise InputError(str(error), path=str(path), field="--source") from None
     source = source or str(Source.judge(path.stem))
     duplicate = unique_ids("id")
-    invented: list[str] = []
 
     def check_row(index: int, row: object, where: str) -> tuple[object, Found]:
         default_id = f"{path.stem}-{index}"  # as in generation files: two files' rows never collide
@@ -234,15 +233,9 @@ def metric_entries_from_rows(path: Path, rows: list, skip_invalid: bool, source:
             found += sentence_found
         record = EvaluationRecord(response.response_id, source, sentences)
         entry = MetricEntry(response, row["evaluations"], row.get("response_score"), record, row)
-        if found:
-            return None, found
-        if row.get("id") is None:
-            invented.append(response.response_id)
-        return entry, found
+        return (entry if not found else None), found
 
-    result = collect_rows(path, rows, check_row, skip_invalid)
-    result.invented_ids = invented
-    return result
+    return collect_rows(path, rows, check_row, skip_invalid, response_of=lambda entry: entry.response)
 
 
 def read_metric_file(

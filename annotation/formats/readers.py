@@ -102,21 +102,14 @@ def detect_format(path: Path | str) -> str:
 
 def _read_generation(path: Path, rows: list, skip_invalid: bool) -> ReadResult:
     duplicate = unique_ids("id")
-    invented: list[str] = []
 
     def check_row(index: int, row: object, where: str) -> tuple[object, Found]:
         response, found = response_from_row(row, f"{path.stem}-{index}", metric=False)
         if not any(name in (None, "id") for name, _ in found):  # the row has a usable id
             found += duplicate(effective_id(row, f"{path.stem}-{index}"), where)
-        if found:
-            return None, found
-        if row.get("id") is None:
-            invented.append(response.response_id)
-        return response, found
+        return (response if not found else None), found
 
-    result = collect_rows(path, rows, check_row, skip_invalid)
-    result.invented_ids = invented
-    return result
+    return collect_rows(path, rows, check_row, skip_invalid, response_of=lambda response: response)
 
 
 def read_generation_file(path: Path | str, *, skip_invalid: bool = False) -> ReadResult:

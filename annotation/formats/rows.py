@@ -156,10 +156,16 @@ def _whole_document_rows(where: str, whole: object, surrogates: bool) -> list[tu
 
 
 def collect_rows(
-    path: Path, rows: list, check_row: Callable[[int, object, str], tuple[object, Found]], skip_invalid: bool
+    path: Path,
+    rows: list,
+    check_row: Callable[[int, object, str], tuple[object, Found]],
+    skip_invalid: bool,
+    response_of: Callable[[object], Response] | None = None,
 ) -> ReadResult:
     """Run `check_row(index, obj, where)` over every row; with problems raise InputError with
-    all of them, or under `skip_invalid` keep the valid items and one Problem per skipped row."""
+    all of them, or under `skip_invalid` keep the valid items and one Problem per skipped row.
+    `response_of(item)` (generation and metric files): the item's response, whose id goes to
+    `invented_ids` when its row carries no `id`."""
     result, problems = ReadResult(), []
     for index, (line, is_entry, obj) in enumerate(rows):
         if isinstance(obj, BadLine):
@@ -172,6 +178,8 @@ def collect_rows(
             if not row_problems:
                 result.items.append(item)
                 result.locations.append((line, is_entry))
+                if response_of is not None and obj.get("id") is None:
+                    result.invented_ids.append(response_of(item).response_id)
                 continue
         problems.extend(row_problems)
         first = row_problems[0]

@@ -13,6 +13,7 @@ import json
 
 import streamlit as st
 
+from annotation.formats.spreadsheet_csv import csv_text
 from annotation.store.rows import Person
 from annotation.work.sample_queues import (
     annotation_scope,
@@ -200,7 +201,7 @@ def downloads(report, metric: str) -> None:
     ):
         column.download_button(
             label,
-            model_tables.csv_text(rows),
+            csv_text(rows),
             file_name=f"model-scores-{metric}-{name}.csv",
             mime="text/csv",
             key=f"scores_download_{name}",

@@ -39,8 +39,6 @@ provenance also lists its cluster's `wordings` (author, text, citations).
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections import Counter
 from dataclasses import dataclass, field
@@ -53,6 +51,7 @@ from annotation.agreement.entailment_answers import answer_table, could_not_tell
 from annotation.agreement.reliability import agreement_stage, records_by_response
 from annotation.agreement.same_fact import answers_from_rulings
 from annotation.formats.atomic_file import write_text_atomically
+from annotation.formats.spreadsheet_csv import csv_text, read_csv_rows
 from annotation.protocol.derivation import derive_entailment
 from annotation.protocol.fact_list import check_fact_list, normalise_fact_list
 from annotation.protocol.ids import FACTS_TASK, VERIFIABLE_TASK, QuestionKey, Task, Unit
@@ -710,18 +709,14 @@ def gold_csv_rows(values: list[GoldValue]) -> list[dict[str, str]]:
 
 def write_gold_csv(values: list[GoldValue], path: Path | str) -> int:
     """Write `gold_csv_rows(values)` as UTF-8 CSV with a header, atomically (a failure leaves an
-    existing file as it was); returns the row count."""
+    existing file as it was), fact texts that would run as spreadsheet formulas shielded
+    (`formats.spreadsheet_csv`); returns the row count."""
     rows = gold_csv_rows(values)
     names = sorted({name for v in values for name in v.values})
-    text = io.StringIO(newline="")
-    writer = csv.DictWriter(text, fieldnames=[*CSV_FIELDS, *names])
-    writer.writeheader()
-    writer.writerows(rows)
-    write_text_atomically(path, text.getvalue())
+    write_text_atomically(path, csv_text(rows, [*CSV_FIELDS, *names]))
     return len(rows)
 
 
 def read_gold_csv(path: Path | str) -> list[dict[str, str]]:
-    """The rows of a gold CSV as written by `write_gold_csv` (cells as strings)."""
-    with open(path, encoding="utf-8", newline="") as handle:
-        return list(csv.DictReader(handle))
+    """The rows of a gold CSV as written by `write_gold_csv` (cells as strings, as before shielding)."""
+    return read_csv_rows(path)

@@ -3,9 +3,6 @@ the pairwise differences and the plan. Undefined numbers become empty cells."""
 
 from __future__ import annotations
 
-import csv
-import io
-
 from pages.widgets.model_filter import model_label
 
 
@@ -62,13 +59,3 @@ def plan_rows(plan, waiting: dict) -> list[dict]:
         }
         for row in plan
     ]
-
-
-def csv_text(rows: list[dict]) -> str:
-    """The rows as CSV (header from the first row); empty cells for None."""
-    out = io.StringIO()
-    if rows:
-        writer = csv.DictWriter(out, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    return out.getvalue()

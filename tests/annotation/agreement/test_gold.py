@@ -208,6 +208,16 @@ def test_csv_round_trip_keeps_every_row(tmp_path):
     assert read_gold_csv(tmp_path / "gold.csv") == gold_csv_rows(gold.values)
 
 
+def test_csv_shows_a_fact_typed_like_a_formula_as_text_and_reads_it_back(tmp_path):
+    typed = '=HYPERLINK("http://example.com", "more")'
+    gold = derive_gold([record(name, True, [fact(typed, [0], True)]) for name in ("alice", "bob")])
+    write_gold_csv(gold.values, tmp_path / "gold.csv")
+    text = (tmp_path / "gold.csv").read_text(encoding="utf-8")
+    assert "'=HYPERLINK" in text and ',"=HYPERLINK' not in text
+    assert read_gold_csv(tmp_path / "gold.csv") == gold_csv_rows(gold.values)
+    assert {row["fact"] for row in read_gold_csv(tmp_path / "gold.csv")} == {"", typed}
+
+
 def test_csv_row_holds_value_provenance_and_each_annotators_value():
     gold = derive_gold([record("alice", True), record("bob", True)])
     row = gold_csv_rows(gold.values)[0]

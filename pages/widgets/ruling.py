@@ -219,11 +219,24 @@ def cluster_rows(value: GoldValue, sentence: Sentence) -> list[dict]:
     return rows
 
 
+CLUSTER_ROW_PX = 66  # three lines of a cell's text
+
+
 def cluster_table(value: GoldValue, sentence: Sentence) -> None:
     rows = cluster_rows(value, sentence)
     st.caption("The facts as the annotators stated them, each row one fact however it was worded:")
-    # at most five rows tall (the table scrolls): the ruling buttons below stay in view
-    st.dataframe(rows, hide_index=True, width="stretch", height=35 * (min(len(rows), 5) + 1) + 3)
+    # rows of three lines, so a long wording or note wraps instead of being cut off (Streamlit
+    # wraps a cell's text only in rows above 4rem); at most three rows tall (the table scrolls),
+    # so the ruling buttons below stay in view
+    widths = {name: "small" if name == "stated by" else "medium" for name in (rows[0] if rows else ())}
+    st.dataframe(
+        rows,
+        hide_index=True,
+        width="stretch",
+        row_height=CLUSTER_ROW_PX,
+        height=35 + CLUSTER_ROW_PX * min(len(rows), 3) + 3,
+        column_config={name: st.column_config.TextColumn(width=width) for name, width in widths.items()},
+    )
 
 
 def play_segments(store, response: Response, sentence: Sentence, value: GoldValue, pad_s: float) -> None:

@@ -10,6 +10,7 @@ import importlib
 import json
 import sqlite3
 import sys
+from collections import Counter
 from pathlib import Path
 
 from annotation.cli.options import stdout_closed
@@ -116,6 +117,7 @@ def _score_records_file(
         notes.append(f"note: {path}: --source applies to metric files; records keep their own sources")
     modes = PRECISION_MODES if args.precision in (None, "all") else (args.precision,)
     scores = []
+    unanswered: Counter[str] = Counter()
     for index, record in enumerate(read.items):
         if _seen_before(seen, (record.response_id, record.source), path, read.locations[index], problems):
             continue
@@ -124,7 +126,24 @@ def _score_records_file(
         except ValueError as exc:
             line, is_entry = read.locations[index]
             problems.append(Problem(str(path), line, "sentences", str(exc), entry=is_entry))
+        if any(sentence.verifiable is None for sentence in record.sentences):
+            unanswered[record.source] += 1
+    if unanswered:
+        notes.append(_unanswered_stage_one_note(path, unanswered))
     return scores
+
+
+def _unanswered_stage_one_note(path: Path, by_source: Counter[str]) -> str:
+    """What scoring did with sentences whose `verifiable` is null: the reference code's rule, which
+    is right for a judge reply that did not parse (a failing judge is not excused) but not what a
+    person's unfinished response means."""
+    counts = ", ".join(f"{source} {n}" for source, n in sorted(by_source.items()))
+    return (
+        f"note: {path}: {by_source.total()} response(s) hold sentences with no stage-1 answer "
+        f"(verifiable null; {counts}): those sentences are scored as not verifiable. For a judge "
+        "that is a reply that did not parse; for a person, a response not labelled to the end — "
+        "its score is not theirs yet."
+    )
 
 
 def _seen_before(seen: dict, key: tuple[str, str], path: Path, location, problems: list[Problem]) -> bool:

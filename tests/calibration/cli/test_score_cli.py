@@ -181,6 +181,28 @@ def test_the_table_means_leave_undetermined_responses_out_and_count_them(tmp_pat
     assert header[-2:] == ["undet.", "resp."]
 
 
+def test_sentences_nobody_answered_stage_one_for_are_scored_as_not_verifiable_and_said_so(tmp_path):
+    unfinished = alice_record()
+    unfinished["sentences"][0]["verifiable"] = None  # alice has not labelled it yet
+    unparsed = alice_record() | {"response_id": "ws-3", "source": "judge:flash"}
+    unparsed["sentences"][2]["verifiable"] = None  # the verifier's reply did not parse
+    path = write_jsonl(tmp_path / "a.jsonl", [unfinished, unparsed, alice_record() | {"response_id": "ws-4"}])
+    result = run_in_process("calibration", "score", "--json", "--precision", "individual", path)
+    scores = {(row["response_id"], row["source"]): row["murgat_s"] for row in json_lines(result.stdout)}
+    assert scores == {
+        ("ws-1", "human:alice"): 0.0,
+        ("ws-3", "judge:flash"): 0.5,
+        ("ws-4", "human:alice"): 0.5,
+    }
+    assert f"note: {path}: 2 response(s) hold sentences with no stage-1 answer" in result.stderr
+    assert "(verifiable null; human:alice 1, judge:flash 1)" in result.stderr
+
+
+def test_finished_records_get_no_note_on_stage_one(tmp_path):
+    result = run_in_process("calibration", "score", write_jsonl(tmp_path / "a.jsonl", [alice_record()]))
+    assert "stage-1" not in result.stderr
+
+
 def test_metric_file_is_scored_per_entry_with_id_or_file_stem_and_index(tmp_path):
     result = run_in_process("calibration", "score", "--json", metric_file(tmp_path / "gemini_run.json"))
     rows = [(row["response_id"], row["source"], row["murgat_s"]) for row in json_lines(result.stdout)]

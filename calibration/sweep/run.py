@@ -366,6 +366,9 @@ def _settings(modes, n_boot, folds, seed, alpha, epsilon) -> dict:
     }
 
 
+# scoring and comparing allocate many small objects, none in a cycle: beside a project's state, the
+# cyclic collector would walk the whole heap again and again for nothing
+@without_cycle_collection()
 def run_sweep(
     gold: list[EvaluationRecord],
     judges: list[EvaluationRecord],
@@ -403,41 +406,7 @@ def run_sweep(
     modes, humans = tuple(modes), list(humans or [])
     if n_boot < 1 or folds < 2:
         raise ValueError(f"need n_boot >= 1 and folds >= 2, got n_boot={n_boot}, folds={folds}")
-    # scoring and comparing allocate many small objects, none in a cycle: beside a project's state,
-    # the cyclic collector walks the whole heap again and again for nothing
-    with without_cycle_collection():
-        return _run_sweep(
-            gold,
-            judges,
-            modes,
-            humans,
-            n_boot,
-            folds,
-            seed,
-            alpha,
-            epsilon,
-            judged,
-            rank_intervals_now,
-            judge_forms,
-            sorted(awaiting_gold or ()),
-        )
-
-
-def _run_sweep(
-    gold,
-    judges,
-    modes,
-    humans,
-    n_boot,
-    folds,
-    seed,
-    alpha,
-    epsilon,
-    judged,
-    rank_intervals_now,
-    judge_forms,
-    awaiting_gold,
-) -> SweepReport:
+    awaiting_gold = sorted(awaiting_gold or ())
     gold_by, judges_by, humans_by = _check_inputs(gold, judges, humans, modes, judged)
     ((gold_source, gold_records),) = gold_by.items()
     ids, notes = sorted(gold_records), []

@@ -36,7 +36,8 @@ from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
-from annotation.agreement.gold import DEFAULT_RULE, GoldSet, derive_gold, rulings_from_events
+from annotation.agreement.adjudication import rulings_from_events
+from annotation.agreement.gold import DEFAULT_RULE, GoldSet, derive_gold
 from annotation.project_settings import ProjectSettings
 from annotation.protocol.records import EvaluationRecord, Sentence
 from annotation.store import derived_results

@@ -26,7 +26,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from annotation.agreement.gold import RULES, write_gold_csv
+from annotation.agreement.gold import RULES
+from annotation.formats.gold_csv import write_gold_csv
 from annotation.formats.readers import write_records_jsonl
 from annotation.project_settings import ProjectSettings, SettingError, write_settings
 from annotation.store.rows import Person

@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from annotation.agreement.adjudication import rulings_from_events
 from annotation.agreement.annotator_stats import (
     AnnotatorTally,
     annotator_rows_of,
@@ -20,7 +21,6 @@ from annotation.agreement.annotator_stats import (
     cant_tell_rates_of,
     cant_tell_tallies,
 )
-from annotation.agreement.gold import rulings_from_events
 from annotation.agreement.reliability import STAGES, Units, records_by_response, response_units
 
 

@@ -1,19 +1,11 @@
 """Gold labels with provenance: derived from the annotators' labels by a rule, overruled by
-adjudication, listed as disputes where people disagree, exported as records and CSV.
+adjudication, listed as disputes where people disagree, given as records.
 
 A project's gold set is derived once per revision by `annotation.state.project_state` (its `gold`),
 from the annotators' records and rulings through `derive_gold`; this module holds the rules.
 
-Adjudication vocabulary (the event log's units from labels.py; the task gets a `gold.` prefix):
-- stage 1: unit `s{i}`, task `gold.verifiable`, value {"value": bool, "reason": tag}
-- stage 2: unit `s{i}`, task `gold.facts`, value {"value": [{"text": str, "citations": [int]}],
-  "reason": tag} — the whole fact list, as an annotator's `facts` label
-- stage 3: unit `s{i}/{fact_key}` (`protocol.ids.Unit.of_fact` of the gold fact), task `gold.all` |
-  `gold.alone.{j}` | `gold.without.{j}`, value {"value": bool, "reason": tag}
-`tag` is one of REASONS or None. The latest ruling on a (response, unit, task) wins, whoever
-made it; undoing it (store.undo_last) brings back the one before. A stage-3 ruling made on any
-wording of a gold fact's cluster (with the gold fact's citations) counts for it, so a ruling
-survives a change of the canonical wording.
+Adjudication (the rulings, their vocabulary in the event log) is `adjudication.py`; the gold CSV
+`annotation.formats.gold_csv`.
 
 Rules (project settings): `gold_rule` "majority" (default: more than half of the annotators'
 values) or "unanimity" (every annotator; anything else stays unresolved, None, until ruled);
@@ -39,28 +31,23 @@ provenance also lists its cluster's `wordings` (author, text, citations).
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import NamedTuple
 
+from annotation.agreement.adjudication import Ruling
 from annotation.agreement.clusters import FactCluster, SentenceClusters, response_clusters
 from annotation.agreement.entailment_answers import answer_table, could_not_tell, question_segments
 from annotation.agreement.reliability import agreement_stage, records_by_response
 from annotation.agreement.same_fact import answers_from_rulings
-from annotation.formats.atomic_file import write_text_atomically
-from annotation.formats.spreadsheet_csv import csv_text, read_csv_rows
 from annotation.protocol.derivation import derive_entailment
-from annotation.protocol.fact_list import check_fact_list, normalise_fact_list
 from annotation.protocol.ids import FACTS_TASK, VERIFIABLE_TASK, QuestionKey, Task, Unit
 from annotation.protocol.questions import entailment_questions, question_citations
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
 from annotation.protocol.same_sentence import sentence_at
 from annotation.store.bulk import without_cycle_collection
 
-REASONS = ("guideline gap", "annotator error", "ambiguous media")
 RULES = ("majority", "unanimity")
 DEFAULT_RULE = "majority"
 FAST_MS = 2000  # a decision quicker than this is flagged on the disputes list
@@ -75,20 +62,6 @@ class Provenance(NamedTuple):
 
     kind: str
     text: str
-
-
-@dataclass(frozen=True)
-class Ruling:
-    """An adjudicator's decision on one unit (from a `gold.*` event)."""
-
-    who: str
-    value: object
-    reason: str | None
-    event_id: int
-
-    @property
-    def provenance(self) -> str:
-        return f"adjudicated:{self.who}" + (f":{self.reason}" if self.reason else "")
 
 
 @dataclass
@@ -619,104 +592,3 @@ def _derive_gold(records, rulings, rule, auto_accept_unanimous, spent_ms, answer
 # the values a response's score cannot be read without (a fact list is only asked of a verifiable
 # sentence with a valid citation); an undecided stage-3 value leaves only its fact undetermined
 _SCORED_AS_A_WHOLE = frozenset({"verifiable", "facts"})
-
-
-# -- the store edge ---------------------------------------------------------------------------
-def rulings_from_events(events) -> dict[tuple[str, Unit, Task], Ruling]:
-    """{(response_id, unit, the task ruled on — without the ruling mark): Ruling} from current-label
-    events; the latest event wins across adjudicators; other tasks are ignored."""
-    out: dict[tuple[str, Unit, Task], Ruling] = {}
-    for event in sorted((e for e in events if e.task.ruling), key=lambda e: e.id):  # a few among many
-        if isinstance(event.value, dict):
-            out[(event.response_id, event.unit, event.task.answer)] = Ruling(
-                event.who, event.value.get("value"), event.value.get("reason"), event.id
-            )
-    return out
-
-
-def adjudicate(
-    store,
-    who: str,
-    response_id: str,
-    unit: Unit | str,
-    task: Task | str,
-    value,
-    reason: str | None = None,
-    *,
-    spent_ms: int | None = None,
-) -> int:
-    """Record `who`'s ruling on one unit (the task ruled on, without the ruling mark) and return the
-    event id. A unit or task given as text is parsed (ValueError when malformed).
-
-    Raises PermissionError unless `who` is an adjudicator or admin; ValueError for an unknown
-    reason tag, a non-bool value on a yes/no question, or a fact list `check_fact_list` rejects.
-    """
-    unit = unit if isinstance(unit, Unit) else Unit.parse(unit)
-    task = task if isinstance(task, Task) else Task.parse(task)
-    user = store.user(who)
-    if user is None or user.role not in ("adjudicator", "admin"):
-        raise PermissionError(f"'{who}' may not adjudicate (adjudicators and admins only)")
-    if reason is not None and reason not in REASONS:
-        raise ValueError(f"reason '{reason}' is not one of {', '.join(REASONS)}")
-    if task.question == "facts":
-        sentences = store.response_sentences(response_id)
-        if unit.is_fact or unit.is_response or unit.sentence >= len(sentences):
-            raise ValueError(f"unit '{unit}' is not a sentence of response '{response_id}'")
-        if not isinstance(value, list) or not all(isinstance(f, dict) for f in value):
-            raise ValueError(f"a ruling on 'facts' is a list of {{'text', 'citations'}}, got {value!r}")
-        problems = check_fact_list(value, len(sentences[unit.sentence].citations))
-        if problems:
-            raise ValueError("; ".join(problems))
-        value = normalise_fact_list(value)
-    elif not isinstance(value, bool):
-        raise ValueError(f"a ruling on '{task}' is true or false, got {value!r}")
-    return store.events.append(
-        who,
-        response_id,
-        unit,
-        task.as_ruling,
-        {"value": value, "reason": reason},
-        spent_ms=spent_ms,
-    )
-
-
-# -- CSV --------------------------------------------------------------------------------------
-CSV_FIELDS = ("response_id", "sentence", "fact", "question", "value", "provenance")
-
-
-def _cell(value) -> str:
-    return "" if value is None else json.dumps(value, ensure_ascii=False)
-
-
-def gold_csv_rows(values: list[GoldValue]) -> list[dict[str, str]]:
-    """One row per gold value: CSV_FIELDS then one column per annotator; values are JSON
-    (true/false, fact lists), an empty cell is no value."""
-    annotators = sorted({name for v in values for name in v.values})
-    rows = []
-    for v in values:
-        row = {
-            "response_id": v.response_id,
-            "sentence": str(v.sentence),
-            "fact": v.fact or "",
-            "question": v.question,
-            "value": _cell(v.value),
-            "provenance": v.provenance,
-        }
-        row.update({name: _cell(v.values.get(name)) for name in annotators})
-        rows.append(row)
-    return rows
-
-
-def write_gold_csv(values: list[GoldValue], path: Path | str) -> int:
-    """Write `gold_csv_rows(values)` as UTF-8 CSV with a header, atomically (a failure leaves an
-    existing file as it was), fact texts that would run as spreadsheet formulas shielded
-    (`formats.spreadsheet_csv`); returns the row count."""
-    rows = gold_csv_rows(values)
-    names = sorted({name for v in values for name in v.values})
-    write_text_atomically(path, csv_text(rows, [*CSV_FIELDS, *names]))
-    return len(rows)
-
-
-def read_gold_csv(path: Path | str) -> list[dict[str, str]]:
-    """The rows of a gold CSV as written by `write_gold_csv` (cells as strings, as before shielding)."""
-    return read_csv_rows(path)

@@ -149,7 +149,7 @@ def labelled_units(records, rulings: dict | None = None) -> dict[str, Units]:
     """Every stage's units (see module doc) from evaluation records, single-coded ones included;
     only `human:*` sources are used. A fact the derivation rejects (citation index out of
     range) is left out. `rulings` ({(response_id, unit, task): Ruling}, as
-    `gold.rulings_from_events` gives them, e.g. `ProjectState.rulings`) hold the adjudicator's
+    `adjudication.rulings_from_events` gives them, e.g. `ProjectState.rulings`) hold the adjudicator's
     "Same fact?" answers, which the clusters read exactly as gold's do."""
     units: dict[str, Units] = {stage: {} for stage in STAGES}
     for response_id, by_name in records_by_response(records).items():

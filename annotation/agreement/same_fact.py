@@ -4,7 +4,7 @@ nor keep apart for sure (`paraphrase.verdict` says ASK) go to a person instead o
 A question is a doubt of the sentence's clusters (`clusters.Doubt`): its two wordings, the sentence
 and the segments either cites. The adjudicator answers it with one key; the answer is a ruling in
 the event log — unit `s{i}/{pair key}` (the key hashes the two normalised wordings, in either
-order), task `gold.same`, value {"value": bool, "reason": None} — written by `gold.adjudicate` like
+order), task `gold.same`, value {"value": bool, "reason": None} — written by `adjudication.adjudicate` like
 every ruling, so it is undone by `store.undo_last` and the latest answer wins. From then on the
 clusters read it (`answers_from_rulings`): a "yes" joins the two wordings' clusters, a "no" keeps
 them apart, and the question is not asked again.
@@ -39,7 +39,7 @@ def pair_unit(sentence: int, text_a: str, text_b: str) -> Unit:
 def answers_from_rulings(rulings: dict, response_id: str):
     """sentence index → answered(text_a, text_b): the latest "Same fact?" answer on the two wordings
     (True / False), None when nobody answered or the wordings are the same. `rulings` as
-    `gold.rulings_from_events` gives them ({(response_id, unit, task): Ruling})."""
+    `adjudication.rulings_from_events` gives them ({(response_id, unit, task): Ruling})."""
     if not any(task == SAME_TASK and rid == response_id for rid, _unit, task in rulings):
         return None  # nothing answered in this response: the clusters need not ask
 

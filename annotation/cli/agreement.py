@@ -107,8 +107,8 @@ def add_agreement_parser(subparsers) -> None:
 
 
 def cmd_gold(args) -> int:
-    from annotation.agreement.gold import write_gold_csv
     from annotation.formats.atomic_file import check_output_path
+    from annotation.formats.gold_csv import write_gold_csv
     from annotation.formats.readers import write_records_jsonl
     from annotation.state import project_state
 

@@ -21,8 +21,9 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
+from annotation.agreement.adjudication import adjudicate
 from annotation.agreement.clusters import same_facts
-from annotation.agreement.gold import GoldValue, adjudicate
+from annotation.agreement.gold import GoldValue
 from annotation.agreement.paraphrase import SAME_FACT_THRESHOLD, paraphrase_similarity
 from annotation.demo.ground_truth import align_plan, gold_record
 from annotation.demo.labellers import (

@@ -2,7 +2,7 @@
 time, the cited segments played by the annotation view's own player (and its sound view), and the
 controls that rule a gold value — one button per answer, each with its key.
 
-A ruling is written by `annotation.agreement.gold.adjudicate` in a button callback, before the rerun
+A ruling is written by `annotation.agreement.adjudication.adjudicate` in a button callback, before the rerun
 that derives the gold set again, so the page never shows a stale value after a click. Everything a
 person typed (facts, reasons) or a file brought in is shown as text (`show_text`, tables), never as
 Markdown.
@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from annotation.agreement.adjudication import REASONS, adjudicate
 from annotation.agreement.dispute_index import DisputeIndex, DisputeView
-from annotation.agreement.gold import FAST_MS, REASONS, GoldValue, adjudicate
+from annotation.agreement.gold import FAST_MS, GoldValue
 from annotation.protocol.ids import Task
 from annotation.protocol.records import Response, Sentence
 from pages.widgets import decisions, keys, player, response_view

@@ -2,7 +2,7 @@
 join nor keep apart (annotation/agreement/same_fact.py), the sentence and its cited segments, and
 two buttons with their keys — Y "Same fact", N "Different facts" — plus U to undo the last answer.
 
-An answer is a ruling written by `annotation.agreement.gold.adjudicate` in the button's callback,
+An answer is a ruling written by `annotation.agreement.adjudication.adjudicate` in the button's callback,
 before the rerun that derives gold again, so the next question (or, when none is left, the disputes)
 is what the page shows next. The wordings and the sentence are shown as text, never as Markdown.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation.agreement.gold import adjudicate
+from annotation.agreement.adjudication import adjudicate
 from annotation.agreement.same_fact import SAME_TASK, SameFactQuestion
 from pages.widgets import decisions, player
 from pages.widgets.context import literal, show_text

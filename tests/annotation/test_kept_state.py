@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from test_state import TEXT, records_of_state, staged_campaign
 
-from annotation.agreement.gold import adjudicate
+from annotation.agreement.adjudication import adjudicate
 from annotation.agreement.same_fact import SAME_TASK, pair_unit
 from annotation.protocol.ids import Task, Unit
 from annotation.protocol.records import EvaluationRecord, Sentence

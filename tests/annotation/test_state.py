@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.agreement.gold import adjudicate, derive_gold, rulings_from_events
+from annotation.agreement.adjudication import adjudicate, rulings_from_events
+from annotation.agreement.gold import derive_gold
 from annotation.protocol.citations import Citation
 from annotation.protocol.ids import Unit
 from annotation.protocol.records import EvaluationRecord, Response, Sentence
@@ -208,7 +209,7 @@ def test_an_undo_takes_the_label_out_of_the_state(staged):
 
 
 def test_one_imported_gold_record_and_no_labels_is_the_gold_of_every_reader(tmp_path):
-    from annotation.agreement.gold import write_gold_csv
+    from annotation.formats.gold_csv import write_gold_csv
     from annotation.project import export_records
     from annotation.state import project_state
     from calibration.sweep.inputs import inputs_from_project

@@ -23,7 +23,7 @@ from browser_support import (
     wait_until_idle,
 )
 
-from annotation.agreement.gold import read_gold_csv
+from annotation.formats.gold_csv import read_gold_csv
 from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
 from pages.widgets.ruling import STAGE_NAMES

@@ -7,7 +7,7 @@ import json
 import pytest
 from app_support import click, components, shown_text, signed_in_app, tiny_project
 
-from annotation.agreement.gold import adjudicate
+from annotation.agreement.adjudication import adjudicate
 from annotation.protocol.ids import Unit
 from annotation.state import project_state
 from annotation.store.project_store import ProjectStore

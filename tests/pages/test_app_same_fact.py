@@ -64,7 +64,7 @@ def test_undo_takes_the_answer_back_and_asks_again(monkeypatch, project):
 
 
 def test_undo_with_no_answer_yet_leaves_the_adjudicators_other_rulings_alone(monkeypatch, project):
-    from annotation.agreement.gold import adjudicate
+    from annotation.agreement.adjudication import adjudicate
 
     store = ProjectStore.open(project)
     adjudicate(store, "ada", "r1", Unit.of_sentence(1), "verifiable", False)

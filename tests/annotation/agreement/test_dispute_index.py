@@ -2,8 +2,8 @@
 demo: the same disputes, order, questions and counts as reading the whole gold set, and after one
 ruling only the ruled response's share is read again."""
 
+from annotation.agreement.adjudication import adjudicate
 from annotation.agreement.dispute_index import DisputeIndex
-from annotation.agreement.gold import adjudicate
 from annotation.agreement.same_fact import open_questions, wording_only
 from annotation.state import project_state
 from annotation.store.project_store import ProjectStore

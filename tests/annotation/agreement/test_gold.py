@@ -6,16 +6,9 @@ import json
 
 import pytest
 
-from annotation.agreement.gold import (
-    DERIVED,
-    Ruling,
-    adjudicate,
-    derive_gold,
-    gold_csv_rows,
-    read_gold_csv,
-    rulings_from_events,
-    write_gold_csv,
-)
+from annotation.agreement.adjudication import Ruling, adjudicate, rulings_from_events
+from annotation.agreement.gold import DERIVED, derive_gold
+from annotation.formats.gold_csv import gold_csv_rows, read_gold_csv, write_gold_csv
 from annotation.formats.readers import read_records_file, write_records_jsonl
 from annotation.formats.record_schema import validate_record
 from annotation.protocol.citations import Citation

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.agreement.gold import adjudicate
+from annotation.agreement.adjudication import adjudicate
 from annotation.agreement.reliability import measure_agreement
 from annotation.protocol.citations import Citation
 from annotation.protocol.ids import Unit, entailment_task

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.agreement.gold import adjudicate
+from annotation.agreement.adjudication import adjudicate
 from annotation.agreement.paraphrase import ASK, paraphrase_similarity, verdict
 from annotation.agreement.reliability import stage_units
 from annotation.agreement.same_fact import SAME_TASK, open_questions, pair_key, pair_unit, wording_only

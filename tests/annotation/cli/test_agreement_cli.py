@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from annotation.agreement.gold import adjudicate
+from annotation.agreement.adjudication import adjudicate
 from annotation.cli.agreement import add_agreement_parser, add_gold_parser
 from annotation.formats.readers import read_records_file, write_records_jsonl
 from annotation.protocol.citations import Citation

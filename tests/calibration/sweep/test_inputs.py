@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from annotation.agreement.gold import adjudicate
+from annotation.agreement.adjudication import adjudicate
 from annotation.protocol.ids import Unit
 from annotation.protocol.records import EvaluationRecord
 from annotation.state import project_state

@@ -54,7 +54,7 @@ def alpha_table(results: dict) -> list[dict]:
         note = f"undefined: {result.reason}" if result.alpha is None else ""
         if stage == "decomposition" and result.n_pairs:
             note = (note + "; " if note else "") + (
-                f"fact sets over {result.n_pairs} pair(s): P {_number(result.precision)}, "
+                f"fact sets pooled over {result.n_pairs} pair(s): P {_number(result.precision)}, "
                 f"R {_number(result.recall)}, F1 {_number(result.f1)}"
             )
         rows.append(

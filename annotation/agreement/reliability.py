@@ -236,7 +236,7 @@ class SetUnitSums:
 class Agreement:
     """α of one stage with its bootstrap CI. `alpha` None → undefined, `reason` says why;
     `ci_low`/`ci_high` None when no resample was usable. Decomposition also carries the
-    fact-set precision / recall / F1 averaged over annotator pairs (`n_pairs` of them)."""
+    fact-set precision / recall / F1 pooled over annotator pairs (`n_pairs` of them)."""
 
     stage: str
     level: str
@@ -447,14 +447,16 @@ def prf(matched: int, n_a: int, n_b: int) -> tuple[float, float, float]:
 
 
 def fact_set_prf(units: Units) -> tuple[float | None, float | None, float | None, int]:
-    """Fact-set (precision, recall, F1, number of annotator pairs) averaged over annotator pairs
-    (`pair_fact_sets`): precision is the share of a's facts b states too, recall of b's facts a
-    states too, micro over sentences. (None, None, None, 0) when no pair shares a decomposed
-    sentence."""
-    pairs = [prf(*counts) for counts in pair_fact_sets(units).values()]
+    """Fact-set (precision, recall, F1, number of annotator pairs) pooled over annotator pairs and
+    sentences (`pair_fact_sets`): precision is the share of the first annotators' facts the second
+    states too, recall the reverse, each counted over every fact of every pair. Pooled, not a mean
+    of the pairs: an annotator who shares three sentences with the others weighs three sentences,
+    not as much as the pairs that share a hundred. (None, None, None, 0) when no pair shares a
+    decomposed sentence."""
+    pairs = list(pair_fact_sets(units).values())
     if not pairs:
         return None, None, None, 0
-    precision, recall, f1 = (float(np.mean(column)) for column in zip(*pairs, strict=True))
+    precision, recall, f1 = prf(*(sum(column) for column in zip(*pairs, strict=True)))
     return precision, recall, f1, len(pairs)
 
 

@@ -59,7 +59,7 @@ def _print_table(results) -> None:
     decomposition = results["decomposition"]
     if decomposition.n_pairs:
         print(
-            f"fact sets (mean over {decomposition.n_pairs} annotator pair(s)): precision "
+            f"fact sets (pooled over {decomposition.n_pairs} annotator pair(s)): precision "
             f"{_number(decomposition.precision)}, recall {_number(decomposition.recall)}, "
             f"F1 {_number(decomposition.f1)}"
         )

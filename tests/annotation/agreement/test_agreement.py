@@ -225,18 +225,31 @@ def test_decomposition_alpha_uses_the_jaccard_distance_between_the_fact_clusters
     assert (result.precision, result.recall, result.f1) == (pytest.approx(2 / 3), 1.0, pytest.approx(0.8))
 
 
-def test_fact_set_prf_averages_over_annotator_pairs():
+def test_fact_set_prf_pools_the_facts_of_every_annotator_pair():
     records = [
         record("alice", "r1", decomposed(["A man points.", "A dog barks."])),
         record("bob", "r1", decomposed(["A man points."])),
         record("carol", "r1", decomposed(["A man points.", "A dog barks.", "A cat sits."])),
     ]
-    # pairs: alice-bob P 1/2 R 1 F 2/3; alice-carol P 1 R 2/3 F 4/5; bob-carol P 1 R 1/3 F 1/2
+    # pairs (shared, first's, second's): alice-bob (1, 2, 1); alice-carol (2, 2, 3); bob-carol (1, 1, 3)
     precision, recall, f1, pairs = decomposition_prf(records)
     assert pairs == 3
-    assert precision == pytest.approx((0.5 + 1 + 1) / 3)
-    assert recall == pytest.approx((1 + 2 / 3 + 1 / 3) / 3)
-    assert f1 == pytest.approx((2 / 3 + 0.8 + 0.5) / 3)
+    assert precision == pytest.approx(4 / 5)
+    assert recall == pytest.approx(4 / 7)
+    assert f1 == pytest.approx(2 * (4 / 5) * (4 / 7) / (4 / 5 + 4 / 7))
+
+
+def test_an_annotator_who_shares_one_sentence_weighs_one_sentence_in_the_fact_set_f1():
+    agreeing = [f"Fact {n} is seen." for n in range(2)]
+    records = [
+        record(name, f"r{k}", decomposed(agreeing)) for k in range(10) for name in ("alice", "bob")
+    ] + [record("dana", "r0", decomposed(["Something else entirely happens."]))]
+    # (shared, first's, second's): alice-bob (20, 20, 20) over ten sentences; alice-dana and
+    # bob-dana (0, 2, 1) over one. A mean over the pairs would say precision 1/3.
+    precision, recall, f1, pairs = decomposition_prf(records)
+    assert pairs == 3
+    assert precision == pytest.approx(20 / 24)
+    assert recall == pytest.approx(20 / 22)
 
 
 def test_fact_set_prf_is_none_when_no_pair_shares_a_sentence():

@@ -199,11 +199,12 @@ def test_a_ruling_made_on_a_members_wording_counts_for_the_gold_fact(campaign):
 def test_decomposition_agreement_counts_the_same_disagreements_as_gold(campaign):
     # alice and bob state the same 10 facts; carol states 8, and shares 5 with each of them: not the
     # smile (missing), the counter (another number), the dog (other citations), the square and the
-    # background (merged); precision is the first of a pair's share, recall the second's
+    # background (merged); precision is the first of a pair's share, recall the second's, pooled:
+    # (shared, first's, second's) alice-bob (10, 10, 10), alice-carol and bob-carol (5, 10, 8)
     result = measure_agreement(annotator_records(campaign), n_resamples=5)["decomposition"]
     assert result.n_pairs == 3
-    assert result.precision == pytest.approx((1 + 5 / 10 + 5 / 10) / 3)
-    assert result.recall == pytest.approx((1 + 5 / 8 + 5 / 8) / 3)
+    assert result.precision == pytest.approx(20 / 30)
+    assert result.recall == pytest.approx(20 / 26)
 
 
 def test_a_staged_campaign_asks_everyone_stage_3_about_the_canonical_wording(tmp_path):

@@ -394,7 +394,8 @@ def sweep_section(report, settings: dict) -> None:
     """What the sweep ran on, its notes, and the table of configurations."""
     st.caption(
         f"{report.gold['n_responses']} gold responses · {len(report.sources)} judge source(s) · "
-        f"{len({row['source'] for row in report.annotators})} annotator(s) with finished work · "
+        f"{len({row['source'] for row in report.annotators if row['n_finished']})} annotator(s) who "
+        "finished a gold response · "
         f"{settings['n_boot']} bootstrap resamples"
     )
     for note in report.notes:

@@ -21,7 +21,7 @@ from annotation.store.bulk import without_cycle_collection
 from calibration.scoring.murgat_s import PRECISION_MODES
 from calibration.stats.numbers import interval, number, share
 from calibration.sweep.inputs import SweepInputs, inputs_from_files, inputs_from_project_dir
-from calibration.sweep.parity import DEFAULT_EPSILON, PARITY_MINIMUM, PARITY_WARNING
+from calibration.sweep.parity import DEFAULT_EPSILON, PARITY_MINIMUM, PARITY_WARNING, annotators_tested
 from calibration.sweep.run import SweepReport, run_sweep
 from calibration.sweep.verdict import decision
 
@@ -180,7 +180,7 @@ def _verdict_lines(report: SweepReport) -> list[str]:
         lines.append(
             f"human parity of {b.name} (margin ε = {p['epsilon']} in r): mean advantage r(judge) − "
             f"r(annotator) {number(p['advantage'])} {interval(*p['advantage_ci'])}, winning rate "
-            f"{share(p['winning_rate'])} over {len(p['annotators'])} annotators (the judge may replace "
+            f"{share(p['winning_rate'])} over {annotators_tested(p)} annotator(s) tested (the judge may replace "
             "annotators at ≥ 0.5)"
         )
         if report.gold.get("n_responses", 0) < PARITY_MINIMUM:
@@ -196,7 +196,7 @@ def format_sweep_table(report: SweepReport) -> str:
     for row in report.annotators:
         lines.append(
             f"{row['source']} [{row['precision_mode']}]: r vs the other annotators' mean "
-            f"{number(row['r_vs_gold_without'])} (n {row['n']} of {row['n_finished']} finished)"
+            f"{number(row['r_vs_gold_without'])} (n {row['n']} of the {row['n_finished']} gold responses they finished)"
         )
     for c in report.configs:
         if c.undefined_reason:

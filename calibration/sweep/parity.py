@@ -233,6 +233,12 @@ def _mean_advantage_ci(d, loo, used, level: float) -> tuple[float, float, float]
     return mean, mean - half, mean + half
 
 
+def annotators_tested(parity: dict) -> int:
+    """How many annotators a parity block's winning rate is a share of: those whose advantage could
+    be tested (one who finished no response the judge and the others scored has none)."""
+    return sum(math.isfinite(a["p_adjusted"]) for a in parity["annotators"])
+
+
 def config_parity(
     judge: np.ndarray, table: ParityTable, epsilon: float, alpha: float, level: float = 0.95
 ) -> dict:

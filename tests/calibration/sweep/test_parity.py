@@ -13,7 +13,7 @@ from annotation.protocol.citations import Citation
 from annotation.protocol.records import Entailment, EvaluationRecord, Fact, Sentence
 from annotation.store.record_form import record_form
 from calibration.scoring.murgat_s import score_records
-from calibration.sweep.parity import finished_form, is_finished
+from calibration.sweep.parity import annotators_tested, finished_form, is_finished
 from calibration.sweep.run import run_sweep
 
 VISUAL, AUDIO = Citation("visual", 1.0, 1.0), Citation("audio", 1.0, 2.0)
@@ -218,3 +218,14 @@ def test_an_annotator_counts_on_the_responses_they_finished():
     rows = {row["source"]: row for row in sweep(gold, judges, humans).annotators}
     assert (rows["human:ann"]["n_finished"], rows["human:bob"]["n_finished"]) == (N - 5, N)
     assert math.isfinite(rows["human:ann"]["r_vs_gold_without"])
+
+
+def test_an_annotator_who_finished_no_gold_response_is_not_among_those_the_winning_rate_counts():
+    gold, judges, humans = people()
+    # dana finished one response, which has no gold record: nothing of hers can be compared
+    elsewhere = [EvaluationRecord("r-not-gold", "human:dana", [cited(0, True)])]
+    block = sweep(gold, judges, humans + elsewhere).best.parity
+    names = [a["source"] for a in block["annotators"]]
+    assert "human:dana" in names and len(names) == 4
+    assert annotators_tested(block) == 3
+    assert block["winning_rate"] in (0.0, 1 / 3, 2 / 3, 1.0)

@@ -25,7 +25,7 @@ from annotation.work.session import CAMPAIGN_MODES, DEFAULT_CAMPAIGN_MODE
 
 DEFAULT_PAD_S = 1.0  # seconds of media played before and after a cited moment
 DEFAULT_LEAD_IN_S = 1.0  # seconds of sound before a clip's cited moment
-DEFAULT_COOLDOWN_MS = 250  # a key press repeated within this many ms counts once
+DEFAULT_COOLDOWN_MS = 250  # a new question ignores decision keys for this many ms
 MAX_PAD_S = 10.0
 MAX_OVERLAP = 20
 MAX_COOLDOWN_MS = 5000
@@ -164,7 +164,7 @@ KNOWN: dict[str, Setting] = {
             "key_cooldown_ms",
             f"a whole number of milliseconds from 0 to {MAX_COOLDOWN_MS}",
             _whole(0, MAX_COOLDOWN_MS),
-            "a key press repeated within this time counts once",
+            "a new question ignores decision keys for this long (a key meant for the last one is not taken)",
         ),
         Setting("judges_toml", "text (a file path, or empty)", _text, "the judges file"),
         Setting("project_name", "text", _text, "the project's name"),

@@ -37,7 +37,8 @@ def alpha_bars(results: dict[str, Agreement], names: dict[str, str]) -> go.Figur
             y=alphas,
             error_y={"type": "data", "symmetric": False, "array": upper, "arrayminus": lower},
             text=["" if a is None else f"{a:.2f}" for a in alphas],
-            textposition="inside",
+            # a bar too short to hold its label (α near 0) shows it beside the bar, not nowhere
+            textposition=["inside" if a is not None and abs(a) >= 0.15 else "outside" for a in alphas],
             insidetextanchor="start",
             customdata=[[r.n_units, r.n_annotators] for r in results.values()],
             hovertemplate="%{x}: α = %{y:.3f}<br>%{customdata[0]} units, %{customdata[1]} annotators<extra></extra>",

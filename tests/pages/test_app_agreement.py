@@ -304,3 +304,16 @@ def test_a_measurement_done_before_the_look_returns_is_shown_as_fresh(tiny, monk
         True,
         None,
     )
+
+
+def test_an_alpha_of_zero_keeps_its_value_label_beside_its_empty_bar():
+    from annotation.agreement.reliability import Agreement
+    from pages.widgets.agreement_charts import alpha_bars
+
+    results = {
+        "verifiable": Agreement("verifiable", "nominal", 0.9, 0.8, 0.95, 20, 3),
+        "entailment_all": Agreement("entailment_all", "nominal", 0.0, -0.1, 0.1, 20, 3),
+    }
+    bar = alpha_bars(results, {}).data[0]
+    assert list(bar.text) == ["0.90", "0.00"]
+    assert list(bar.textposition) == ["inside", "outside"]

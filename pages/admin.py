@@ -100,11 +100,34 @@ def sessions_and_removal(store, me: Person, who: str) -> None:
             st.error(literal(exc))
 
 
+def pool_drawn_for(store, names: list[str]) -> tuple:
+    """What the pool widgets were drawn from: the people, the pool they make and the stored setting."""
+    return (tuple(names), tuple(pool(store)), store.get_setting("pool"))
+
+
+def pool_widgets_follow(store, names: list[str], settings: ProjectSettings) -> bool:
+    """Start the pool checkbox and multiselect again from the stored settings whenever the people
+    or the pool changed since they were drawn: keyed widgets keep their value across reruns even
+    when their options change, so a person added since (here or in another session) would be left
+    out of a pool saved from them. Also when Streamlit dropped their state (another page was
+    open). True when they were reset while drawn with other people."""
+    drawn_for = pool_drawn_for(store, names)
+    drawn = "pool_input" in st.session_state and "pool_everyone" in st.session_state
+    if drawn and st.session_state.get("pool_input_for") == drawn_for:
+        return False
+    st.session_state["pool_everyone"] = settings.pool is None
+    st.session_state["pool_input"] = pool(store)
+    st.session_state["pool_input_for"] = drawn_for
+    return drawn
+
+
 def queue_tab(store) -> None:
-    names = [u.name for u in store.users()]
+    users = store.users()
+    names = [u.name for u in users]
     settings, problems = ProjectSettings.for_correction(store)
     for problem in problems.values():  # a file edited by hand: name it, let the admin set it again
         st.error(literal(f"{problem}. Until it is set again its default is used."))
+    changed_meanwhile = pool_widgets_follow(store, names, settings)
     with st.form("queue_settings"):
         chosen_overlap = st.number_input(
             "Annotators per response (overlap)",
@@ -116,13 +139,11 @@ def queue_tab(store) -> None:
         # the pool stays open (null) unless the admin names its people: an annotator added later joins it
         everyone = st.checkbox(
             "Every annotator receives responses, also those added later",
-            value=settings.pool is None,
             key="pool_everyone",
         )
         chosen_pool = st.multiselect(
             "Or only these people (the pool), when the box above is not ticked",
             names,
-            default=pool(store),
             key="pool_input",
         )
         chosen_mode = st.radio(
@@ -140,7 +161,13 @@ def queue_tab(store) -> None:
             value=settings.pad_s,
             key="pad_input",
         )
-        if st.form_submit_button("Save queue settings", type="primary"):
+        saving = st.form_submit_button("Save queue settings", type="primary")
+        if saving and changed_meanwhile:  # the form's choices were made on people no longer current
+            st.warning(
+                "Nothing was saved: the people or the pool changed while this form was open. "
+                "It now shows them as they are; check the pool and save again."
+            )
+        elif saving:
             try:
                 write_settings(
                     store,
@@ -151,11 +178,18 @@ def queue_tab(store) -> None:
                         "pad_s": pad_s,
                     },
                 )
+                # the form shows what was just saved: the next save from it is not a stale one
+                st.session_state["pool_input_for"] = pool_drawn_for(store, names)
                 st.success(
                     "Saved. Queues follow the new settings; work already started stays with its annotator."
                 )
             except SettingError as exc:
                 st.error(literal(f"Nothing was saved: {exc}"))
+    if store.get_setting("pool") is not None:  # a closed pool (as saved now): say whom it leaves without work
+        outside = [u.name for u in users if u.role == "annotator" and u.name not in pool(store)]
+        if outside:
+            verb = "receives" if len(outside) == 1 else "receive"
+            st.info(literal(f"{', '.join(outside)} {verb} no responses: not in the pool above."))
     st.caption(
         "Staged: stage 2 starts from the adjudicated verifiability and stage 3 from the "
         "adjudicated facts, so agreement can be measured on the same units. End to end: each "

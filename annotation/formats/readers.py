@@ -22,6 +22,7 @@ from annotation.formats.rows import (
     ReadResult,
     collect_rows,
     effective_id,
+    not_an_object,
     parse_rows,
     response_from_row,
     unique_ids,
@@ -73,8 +74,15 @@ def _format_of_rows(path: Path, rows: list) -> str:
         return "records"
     if any("model_generation" in obj or "original_full_generation" in obj for obj in objects):
         return "generation"
-    bad = [obj.problem for _, _, obj in rows if isinstance(obj, BadLine)]
-    if bad:  # rows that are not (strict) JSON: their problems say more than "cannot tell"
+    # rows that are not (strict) JSON, or no objects: their problems say more than "cannot tell"
+    bad = [
+        obj.problem
+        if isinstance(obj, BadLine)
+        else Problem(str(path), line, None, not_an_object(obj), is_entry)
+        for line, is_entry, obj in rows
+        if not isinstance(obj, dict)
+    ]
+    if bad:
         raise InputError(bad)
     raise InputError(
         Problem(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from annotation.formats.rows import Found, is_number, kind_of
+from annotation.formats.rows import Found, is_number, kind_of, not_an_object
 from annotation.protocol.citations import MODALITIES
 from annotation.protocol.ids import source_kind
 
@@ -156,7 +156,7 @@ def validate_record(obj: object) -> list[tuple[str, str]]:
     fact citation indices (in range, not repeated) and alone/without lengths. Never raises.
     """
     if not isinstance(obj, dict):
-        return [("", f"expected an object, got {kind_of(obj)}")]
+        return [("", not_an_object(obj))]
     found: Found = []
     response_id, source = obj.get("response_id"), obj.get("source")
     if not isinstance(response_id, str) or not response_id.strip():

@@ -52,6 +52,11 @@ def kind_of(value: object) -> str:
     return {str: "a string", list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
 
 
+def not_an_object(row: object) -> str:
+    """The message for a row (a JSONL line or a list entry) that is not a JSON object."""
+    return f"expected an object, got {kind_of(row)}"
+
+
 def is_number(value: object) -> bool:
     """A finite int or float, not a bool."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
@@ -115,8 +120,9 @@ def _parse_text(where: str, text: str) -> list[tuple[int, bool, object]]:
             whole = strict_json.decode(text)
         except strict_json.StrictJSONError as exc:
             # a bad first line (an object that does not parse, or a value that is no object) in a
-            # file whose other lines are mostly objects is still JSONL
-            others = sum(_is_json_object(line) for _, line in lines[1:])
+            # file whose other lines are mostly JSON values of their own is still JSONL: its rows
+            # that are no objects are the readers' to name, each at its line
+            others = sum(_is_json(line) for _, line in lines[1:])
             first = lines[0][1]
             if not (
                 (first.lstrip().startswith("{") or _is_json(first))
@@ -202,7 +208,7 @@ def collect_rows(
 def response_from_row(row: object, default_id: str, *, metric: bool) -> tuple[Response | None, Found]:
     """The generation fields of a row (generation or metric file) → a Response, or its problems."""
     if not isinstance(row, dict):
-        return None, [(None, f"expected an object, got {kind_of(row)}")]
+        return None, [(None, not_an_object(row))]
     found: Found = []
     response_id = default_id
     if row.get("id") is not None:

@@ -1,7 +1,7 @@
 """The admin page: people and roles, queue and campaign settings, progress."""
 
 import pytest
-from app_support import open_page_as, press, tiny_project
+from app_support import open_page_as, press, shown_text, tiny_project
 
 from annotation.store.accounts import authenticate
 from annotation.store.project_store import ProjectStore
@@ -81,6 +81,50 @@ def test_saving_other_queue_settings_keeps_the_pool_open_to_annotators_added_lat
     press(admin, "Save queue settings")
     store = ProjectStore.open(project)
     assert (store.get_setting("pad_s"), store.get_setting("pool")) == (0.5, None)  # None: every annotator
+
+
+def test_an_annotator_added_in_this_session_is_kept_when_the_pool_is_closed(admin, project):
+    admin.text_input(key="new_name").input("newp3")
+    admin.selectbox(key="new_role").select("annotator")
+    admin.text_input(key="new_password").input("secret")
+    press(admin, "Add")
+    assert admin.multiselect(key="pool_input").value == ["ann", "bob", "newp3"]
+    admin.checkbox(key="pool_everyone").uncheck()
+    press(admin, "Save queue settings")
+    assert ProjectStore.open(project).get_setting("pool") == ["ann", "bob", "newp3"]
+
+
+def test_a_pool_chosen_before_someone_else_added_a_person_is_not_saved(admin, project):
+    admin.checkbox(key="pool_everyone").uncheck()
+    store = ProjectStore.open(project)
+    store.add_user("cy", "annotator", "hash")  # another admin's session, while this form is open
+    app = press(admin, "Save queue settings")
+    assert "Nothing was saved" in app.warning[0].value
+    assert store.get_setting("pool") is None
+    assert app.multiselect(key="pool_input").value == ["ann", "bob", "cy"]
+
+
+def test_the_queue_form_shows_the_stored_pool_again_after_another_page(admin):
+    admin.switch_page("pages/agreement.py").run()
+    app = admin.switch_page("pages/admin.py").run()
+    assert app.checkbox(key="pool_everyone").value is True
+    assert app.multiselect(key="pool_input").value == ["ann", "bob"]
+
+
+def test_the_queue_settings_can_be_saved_twice_in_a_row(admin, project):
+    admin.checkbox(key="pool_everyone").uncheck()
+    admin.multiselect(key="pool_input").set_value(["ann"])
+    app = press(admin, "Save queue settings")
+    app.multiselect(key="pool_input").set_value(["ann", "bob"])
+    app = press(app, "Save queue settings")
+    assert not app.warning
+    assert ProjectStore.open(project).get_setting("pool") == ["ann", "bob"]
+
+
+def test_annotators_left_out_of_a_closed_pool_are_named(monkeypatch, project):
+    ProjectStore.open(project).set_setting("pool", ["ann"])
+    app = open_page_as(monkeypatch, project, "boss", "pages/admin.py")
+    assert "bob receives no responses" in shown_text(app)
 
 
 def test_progress_shows_done_of_assigned(monkeypatch, project):

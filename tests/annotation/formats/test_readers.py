@@ -63,6 +63,12 @@ def test_jsonl_whose_first_line_is_json_but_no_object_is_still_read_line_by_line
     assert load_rows(path) == [(1, False, "just a string"), (2, False, {"a": 2}), (3, False, {"a": 3})]
 
 
+def test_jsonl_of_values_that_are_no_objects_is_still_read_line_by_line(tmp_path):
+    # read as one JSON document (its first line a list) it was "line 2: not valid JSON (Extra data)"
+    path = write_text(tmp_path, "g.jsonl", '[1,2]\n"str"\n')
+    assert load_rows(path) == [(1, False, [1, 2]), (2, False, "str")]
+
+
 def test_bad_json_is_reported_with_line_and_column(tmp_path):
     path = write_text(tmp_path, "g.json", '[\n  {"a": 1},\n  {"a" 2}\n]\n')
     [problem] = problems_raised(load_rows, path)
@@ -126,6 +132,15 @@ def test_detect_format_of_rows_with_no_telling_field_is_an_input_error(tmp_path)
     path = write_jsonl(tmp_path, "x.jsonl", [{"question": "Q?"}])
     [problem] = problems_raised(detect_format, path)
     assert "cannot tell the format" in problem.message
+
+
+def test_detect_format_names_each_row_that_is_not_an_object(tmp_path):
+    path = write_text(tmp_path, "x.jsonl", '[1,2]\n"str"\n')
+    problems = problems_raised(detect_format, path)
+    assert [(p.line, p.entry, p.message) for p in problems] == [
+        (1, False, "expected an object, got a list"),
+        (2, False, "expected an object, got a string"),
+    ]
 
 
 # --- generation files ----------------------------------------------------------------------------

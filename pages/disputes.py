@@ -11,8 +11,9 @@ re-derives gold for the ruled response only, and the disputes kept per response
 (`annotation.agreement.dispute_index`); the next dispute opens in its place and the notice names
 whose version was ruled. The whole response is drawn only while its expander is open. Unanimous units are
 accepted automatically unless an admin turns that off. The gold set, with the provenance of every
-value, downloads as evaluation records or CSV. The URL holds the stage filter by its stable id
-(?stage=s3-all) and the response filter by the response id.
+value, downloads as evaluation records or CSV; under it, in an expander that starts closed, the
+annotators' flags (their questions about a response or the guidelines). The URL holds the stage
+filter by its stable id (?stage=s3-all) and the response filter by the response id.
 Two wordings the matcher is unsure of are a "Same fact?" question, counted apart and asked first
 (Y/N; `pages.widgets.same_fact`).
 """
@@ -31,6 +32,7 @@ from annotation.formats.gold_csv import write_gold_csv
 from annotation.formats.readers import write_records_jsonl
 from annotation.project_settings import ProjectSettings, SettingError, write_settings
 from annotation.store.rows import Person
+from annotation.work.flags import project_flags
 from pages.widgets import player, response_view, ruling
 from pages.widgets.context import current_state, friendly_errors, literal, show_text
 from pages.widgets.frame import run_page
@@ -128,6 +130,21 @@ def gold_settings_panel(store) -> None:
             on_change=_save_setting,
             args=(store, "auto_accept_unanimous", "auto_accept_input"),
         )
+
+
+# -- the annotators' flags ----------------------------------------------------------------------
+def flags_panel(store) -> None:
+    """The flags annotators sent from the Annotate page (`annotation.work.flags`), newest first, in
+    a closed expander below the disputes, so the ruling controls keep their place: each with who,
+    when, where, and the text as typed, shown as text (never Markdown or HTML)."""
+    flags = project_flags(store)
+    count = f"{len(flags)} flag{'' if len(flags) == 1 else 's'}"
+    with st.expander(f"Flags from annotators ({count})", icon=":material/flag:"):
+        if not flags:
+            st.caption("No annotator has flagged anything yet.")
+        for flag in flags:
+            st.caption(literal(f"{flag.who} · {flag.when} · {flag.where}"))
+            show_text(flag.text)
 
 
 # -- the counts and the list ----------------------------------------------------------------
@@ -316,6 +333,7 @@ def disputes(me: Person, store) -> None:
     dispute_screen(me, store)
     st.divider()
     downloads(store)
+    flags_panel(store)
     if me.role == "admin":
         gold_settings_panel(store)
 

@@ -1,2 +1,2 @@
-"""`python -m annotation …`: import, export, demo, agreement, gold. A thin layer over
+"""`python -m annotation …`: import, export, demo, agreement, gold, flags. A thin layer over
 `annotation.project` and the subpackages; may import every other part of `annotation`."""

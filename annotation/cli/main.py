@@ -1,4 +1,4 @@
-"""`python -m annotation …` — import, export, demo, agreement, gold, users and settings.
+"""`python -m annotation …` — import, export, demo, agreement, gold, flags, users and settings.
 
 Exit codes: 0 success, 2 invalid input (every problem on stderr, nothing on stdout).
 """
@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from annotation.cli.agreement import add_agreement_parser, add_gold_parser
+from annotation.cli.flags import add_flags_parser
 from annotation.cli.options import stdout_closed
 from annotation.cli.settings import add_settings_parser
 from annotation.cli.users import add_users_parser
@@ -132,7 +133,7 @@ def cmd_demo(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m annotation",
-        description="MURGAT annotation projects: import, export, demo, agreement, gold.",
+        description="MURGAT annotation projects: import, export, demo, agreement, gold, flags.",
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -203,6 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_agreement_parser(sub)
     add_gold_parser(sub)
+    add_flags_parser(sub)
     add_users_parser(sub)
     add_settings_parser(sub)
     return parser

@@ -11,6 +11,7 @@ from annotation.agreement.adjudication import adjudicate
 from annotation.protocol.ids import Unit
 from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
+from annotation.work.session import flag_for_guidelines
 
 PAGE = "pages/disputes.py"
 LIGHT = [{"text": "A red light blinks.", "citations": [0]}]
@@ -468,3 +469,47 @@ def test_the_downloads_say_how_many_labelled_responses_have_no_gold_record_yet(m
         "Gold records: 1 labelled response(s) await a ruling or labels on stage 1 or 2 (Disputes): "
         "no gold record yet, left out."
     ) in shown_text(disputes_page(monkeypatch, project))
+
+
+# -- the annotators' flags ----------------------------------------------------------------------
+
+
+def flags_expander(app):
+    return next(e for e in app.expander if e.label.startswith("Flags from annotators"))
+
+
+def test_an_adjudicator_sees_an_annotators_flag_as_text_with_who_and_where(monkeypatch, project):
+    typed = "Is **waving** <b>an action</b>? [x](http://evil.example)"
+    flag_for_guidelines(store_of(project), "ann", "r1", typed, unit=Unit.of_sentence(1))
+    app = disputes_page(monkeypatch, project)
+    panel = flags_expander(app)
+    assert panel.label == "Flags from annotators (1 flag)"
+    [caption] = [c.value for c in panel.caption]
+    assert caption.startswith("ann · ") and caption.endswith(" UTC · r1, sentence 2")
+    [text] = [h.value for h in panel.get("html")]
+    assert (
+        text
+        == '<div class="murgat-text">Is **waving** &lt;b&gt;an action&lt;/b&gt;? [x](http://evil.example)</div>'
+    )
+
+
+def test_an_admin_sees_every_flag_newest_first(monkeypatch, project):
+    store = store_of(project)
+    flag_for_guidelines(store, "ann", "r1", "Is waving an action?")
+    flag_for_guidelines(store, "bob", "r2", "Which clip counts?")
+    panel = flags_expander(disputes_page(monkeypatch, project, "boss"))
+    assert panel.label == "Flags from annotators (2 flags)"
+    assert [h.value for h in panel.get("html")] == [
+        '<div class="murgat-text">Which clip counts?</div>',
+        '<div class="murgat-text">Is waving an action?</div>',
+    ]
+
+
+def test_an_annotator_sees_no_one_elses_flags(monkeypatch, project):
+    flag_for_guidelines(store_of(project), "bob", "r1", "Bob asks: is waving an action?")
+    app = signed_in_app(monkeypatch, project, "ann").run()  # lands on Annotate
+    assert "Bob asks" not in shown_text(app)
+    assert not [e for e in app.expander if e.label.startswith("Flags from annotators")]
+    app.switch_page(PAGE).run()  # reached anyway (legacy mode): refused, nothing of the flags drawn
+    assert "not available to your role" in app.error[0].value and "Bob asks" not in shown_text(app)
+    assert not [e for e in app.expander if e.label.startswith("Flags from annotators")]

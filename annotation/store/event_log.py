@@ -78,6 +78,11 @@ MIGRATIONS: list[str] = [
               AND l.task = u.task);
     END;
     """,
+    # The flags, a handful among hundreds of thousands of labels, read on every Disputes rerun: a
+    # partial index, so `log(kind='flag')` reads them without scanning the log (0.18 s at 4,000 responses).
+    """
+    CREATE INDEX IF NOT EXISTS events_flags ON events(id) WHERE kind = 'flag';
+    """,
 ]
 TABLES = declare_tables(OWNER, MIGRATIONS, required=True)
 # An event's columns in table order (events, the views and labels_in_force share them)

@@ -209,8 +209,8 @@ def test_each_table_owner_migrates_its_own_tables_and_adopts_those_an_older_file
     reopened = ProjectStore.open(tmp_path / "p")
     assert [e.value for e in reopened.events.current_labels("ann")] == [True]
     versions = dict(reopened.database.connection.execute("SELECT owner, version FROM schema_versions"))
-    assert (versions["events"], versions[JSON_CELL_OWNER]) == (2, 1)
-    assert reopened.database.migrations_run == [("events", 1), ("events", 2)]
+    assert (versions["events"], versions[JSON_CELL_OWNER]) == (3, 1)
+    assert reopened.database.migrations_run == [("events", 1), ("events", 2), ("events", 3)]
 
 
 def test_a_missing_project_names_its_directory_and_the_problem_apart(tmp_path):

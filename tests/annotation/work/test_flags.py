@@ -52,3 +52,15 @@ def test_a_flag_says_when_to_the_minute_in_utc():
 def test_typed_markup_is_kept_as_typed(store):
     flag_for_guidelines(store, "ana", "r1", "**bold** <b>x</b>\nline two")
     assert project_flags(store)[0].text == "**bold** <b>x</b>\nline two"
+
+
+def test_flags_are_read_through_their_index_not_a_scan_of_the_log(tmp_path):
+    store = ProjectStore.open(tmp_path / "p", create=True)
+    connection = store.database.connection
+    asked: list[str] = []
+    connection.set_trace_callback(asked.append)
+    project_flags(store)
+    connection.set_trace_callback(None)
+    (query,) = [sql for sql in asked if "FROM events" in sql]
+    plan = " ".join(row[-1] for row in connection.execute("EXPLAIN QUERY PLAN " + query))
+    assert plan == "SCAN events USING INDEX events_flags"  # not a scan of the whole log

@@ -11,7 +11,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 from annotation.formats.atomic_file import write_text_atomically
-from annotation.project_settings import ProjectSettings
+from annotation.project_settings import ProjectSettings, judges_file_location
 from annotation.protocol.errors import InputError
 from calibration.judges.judges_file import JudgeConfig, load_judges
 
@@ -24,10 +24,21 @@ def judges_file_path(store) -> Path | None:
     directory) when set; else `<project>/judges.toml` when that file exists; else None."""
     configured = ProjectSettings.of(store).judges_toml.strip()
     if configured:
-        path = Path(configured).expanduser()
-        return path if path.is_absolute() else Path(store.directory) / path
+        return judges_file_location(store.directory, configured)
     default = Path(store.directory) / DEFAULT_FILE_NAME
     return default if default.exists() else None
+
+
+def judges_file_text(path: Path | None) -> str | None:
+    """The judges file's text for an admin to edit (bytes that are not UTF-8 replaced); None when
+    there is none or it cannot be read (a folder, no permission): `load_project_judges` then
+    carries the reader's problem naming why."""
+    if path is None:
+        return None
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
 
 
 def save_judges_text(store, text: str) -> tuple[Path, dict[str, JudgeConfig]]:

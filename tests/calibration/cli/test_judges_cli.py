@@ -74,7 +74,10 @@ def test_unset_key_variable_is_bad_input_before_any_call(
     monkeypatch.delenv("TEST_JUDGE_KEY", raising=False)
     code = run_all(judge_project, judge_endpoint, tmp_path, "--no-progress")
     assert code == 2 and judge_endpoint.log == []
-    assert "TEST_JUDGE_KEY is not set" in capsys.readouterr().err
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {tmp_path / 'judges.toml'}, line 5, field 'judges.j.api_key_env': "
+        "judge 'j': environment variable TEST_JUDGE_KEY is not set"
+    ]
 
 
 def test_judges_file_problems_are_located_and_exit_2(judge_project, judge_endpoint, tmp_path, capsys):

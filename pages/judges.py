@@ -334,6 +334,16 @@ def show_outcome(snap) -> None:
         st.warning(
             f"Stopped early: {report.stopped}. Start again to continue; nothing answered is asked again."
         )
+    if report.call_errors:  # why calls failed, whatever else stopped the run
+        st.error(f"{report.failed} call(s) failed after their retries:")
+        st.dataframe(
+            [
+                {"calls": n, "error": error}
+                for error, n in sorted(report.call_errors.items(), key=lambda i: -i[1])
+            ],
+            hide_index=True,
+            width="stretch",
+        )
     if report.incomplete:
         with st.expander(f"{len(report.incomplete)} response(s) left without a record"):
             st.dataframe(

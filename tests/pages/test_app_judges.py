@@ -253,3 +253,18 @@ def test_saving_a_folder_as_the_judges_file_path_is_refused_with_a_reason(page, 
     assert (
         "Nothing was saved" in refusal and "is a folder" in refusal and "give the path of a file" in refusal
     )
+
+
+def test_a_run_stopped_by_its_budget_still_says_why_its_calls_failed(monkeypatch, project, closed_endpoint):
+    (project / "judges.toml").write_text(judges_toml(closed_endpoint, max_retries="1"))
+    monkeypatch.setenv(KEY_VARIABLE, SECRET)
+    app = signed_in_app(monkeypatch, project, "boss").switch_page("pages/judges.py").run()
+    app.number_input(key="run_max_calls").set_value(3)
+    plan_all_responses(app).button(key="start_run").click().run()
+    app = finished_run(app, project)
+    assert "Stopped early: budget: --max-calls 3 reached" in app.warning[0].value
+    assert "3 call(s) failed after their retries" in app.error[0].value
+    [row] = [t for t in app.dataframe if "error" in t.value.columns][0].value.to_dict("records")
+    assert row["calls"] == 3 and row["error"].startswith(
+        f"connection failed: {closed_endpoint}/chat/completions"
+    )

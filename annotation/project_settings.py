@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
+from pathlib import Path
 
 from annotation.agreement.gold import DEFAULT_RULE, RULES
 from annotation.work.queues import DEFAULT_OVERLAP
@@ -206,9 +207,23 @@ def write_settings(store, values: Mapping[str, object]) -> None:
                 if unknown
                 else "project setting pool names nobody: name at least one person, or null for every annotator"
             )
+    if checked.get("judges_toml"):  # a folder would be read as the judges file on every visit
+        path = judges_file_location(store.directory, checked["judges_toml"])
+        if path.is_dir():
+            refused["judges_toml"] = (
+                f"project setting judges_toml = {values['judges_toml']!r} is refused: {path} is a "
+                "folder: give the path of a file"
+            )
     if refused:
         raise SettingError(refused)
     store.set_settings({name: list(v) if isinstance(v, tuple) else v for name, v in checked.items()})
+
+
+def judges_file_location(directory, configured: str) -> Path:
+    """Where the setting `judges_toml` = `configured` (not empty) points: `~` expanded, a relative
+    path taken from the project `directory`. Whether a file is there is the reader's business."""
+    path = Path(configured).expanduser()
+    return path if path.is_absolute() else Path(directory) / path
 
 
 @dataclass(frozen=True)

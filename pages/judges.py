@@ -16,7 +16,7 @@ from pathlib import Path
 import streamlit as st
 
 from annotation.formats.readers import write_records_jsonl
-from annotation.project_settings import ProjectSettings, write_settings
+from annotation.project_settings import ProjectSettings, SettingError, write_settings
 from annotation.protocol.errors import InputError
 from annotation.protocol.ids import configuration_name
 from calibration.judges.judges_file import GOLD, parse_configuration
@@ -28,6 +28,7 @@ from pages.widgets.frame import run_page
 from pages.widgets.judges_file import (
     JUDGES_SETTING,
     judge_rows,
+    judges_file_text,
     load_project_judges,
     missing_keys,
     save_judges_text,
@@ -59,8 +60,12 @@ def judges_file_section(store):
             placeholder=str(Path(store.directory) / "judges.toml"),
         )
         if st.form_submit_button("Save path"):
-            write_settings(store, {JUDGES_SETTING: chosen.strip()})
-            st.rerun()
+            try:
+                write_settings(store, {JUDGES_SETTING: chosen.strip()})
+            except SettingError as error:
+                st.error(literal(f"Nothing was saved: {error}"))
+            else:
+                st.rerun()
     write_judges_file(store, path)
     if path is None:
         st.info("No judges file yet: write one below (an example is filled in), or give its path above.")
@@ -79,9 +84,9 @@ def write_judges_file(store, path: Path | None) -> None:
     if saved_notice:
         st.success(saved_notice, icon=":material/check_circle:")
     with st.expander("Write the judges file", expanded=path is None, icon=":material/edit:"):
-        current = EXAMPLE + "\n"
-        if path is not None and path.exists():
-            current = path.read_text(encoding="utf-8", errors="replace")
+        current = judges_file_text(path)
+        if current is None:
+            current = EXAMPLE + "\n"
         with st.form("judges_file_text"):
             text = st.text_area(
                 "Judges (TOML)",
@@ -328,6 +333,16 @@ def show_outcome(snap) -> None:
     if report.stopped:
         st.warning(
             f"Stopped early: {report.stopped}. Start again to continue; nothing answered is asked again."
+        )
+    if report.call_errors:  # why calls failed, whatever else stopped the run
+        st.error(f"{report.failed} call(s) failed after their retries:")
+        st.dataframe(
+            [
+                {"calls": n, "error": error}
+                for error, n in sorted(report.call_errors.items(), key=lambda i: -i[1])
+            ],
+            hide_index=True,
+            width="stretch",
         )
     if report.incomplete:
         with st.expander(f"{len(report.incomplete)} response(s) left without a record"):

@@ -136,6 +136,14 @@ def pytest_unconfigure(config):
         build.join()
 
 
+@pytest.fixture
+def closed_endpoint() -> str:
+    """A judge's base URL at a port on 127.0.0.1 that nothing listens on: every call is refused."""
+    from e2e.browser_support import free_port
+
+    return f"http://127.0.0.1:{free_port()}/v1"
+
+
 @pytest.fixture(scope="module")
 def module_demo(demo_build, tmp_path_factory) -> Path:
     """A copy of the demo that the tests of one module share (for tests that only read it, or

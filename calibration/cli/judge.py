@@ -151,6 +151,10 @@ def _print_report(report) -> None:
         f"retries {report.retries}; tokens {report.tokens_in} in / {report.tokens_out} out; "
         f"cost ${report.cost:.4f}; {report.elapsed_s:.1f} s"
     )
+    if report.call_errors:  # why calls failed, whatever else stopped the run
+        print(f"failed calls ({report.failed}), by error:")
+        for error, count in sorted(report.call_errors.items(), key=lambda item: -item[1]):
+            print(f"  {count} × {error}")
     print(f"records: {len(report.records)} complete, {report.records_written} new or changed stored")
     if report.stopped:
         print(f"stopped early: {report.stopped}")

@@ -24,7 +24,6 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from annotation.protocol.errors import InputError
 from calibration.judges.judges_file import JudgeConfig
 from calibration.judges.prompts import SCHEMAS
 
@@ -86,7 +85,7 @@ class OpenAICompatibleAdapter:
 
     def __init__(self, judge: JudgeConfig, api_key: str | None):
         if not judge.base_urls:
-            raise InputError(f"judge '{judge.name}' has no base_urls", field="base_urls")
+            raise judge.problem("base_urls", f"judge '{judge.name}' has no base_urls")
         self.judge = judge
         self._api_key = api_key
         self._next = itertools.count()
@@ -209,10 +208,10 @@ class GeminiAdapter:
             from google import genai
             from google.genai import errors, types
         except ImportError:
-            raise InputError(
+            raise judge.problem(
+                "adapter",
                 f"judge '{judge.name}' uses the gemini adapter, which needs the optional "
                 "package google-genai: pip install google-genai",
-                field="adapter",
             ) from None
         self.judge = judge
         self._types, self._errors = types, errors

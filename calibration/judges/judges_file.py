@@ -60,6 +60,10 @@ class JudgeConfig:
     # send the answer's JSON schema as response_format (turn off for endpoints that reject it)
     response_format: bool = True
     extra_body: dict = field(default_factory=dict)
+    # where the judge was written, for messages: its judges file, and the line of each key it
+    # set ("" → its [judges.NAME] header); not part of what a judge is
+    file: str = field(default="", compare=False, repr=False)
+    lines: dict = field(default_factory=dict, compare=False, repr=False)
 
     def cost(self, tokens_in: int | None, tokens_out: int | None) -> float:
         """Price of a call from its token counts (unknown counts cost nothing)."""
@@ -91,11 +95,20 @@ class JudgeConfig:
             return None
         value = os.environ.get(self.api_key_env)
         if not value:
-            raise InputError(
-                f"judge '{self.name}': environment variable {self.api_key_env} is not set",
-                field="api_key_env",
+            raise self.problem(
+                "api_key_env", f"judge '{self.name}': environment variable {self.api_key_env} is not set"
             )
         return value
+
+    def problem(self, key: str, message: str) -> InputError:
+        """An InputError about this judge's `key`, located in its judges file: the file, the key's
+        line (else the judge's header line, when known) and the field `judges.NAME.key`."""
+        return InputError(
+            message,
+            path=self.file,
+            line=self.lines.get(key, self.lines.get("")),
+            field=f"judges.{self.name}.{key}",
+        )
 
 
 # key → (accepted Python types, description for messages, check(value) -> problem or None)
@@ -188,8 +201,12 @@ def load_judges(path: str | Path) -> dict[str, JudgeConfig]:
     characters other than letters, digits, `.`, `_`, `-`. A missing file → InputError too.
     """
     path = Path(path)
-    where = str(path)
-    text = read_input_text(path)
+    return parse_judges(read_input_text(path), str(path))
+
+
+def parse_judges(text: str, where: str) -> dict[str, JudgeConfig]:
+    """The judges of a judges file's `text`, as `load_judges` reads them; `where` is the file's
+    path, named by every problem and kept on each judge (`JudgeConfig.file`) for later ones."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -286,7 +303,10 @@ def _judge_from_table(
     if problems:
         return None, problems
     values["base_urls"] = tuple(u.rstrip("/") for u in values.get("base_urls", ()))
-    return JudgeConfig(name=name, **values), []
+    lines = {key: key_lines[(name, key)] for key in table if (name, key) in key_lines}
+    if header_line is not None:
+        lines[""] = header_line
+    return JudgeConfig(name=name, **values, file=where, lines=lines), []
 
 
 @dataclass(frozen=True)

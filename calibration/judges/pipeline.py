@@ -332,10 +332,19 @@ class ResponsePipeline:
         if not specs:
             return []
         answers = self.ask(specs)
-        failed = [a for a in answers if a.status == "failed"]
-        if failed:
-            raise IncompleteResponse(f"{len(failed)} call(s) failed after retries: {failed[0].error}")
+        failure = failed_calls(answers)
+        if failure is not None:
+            raise failure
         return answers
+
+
+def failed_calls(answers: list[Answer]) -> IncompleteResponse | None:
+    """Why a response is left without a record when some of its calls failed after their
+    retries (how many, and the first one's error); None when none failed."""
+    failed = [a for a in answers if a.status == "failed"]
+    if not failed:
+        return None
+    return IncompleteResponse(f"{len(failed)} call(s) failed after retries: {failed[0].error}")
 
 
 class _FactQuestions:

@@ -26,7 +26,13 @@ from calibration.judges.adapters import CallError, make_adapter
 from calibration.judges.cache import CallCache, CallRecord
 from calibration.judges.judges_file import Configuration, JudgeConfig
 from calibration.judges.parsing import parse_answer
-from calibration.judges.pipeline import Answer, CallSpec, IncompleteResponse, project_pipelines
+from calibration.judges.pipeline import (
+    Answer,
+    CallSpec,
+    IncompleteResponse,
+    failed_calls,
+    project_pipelines,
+)
 from calibration.judges.plan import RunPlan, estimated_cost
 
 
@@ -64,6 +70,7 @@ class RunReport:
     cost: float = 0.0
     elapsed_s: float = 0.0
     stopped: str | None = None  # why the run stopped early, if it did
+    call_errors: dict[str, int] = field(default_factory=dict)  # a failed call's last error → how many
 
 
 class CallBroker:
@@ -105,8 +112,18 @@ class CallBroker:
             pool.shutdown(wait=True)
 
     def ask(self, specs: list[CallSpec]) -> list[Answer]:
+        """The answers of `specs`; RunInterrupted when some could not be asked (budget, stop),
+        unless some that were asked failed: then the response says why they failed."""
         futures = [self._future(spec) for spec in specs]
-        return [f.result() for f in futures]  # RunInterrupted passes through to the pipeline
+        answers, interrupted = [], None
+        for future in futures:
+            try:
+                answers.append(future.result())
+            except RunInterrupted as exc:
+                interrupted = interrupted or exc
+        if interrupted is None:
+            return answers
+        raise failed_calls(answers) or interrupted  # passes through the pipeline to the run
 
     def _future(self, spec: CallSpec) -> Future:
         with self._lock:
@@ -241,6 +258,7 @@ class CallBroker:
         )
         with self._lock:
             self.report.failed += 1
+            self.report.call_errors[error] = self.report.call_errors.get(error, 0) + 1
         return Answer(spec.key, "failed", error=error)
 
 

@@ -4,16 +4,14 @@ the NAME of its key variable and whether that variable is set."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
-import tempfile
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 from annotation.formats.atomic_file import write_text_atomically
-from annotation.project_settings import ProjectSettings
+from annotation.project_settings import ProjectSettings, judges_file_location
 from annotation.protocol.errors import InputError
-from calibration.judges.judges_file import JudgeConfig, load_judges
+from calibration.judges.judges_file import JudgeConfig, load_judges, parse_judges
 
 JUDGES_SETTING = "judges_toml"
 DEFAULT_FILE_NAME = "judges.toml"
@@ -24,10 +22,21 @@ def judges_file_path(store) -> Path | None:
     directory) when set; else `<project>/judges.toml` when that file exists; else None."""
     configured = ProjectSettings.of(store).judges_toml.strip()
     if configured:
-        path = Path(configured).expanduser()
-        return path if path.is_absolute() else Path(store.directory) / path
+        return judges_file_location(store.directory, configured)
     default = Path(store.directory) / DEFAULT_FILE_NAME
     return default if default.exists() else None
+
+
+def judges_file_text(path: Path | None) -> str | None:
+    """The judges file's text for an admin to edit (bytes that are not UTF-8 replaced); None when
+    there is none or it cannot be read (a folder, no permission): `load_project_judges` then
+    carries the reader's problem naming why."""
+    if path is None:
+        return None
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
 
 
 def save_judges_text(store, text: str) -> tuple[Path, dict[str, JudgeConfig]]:
@@ -38,17 +47,7 @@ def save_judges_text(store, text: str) -> tuple[Path, dict[str, JudgeConfig]]:
     key it does not know, so an `api_key` written into the file is refused, never stored — a
     judge names only the environment variable that holds its key (`api_key_env`)."""
     path = judges_file_path(store) or Path(store.directory) / DEFAULT_FILE_NAME
-    with tempfile.TemporaryDirectory() as folder:
-        checked = Path(folder) / path.name  # the problems then name the file as the admin knows it
-        checked.write_text(text, encoding="utf-8")
-        try:
-            judges = load_judges(checked)
-        except InputError as error:
-            named = [
-                dataclasses.replace(p, path=path.name) if p.path == str(checked) else p
-                for p in error.problems
-            ]
-            raise InputError(named) from None
+    judges = parse_judges(text, str(path))  # its problems and its judges name the file it goes to
     write_text_atomically(path, text)
     return path, judges
 

@@ -123,3 +123,18 @@ def test_a_refusal_names_each_setting_it_refuses_for_a_caller_to_locate(store):
         write_settings(store, {"pad_s": -1, "overlap": 2, "colour": "red"})
     assert refused.value.names == ["pad_s", "colour"]
     assert refused.value.refused["pad_s"].startswith("project setting pad_s = -1 is refused")
+
+
+@pytest.mark.parametrize("written", ["media", "MEDIA_ABSOLUTE"])
+def test_a_judges_file_path_naming_a_folder_is_refused_and_nothing_changes(store, written):
+    # QA walk: judges_toml=/tmp was stored, and the judges page failed on every later visit
+    (store.directory / "media").mkdir()
+    value = str(store.directory / "media") if written == "MEDIA_ABSOLUTE" else written
+    with pytest.raises(SettingError, match=r"judges_toml = .* is a folder: give the path of a file"):
+        write_settings(store, {"pad_s": 2.0, "judges_toml": value})
+    assert store.stored_settings() == {}
+
+
+def test_a_judges_file_path_that_does_not_exist_yet_is_accepted(store):
+    write_settings(store, {"judges_toml": "judges/new.toml"})  # the judges page writes it there
+    assert ProjectSettings.of(store).judges_toml == "judges/new.toml"

@@ -231,3 +231,40 @@ def test_a_judges_file_with_an_api_key_or_an_error_is_refused_with_its_lines_and
         and "judges.j.max_retries" in problems
     )
     assert "sk-not-stored" not in problems.replace(text, "")
+
+
+def test_a_judges_file_path_that_is_a_folder_is_shown_as_a_problem_not_a_failure(monkeypatch, project):
+    # set before the path was checked when written (or the folder made since): every visit failed
+    (project / "judges").mkdir()
+    ProjectStore.open(project).set_settings({"judges_toml": "judges"})
+    app = signed_in_app(monkeypatch, project, "boss").switch_page("pages/judges.py").run()
+    assert not app.exception
+    assert "cannot be used" in app.error[0].value
+    assert "cannot read the file: Is a directory" in shown_text(app)
+
+
+def test_saving_a_folder_as_the_judges_file_path_is_refused_with_a_reason(page, project):
+    (project / "judges").mkdir()
+    page.text_input(key="judges_toml_input").input("judges")
+    app = next(b for b in page.button if b.label == "Save path").click().run()
+    assert not app.exception
+    assert ProjectStore.open(project).get_setting("judges_toml") is None
+    refusal = app.error[0].value  # shown literally: Markdown's characters come escaped
+    assert (
+        "Nothing was saved" in refusal and "is a folder" in refusal and "give the path of a file" in refusal
+    )
+
+
+def test_a_run_stopped_by_its_budget_still_says_why_its_calls_failed(monkeypatch, project, closed_endpoint):
+    (project / "judges.toml").write_text(judges_toml(closed_endpoint, max_retries="1"))
+    monkeypatch.setenv(KEY_VARIABLE, SECRET)
+    app = signed_in_app(monkeypatch, project, "boss").switch_page("pages/judges.py").run()
+    app.number_input(key="run_max_calls").set_value(3)
+    plan_all_responses(app).button(key="start_run").click().run()
+    app = finished_run(app, project)
+    assert "Stopped early: budget: --max-calls 3 reached" in app.warning[0].value
+    assert "3 call(s) failed after their retries" in app.error[0].value
+    [row] = [t for t in app.dataframe if "error" in t.value.columns][0].value.to_dict("records")
+    assert row["calls"] == 3 and row["error"].startswith(
+        f"connection failed: {closed_endpoint}/chat/completions"
+    )

@@ -55,3 +55,14 @@ def test_settings_command_lists_each_setting_marking_defaults(project, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith('gold_rule = "majority"  (default)\t# ')
     assert next(line for line in lines if line.startswith("overlap")).startswith("overlap = 2\t# ")
+
+
+def test_settings_command_refuses_a_folder_as_the_judges_file(project, tmp_path, capsys):
+    code = main(["settings", "--project", str(project), f"judges_toml={tmp_path}"])
+    assert code == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: project setting judges_toml = {str(tmp_path)!r} is refused: {tmp_path} is a folder: "
+        "give the path of a file",
+        "nothing was written",
+    ]
+    assert ProjectStore.open(project).stored_settings() == {}

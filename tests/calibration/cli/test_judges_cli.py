@@ -11,10 +11,10 @@ from calibration.cli.judge import add_judge_parser
 SECRET = "sk-test-7f3a9c"
 
 
-def judges_file(tmp_path, judge_endpoint, extra: str = "") -> str:
+def judges_file(tmp_path, base_url: str, extra: str = "") -> str:
     path = tmp_path / "judges.toml"
     path.write_text(
-        f'[judges.j]\nadapter = "openai"\nmodel = "test-model"\nbase_urls = ["{judge_endpoint.base_url}"]\n'
+        f'[judges.j]\nadapter = "openai"\nmodel = "test-model"\nbase_urls = ["{base_url}"]\n'
         f'api_key_env = "TEST_JUDGE_KEY"\nbackoff_base_s = 0.001\nprice_in_per_1k = 0.01\n{extra}'
     )
     return str(path)
@@ -22,7 +22,7 @@ def judges_file(tmp_path, judge_endpoint, extra: str = "") -> str:
 
 def run_all(judge_project, judge_endpoint, tmp_path, *options: str) -> int:
     """`judge run` of configuration j+j+j on every response of the project, with `options`."""
-    project, judges = str(judge_project.directory), judges_file(tmp_path, judge_endpoint)
+    project, judges = str(judge_project.directory), judges_file(tmp_path, judge_endpoint.base_url)
     return cli(
         "judge",
         "run",
@@ -74,11 +74,14 @@ def test_unset_key_variable_is_bad_input_before_any_call(
     monkeypatch.delenv("TEST_JUDGE_KEY", raising=False)
     code = run_all(judge_project, judge_endpoint, tmp_path, "--no-progress")
     assert code == 2 and judge_endpoint.log == []
-    assert "TEST_JUDGE_KEY is not set" in capsys.readouterr().err
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {tmp_path / 'judges.toml'}, line 5, field 'judges.j.api_key_env': "
+        "judge 'j': environment variable TEST_JUDGE_KEY is not set"
+    ]
 
 
 def test_judges_file_problems_are_located_and_exit_2(judge_project, judge_endpoint, tmp_path, capsys):
-    path = judges_file(tmp_path, judge_endpoint, extra="max_concurency = 4\n")
+    path = judges_file(tmp_path, judge_endpoint.base_url, extra="max_concurency = 4\n")
     code = cli("judge", "list", "--judges", path)
     err = capsys.readouterr().err
     assert code == 2 and f"{path}, line 8, field 'judges.j.max_concurency': unknown key" in err
@@ -92,3 +95,21 @@ def test_budget_stop_exits_1_and_says_what_was_left(
     out = capsys.readouterr().out
     assert code == 1 and len(judge_endpoint.log) == 3
     assert "stopped early: budget: --max-calls 3 reached" in out and "left without a record (2)" in out
+
+
+def test_failed_calls_say_why_even_when_the_budget_stops_the_run(
+    judge_project, closed_endpoint, tmp_path, capsys, monkeypatch
+):
+    # QA walk: "failed 3" and "stopped early: budget", and the refused connections never said
+    monkeypatch.setenv("TEST_JUDGE_KEY", SECRET)
+    judges = judges_file(tmp_path, closed_endpoint, extra="max_retries = 1\n")
+    code = cli(
+        "judge", "run", "--project", str(judge_project.directory), "--judges", judges,
+        "--config", "j+j+j", "--responses", "all", "--max-calls", "3", "--no-progress",
+    )  # fmt: skip
+    out = capsys.readouterr().out.splitlines()
+    assert code == 1 and "stopped early: budget: --max-calls 3 reached" in out
+    reported = out.index("failed calls (3), by error:")
+    count, error = out[reported + 1].split(" × ", 1)
+    assert count == "  3" and error.startswith(f"connection failed: {closed_endpoint}/chat/completions: ")
+    assert "Connection refused" in error

@@ -114,6 +114,17 @@ def test_unset_key_variable_is_named_in_the_error(tmp_path, monkeypatch):
         judge.api_key()
 
 
+def test_unset_key_variable_is_located_in_the_judges_file(tmp_path, monkeypatch):
+    # QA walk: the error said "<input>, field 'api_key_env'", and not which file or judge
+    monkeypatch.delenv("VLLM_API_KEY", raising=False)
+    path = write(tmp_path, GOOD)
+    judge = load_judges(path)["qwen-omni"]
+    with pytest.raises(InputError) as caught:
+        judge.api_key()
+    [problem] = caught.value.problems
+    assert (problem.path, problem.line, problem.field) == (str(path), 5, "judges.qwen-omni.api_key_env")
+
+
 def test_configuration_source_is_the_judge_prefixed_id(tmp_path):
     judges = load_judges(write(tmp_path, GOOD))
     configuration = parse_configuration("qwen-omni+gold+gemini-flash", judges)
@@ -139,5 +150,11 @@ def test_configuration_that_cannot_run_is_refused(tmp_path, text, message):
 def test_gemini_judge_without_the_google_genai_package_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "google.genai", None)  # as if not installed
     judge = load_judges(write(tmp_path, GOOD))["gemini-flash"]
-    with pytest.raises(InputError, match="pip install google-genai"):
+    with pytest.raises(InputError, match="pip install google-genai") as caught:
         make_adapter(judge, None)
+    [problem] = caught.value.problems
+    assert (problem.path, problem.line, problem.field) == (
+        str(tmp_path / "judges.toml"),
+        11,
+        "judges.gemini-flash.adapter",
+    )

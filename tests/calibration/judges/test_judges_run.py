@@ -222,3 +222,19 @@ def test_judge_entails_gold_facts_and_a_sentence_without_gold_facts_gets_a_note(
         r1.sentences[1].facts == []
         and "gold has no facts" in r1.sentences[1].provenance["facts"]["undetermined"]
     )
+
+
+def test_calls_refused_under_a_call_budget_say_why_they_failed(judge_project, closed_endpoint):
+    # QA walk: with --max-calls the refused connections were stored but every response said "budget"
+    judges = {
+        "j": JudgeConfig("j", "openai", "test-model", (closed_endpoint,), max_retries=1, backoff_base_s=0.001)
+    }
+    report = run(judge_project, judges, "j+j+j", max_calls=3)
+    assert report.failed == 3 and report.stopped == "budget: --max-calls 3 reached"
+    [(error, count)] = report.call_errors.items()
+    assert count == 3 and error.startswith(f"connection failed: {closed_endpoint}/chat/completions: ")
+    assert "Connection refused" in error
+    # each of the three failed calls is the reason of the response that asked it, not the budget
+    failed_here = [why for _, _, why in report.incomplete if "failed after retries" in why]
+    assert sum(int(why.split(" call(s)")[0]) for why in failed_here) == 3
+    assert all(why.endswith(error) for why in failed_here)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import streamlit as st
 
 from annotation.project_settings import ProjectSettings
+from annotation.protocol.ids import Unit
 from annotation.store.rows import Person
 from annotation.work import session
 from annotation.work.drafts import load_draft, save_draft
@@ -32,6 +33,7 @@ from pages.widgets.frame import run_page
 
 STAGE_NAMES = {1: "Stage 1 · verifiable sentences", 2: "Stage 2 · atomic facts", 3: "Stage 3 · entailment"}
 ANSWERED_KEY = "answered_work"  # the work an answer left, for the run it causes (read once, then gone)
+FLAGGED_SENTENCE_KEY = "flagged_sentence"  # (response, sentence) of the question on screen, for a flag
 
 
 # -- the controller: what a click does (the widgets only lay out and call these) -----------------
@@ -85,7 +87,10 @@ def flag(store, who: str) -> None:
         st.session_state["notice"] = "There is no response to flag."
         return
     try:
-        session.flag_for_guidelines(store, who, response_id, st.session_state.get("flag_text", ""))
+        # about the sentence whose question is on screen: the adjudicator reading it sees where
+        shown = st.session_state.get(FLAGGED_SENTENCE_KEY)
+        unit = Unit.of_sentence(shown[1]) if shown and shown[0] == response_id else None
+        session.flag_for_guidelines(store, who, response_id, st.session_state.get("flag_text", ""), unit)
     except ValueError as exc:
         st.session_state["notice"] = f"Not flagged: {exc}"
         return
@@ -261,6 +266,7 @@ def decision_body(who: str, store) -> None:
     response = store.response(rid)
     sentences = work.sentences
     sentence = sentences[question.sentence_index]
+    st.session_state[FLAGGED_SENTENCE_KEY] = (rid, question.sentence_index)  # what a flag is about
     where = (
         f"{rid} · sentence {question.sentence_index + 1}/{len(sentences)}"
         f" · {decisions_done(work.questions, work.labels, work.answered, work.waiting)} · {done}"

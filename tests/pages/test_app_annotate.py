@@ -209,6 +209,14 @@ def test_flag_for_guidelines_is_logged(monkeypatch, project, store):
     assert store.events.log("ann", kind="flag")[0].value == {"text": "Is waving an action?"}
 
 
+def test_a_flag_is_about_the_sentence_whose_question_is_on_screen(monkeypatch, project, store):
+    app = opened(signed_in(monkeypatch, project), "flag_popover")
+    app.text_area(key="flag_text").input("Is waving an action?")
+    next(b for b in app.button if b.label == "Send the flag").click().run()
+    (flag,) = store.events.log("ann", kind="flag")
+    assert str(flag.unit) == "s0"  # the first question of a fresh response is about its first sentence
+
+
 def test_returning_annotator_resumes_at_the_same_question(monkeypatch, project):
     through_stage_one(signed_in(monkeypatch, project))
     again = signed_in(monkeypatch, project)

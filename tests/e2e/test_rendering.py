@@ -3,7 +3,7 @@ brought in — a response id, the question, the options, the response text and a
 in it, the annotators' facts, a skip reason and a flag for the guidelines (the guideline notes) —
 carries an image, a link, an autolink and an HTML image aimed at a local server. Annotator and
 adjudicator open the pages that show them (annotate, the set-aside list, disputes with its
-ruling controls); no anchor or image pointing there may exist and no request may reach it, while
+ruling controls and the annotators' flags); no anchor or image pointing there may exist and no request may reach it, while
 the payloads are visible as the characters they are."""
 
 from __future__ import annotations
@@ -175,6 +175,8 @@ def test_an_adjudicator_sees_the_annotators_facts_and_the_id_as_text(server, pay
                 held = page.eval_on_selector_all("input, textarea", "es => es.map(e => e.value)")
                 raise AssertionError(f"{name}'s list is not in the editor; the fields hold {held}") from None
         page.get_by_text("Gold now:", exact=False).wait_for()
+        page.get_by_text("Flags from annotators (1 flag)").click()  # cy's flag, below the downloads
+        shown_as_text(page, host, "flag")
         page.locator(IDLE).wait_for()
         page.screenshot(path=SHOTS / "22_rendering_disputes.png", full_page=True)
         no_live_payload(page, host)

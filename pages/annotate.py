@@ -17,6 +17,7 @@ from annotation.protocol.ids import Unit
 from annotation.store.rows import Person
 from annotation.work import session
 from annotation.work.drafts import load_draft, save_draft
+from annotation.work.flags import project_flags
 from annotation.work.proposals import atomic_split, rule_based_facts
 from annotation.work.queues import unskip
 from annotation.work.session import (
@@ -27,7 +28,7 @@ from annotation.work.session import (
     undone_fact_list,
 )
 from pages.widgets import decisions, player, queue_view, response_view, timeline
-from pages.widgets.context import APP_DIR, friendly_errors
+from pages.widgets.context import APP_DIR, friendly_errors, literal, show_text
 from pages.widgets.facts_editor import GUIDANCE, facts_editor, start_draft
 from pages.widgets.frame import run_page
 
@@ -112,6 +113,29 @@ def tools(store, who: str) -> None:
         guidelines = st.popover("Guidelines", key="guidelines_popover", on_change="rerun")
         if guidelines.open:  # drawn only when open: nothing to send on every decision
             guidelines.markdown((APP_DIR / "assets" / "guidelines.md").read_text())
+        own_flags(store, who)
+
+
+def own_flags(store, who: str) -> None:
+    """The person's flags with the adjudicators' answers (Disputes page), in a popover shown once
+    they have flagged something; its content drawn only when open."""
+    flags = project_flags(store, who=who)
+    if not flags:
+        return
+    answered = sum(1 for f in flags if f.answer is not None)
+    label = f"Your flags ({answered} answered)" if answered else "Your flags"
+    mine = st.popover(label, icon=":material/flag:", key="own_flags_popover", on_change="rerun")
+    if not mine.open:
+        return
+    with mine:
+        for flag in flags:
+            st.caption(literal(f"{flag.when} · {flag.where}"))
+            show_text(flag.text)
+            if flag.answer is None:
+                st.caption("Waiting for an answer.")
+            else:
+                st.caption(literal(f"Answered by {flag.answer.who} · {flag.answer.when}"))
+                show_text(flag.answer.text or "(marked dealt with, no reply)")
 
 
 def empty_queue(store, who: str, queue, waiting: list[str]) -> None:

@@ -12,7 +12,7 @@ re-derives gold for the ruled response only, and the disputes kept per response
 whose version was ruled. The whole response is drawn only while its expander is open. Unanimous units are
 accepted automatically unless an admin turns that off. The gold set, with the provenance of every
 value, downloads as evaluation records or CSV; under it, in an expander that starts closed, the
-annotators' flags (their questions about a response or the guidelines). The URL holds the stage
+annotators' flags (their questions about a response or the guidelines), each answered there. The URL holds the stage
 filter by its stable id (?stage=s3-all) and the response filter by the response id.
 Two wordings the matcher is unsure of are a "Same fact?" question, counted apart and asked first
 (Y/N; `pages.widgets.same_fact`).
@@ -32,7 +32,7 @@ from annotation.formats.gold_csv import write_gold_csv
 from annotation.formats.readers import write_records_jsonl
 from annotation.project_settings import ProjectSettings, SettingError, write_settings
 from annotation.store.rows import Person
-from annotation.work.flags import project_flags
+from annotation.work.flags import answer_flag, project_flags
 from pages.widgets import player, response_view, ruling
 from pages.widgets.context import current_state, friendly_errors, literal, show_text
 from pages.widgets.frame import run_page
@@ -133,18 +133,50 @@ def gold_settings_panel(store) -> None:
 
 
 # -- the annotators' flags ----------------------------------------------------------------------
-def flags_panel(store) -> None:
-    """The flags annotators sent from the Annotate page (`annotation.work.flags`), newest first, in
-    a closed expander below the disputes, so the ruling controls keep their place: each with who,
-    when, where, and the text as typed, shown as text (never Markdown or HTML)."""
+def flags_panel(me: Person, store) -> None:
+    """The flags annotators sent from the Annotate page (`annotation.work.flags`), the open ones
+    first, each newest first, in a closed expander below the disputes, so the ruling controls keep
+    their place: each with who, when, where, and the text as typed, shown as text (never Markdown
+    or HTML); an open one with a reply box and "Mark answered", an answered one with its answer."""
     flags = project_flags(store)
-    count = f"{len(flags)} flag{'' if len(flags) == 1 else 's'}"
-    with st.expander(f"Flags from annotators ({count})", icon=":material/flag:"):
+    waiting = [f for f in flags if f.answer is None]
+    count = f"{len(flags)} flag{'' if len(flags) == 1 else 's'}" + (f", {len(waiting)} open" if flags else "")
+    # keyed: the panel keeps its place (and stays open) when an answer changes its label
+    with st.expander(f"Flags from annotators ({count})", icon=":material/flag:", key="flags_panel"):
+        notice = st.session_state.pop("flag_notice", None)
+        if notice:
+            st.error(literal(notice))
         if not flags:
             st.caption("No annotator has flagged anything yet.")
-        for flag in flags:
+        for flag in waiting + [f for f in flags if f.answer is not None]:
             st.caption(literal(f"{flag.who} · {flag.when} · {flag.where}"))
             show_text(flag.text)
+            if flag.answer is None:
+                answer_form(me, store, flag.event_id)
+            else:
+                st.caption(literal(f"Answered by {flag.answer.who} · {flag.answer.when}"))
+                if flag.answer.text:
+                    show_text(flag.answer.text)
+
+
+def answer_form(me: Person, store, flag_id: int) -> None:
+    """A reply (optional) and "Mark answered"; the annotator reads the reply on the Annotate page."""
+    with st.form(f"flag_answer_form_{flag_id}", clear_on_submit=True, border=False):
+        st.text_area(
+            "Answer (optional; the annotator reads it on the Annotate page)",
+            key=f"flag_answer_{flag_id}",
+            height=68,
+        )
+        st.form_submit_button(
+            "Mark answered", icon=":material/done:", on_click=_answer_flag, args=(me, store, flag_id)
+        )
+
+
+def _answer_flag(me: Person, store, flag_id: int) -> None:
+    try:  # the role is checked again there, as for a ruling
+        answer_flag(store, me.name, flag_id, st.session_state.get(f"flag_answer_{flag_id}", ""))
+    except (PermissionError, ValueError) as exc:
+        st.session_state["flag_notice"] = f"Not answered: {exc}"
 
 
 # -- the counts and the list ----------------------------------------------------------------
@@ -333,7 +365,7 @@ def disputes(me: Person, store) -> None:
     dispute_screen(me, store)
     st.divider()
     downloads(store)
-    flags_panel(store)
+    flags_panel(me, store)
     if me.role == "admin":
         gold_settings_panel(store)
 

@@ -9,13 +9,16 @@ from pathlib import Path
 from annotation.formats.atomic_file import write_text_atomically
 from annotation.formats.spreadsheet_csv import csv_text
 
-CSV_FIELDS = ("event_id", "at", "who", "response_id", "unit", "sentence", "text")
+CSV_FIELDS = (
+    "event_id", "at", "who", "response_id", "unit", "sentence", "text", "answered_at", "answered_by", "answer",
+)  # fmt: skip
 
 
 def flags_csv_rows(flags: list) -> list[dict]:
     """One row per flag, in the order given: `unit` as the event log writes it ('response',
-    's2', …) and `sentence` its index counted from 0 as in the gold CSV (empty for the whole
-    response); `at` as stored (ISO 8601, UTC)."""
+        's2', …) and `sentence` its index counted from 0 as in the gold CSV (empty for the whole
+        response); `at` as stored (ISO 8601, UTC); the answer in force, its three cells empty while the
+    flag is open."""
     return [
         {
             "event_id": flag.event_id,
@@ -25,6 +28,9 @@ def flags_csv_rows(flags: list) -> list[dict]:
             "unit": str(flag.unit),
             "sentence": flag.sentence,
             "text": flag.text,
+            "answered_at": flag.answer.at if flag.answer else "",
+            "answered_by": flag.answer.who if flag.answer else "",
+            "answer": flag.answer.text if flag.answer else "",
         }
         for flag in flags
     ]

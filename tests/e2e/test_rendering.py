@@ -175,8 +175,14 @@ def test_an_adjudicator_sees_the_annotators_facts_and_the_id_as_text(server, pay
                 held = page.eval_on_selector_all("input, textarea", "es => es.map(e => e.value)")
                 raise AssertionError(f"{name}'s list is not in the editor; the fields hold {held}") from None
         page.get_by_text("Gold now:", exact=False).wait_for()
-        page.get_by_text("Flags from annotators (1 flag)").click()  # cy's flag, below the downloads
+        page.get_by_text("Flags from annotators (1 flag, 1 open)").click()  # cy's flag, below the downloads
         shown_as_text(page, host, "flag")
+        # answered in the browser: the panel stays open under its new label, the answer shown as text
+        page.get_by_label("Answer (optional", exact=False).fill(payload(host, "answer"))
+        page.get_by_role("button", name="Mark answered").click()
+        page.get_by_text("Flags from annotators (1 flag, 0 open)").wait_for()
+        page.get_by_text("Answered by ada", exact=False).wait_for()
+        shown_as_text(page, host, "answer")
         page.locator(IDLE).wait_for()
         page.screenshot(path=SHOTS / "22_rendering_disputes.png", full_page=True)
         no_live_payload(page, host)

@@ -18,7 +18,9 @@ from annotation.protocol.ids import Task, Unit
 from annotation.protocol.records import EvaluationRecord, Fact, Sentence
 from annotation.state import project_state
 from annotation.work.drafts import load_draft
+from annotation.work.flags import answer_flag
 from annotation.work.labels import labels_by_unit
+from annotation.work.session import flag_for_guidelines
 from pages.widgets.response_view import highlighted_html
 
 FIRST_SENTENCE_TWO = "He says hello and waves (audio, 0:01-0:03; visual, 0:03)."
@@ -215,6 +217,27 @@ def test_a_flag_is_about_the_sentence_whose_question_is_on_screen(monkeypatch, p
     next(b for b in app.button if b.label == "Send the flag").click().run()
     (flag,) = store.events.log("ann", kind="flag")
     assert str(flag.unit) == "s0"  # the first question of a fresh response is about its first sentence
+
+
+def test_an_annotator_without_flags_has_no_flags_popover(monkeypatch, project):
+    app = signed_in(monkeypatch, project)
+    assert "own_flags_popover" not in [p.key for p in app.get("popover")]
+
+
+def test_an_annotator_reads_the_answers_to_their_own_flags_only(monkeypatch, project, store):
+    asked = flag_for_guidelines(store, "ann", "r1", "Is **waving** an action?")
+    flag_for_guidelines(store, "ann", "r2", "Which clip counts?")
+    flag_for_guidelines(store, "bob", "r1", "BOB'S QUESTION")
+    answer_flag(store, "ada", asked, "Yes: <b>see</b> guideline 2.")
+    app = signed_in(monkeypatch, project)
+    (popover,) = [p for p in app.get("popover") if p.key == "own_flags_popover"]
+    assert popover.proto.popover.label == "Your flags (1 answered)"
+    shown = [h.value for h in opened(app, "own_flags_popover").get("html")]
+    assert '<div class="murgat-text">Is **waving** an action?</div>' in shown
+    assert '<div class="murgat-text">Yes: &lt;b&gt;see&lt;/b&gt; guideline 2.</div>' in shown
+    assert '<div class="murgat-text">Which clip counts?</div>' in shown
+    assert "Waiting for an answer." in [c.value for c in app.caption]
+    assert "BOB'S QUESTION" not in shown_text(app)
 
 
 def test_returning_annotator_resumes_at_the_same_question(monkeypatch, project):

@@ -5,12 +5,13 @@ fact is supported (stage 3); ada adjudicates, boss is the admin."""
 import json
 
 import pytest
-from app_support import click, components, shown_text, signed_in_app, tiny_project
+from app_support import click, components, press, shown_text, signed_in_app, tiny_project
 
 from annotation.agreement.adjudication import adjudicate
 from annotation.protocol.ids import Unit
 from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
+from annotation.work.flags import answer_flag, project_flags
 from annotation.work.session import flag_for_guidelines
 
 PAGE = "pages/disputes.py"
@@ -483,7 +484,7 @@ def test_an_adjudicator_sees_an_annotators_flag_as_text_with_who_and_where(monke
     flag_for_guidelines(store_of(project), "ann", "r1", typed, unit=Unit.of_sentence(1))
     app = disputes_page(monkeypatch, project)
     panel = flags_expander(app)
-    assert panel.label == "Flags from annotators (1 flag)"
+    assert panel.label == "Flags from annotators (1 flag, 1 open)"
     [caption] = [c.value for c in panel.caption]
     assert caption.startswith("ann · ") and caption.endswith(" UTC · r1, sentence 2")
     [text] = [h.value for h in panel.get("html")]
@@ -498,11 +499,42 @@ def test_an_admin_sees_every_flag_newest_first(monkeypatch, project):
     flag_for_guidelines(store, "ann", "r1", "Is waving an action?")
     flag_for_guidelines(store, "bob", "r2", "Which clip counts?")
     panel = flags_expander(disputes_page(monkeypatch, project, "boss"))
-    assert panel.label == "Flags from annotators (2 flags)"
+    assert panel.label == "Flags from annotators (2 flags, 2 open)"
     assert [h.value for h in panel.get("html")] == [
         '<div class="murgat-text">Which clip counts?</div>',
         '<div class="murgat-text">Is waving an action?</div>',
     ]
+
+
+def test_an_adjudicator_answers_a_flag_and_it_shows_with_its_answer_as_text(monkeypatch, project):
+    flag_id = flag_for_guidelines(store_of(project), "ann", "r1", "Is waving an action?")
+    app = disputes_page(monkeypatch, project)
+    flags_expander(app).text_area(key=f"flag_answer_{flag_id}").input("Yes: **see** guideline 2.")
+    app = press(app, "Mark answered")
+    (flag,) = project_flags(store_of(project))
+    assert (flag.answer.who, flag.answer.text) == ("ada", "Yes: **see** guideline 2.")
+    panel = flags_expander(app)
+    assert panel.label == "Flags from annotators (1 flag, 0 open)"
+    assert [c.value for c in panel.caption][1].startswith("Answered by ada · ")
+    assert [h.value for h in panel.get("html")][
+        1
+    ] == '<div class="murgat-text">Yes: **see** guideline 2.</div>'
+    assert not [b for b in app.button if b.label == "Mark answered"]  # nothing left to answer
+
+
+def test_open_flags_come_before_answered_ones(monkeypatch, project):
+    store = store_of(project)
+    flag_for_guidelines(store, "ann", "r1", "Is waving an action?")
+    newer = flag_for_guidelines(store, "bob", "r2", "Which clip counts?")
+    answer_flag(store, "ada", newer, "The first.")
+    panel = flags_expander(disputes_page(monkeypatch, project))
+    assert panel.label == "Flags from annotators (2 flags, 1 open)"
+    assert [h.value for h in panel.get("html")] == [
+        '<div class="murgat-text">Is waving an action?</div>',
+        '<div class="murgat-text">Which clip counts?</div>',
+        '<div class="murgat-text">The first.</div>',
+    ]
+    assert [b.label for b in panel.get("button")] == ["Mark answered"]  # the open one's
 
 
 def test_an_annotator_sees_no_one_elses_flags(monkeypatch, project):

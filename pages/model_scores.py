@@ -29,7 +29,7 @@ from calibration.estimates.inputs import (
     scored_responses,
 )
 from calibration.estimates.models import estimate_models, model_samples
-from calibration.estimates.planning import ASSURANCE, create_plan_queue, plan_more_gold
+from calibration.estimates.planning import ASSURANCE, create_plan_queue, plan_more_gold, queue_counts
 from calibration.estimates.ppi import MIN_LABELLED
 from calibration.scoring.murgat_s import PRECISION_MODES
 from calibration.stats.numbers import number, share
@@ -158,7 +158,11 @@ def planner(store, samples, alpha: float) -> None:
                 st.error("The queue was not created:")
                 show_text(str(error))
             else:
-                st.success(f"Queue created with {summary.size} response(s) to label.")
+                already = sum(waiting for _, waiting in queue_counts(samples, plan, queued).values())
+                st.success(
+                    f"Queue created with {summary.size} response(s) to label."
+                    + (f" The plan's other {already} wait in earlier queues." if already else "")
+                )
                 show_text(", ".join(f"{model_label(m)}: {n}" for m, n in summary.strata.items()))
     scope_toggle(store)
     queues = queue_summaries(store)

@@ -147,13 +147,22 @@ def queue_sample(
     """(response id, model) to label next: per model a simple random sample of its unlabelled
     responses not already in a queue, as many as it needs less those already waiting in queues
     (all it has when the target is out of reach). Reproducible from `seed`."""
-    strata, counts = {}, {}
+    strata = {s.model: [rid for rid in s.unlabelled_ids if rid not in queued] for s in samples}
+    counts = {
+        model: wanted - waiting for model, (wanted, waiting) in queue_counts(samples, plan, queued).items()
+    }
+    return stratified_sample(strata, counts, seed)
+
+
+def queue_counts(samples: list[ModelSample], plan: list[PlanRow], queued: set[str]) -> dict:
+    """{model: (responses its plan asks for, those of them already waiting in `queued`)}: a new
+    queue draws the difference (`queue_sample`)."""
+    counts = {}
     for sample, row in zip(samples, plan, strict=True):
         waiting = sum(1 for rid in sample.unlabelled_ids if rid in queued)
-        strata[sample.model] = [rid for rid in sample.unlabelled_ids if rid not in queued]
         wanted = row.unlabelled if row.more_gold_needed is None else row.more_gold_needed
-        counts[sample.model] = max(0, wanted - waiting)
-    return stratified_sample(strata, counts, seed)
+        counts[sample.model] = (wanted, min(waiting, wanted))
+    return counts
 
 
 def create_plan_queue(store, name: str, samples: list[ModelSample], plan: list[PlanRow], seed: int):

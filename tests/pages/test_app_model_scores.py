@@ -11,7 +11,7 @@ from annotation.demo.models import MODELS
 from annotation.protocol.records import EvaluationRecord
 from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
-from annotation.work.sample_queues import annotation_scope, sample_queue
+from annotation.work.sample_queues import annotation_scope, create_sample_queue, sample_queue
 from pages.widgets.model_filter import NO_MODEL
 
 PAGE = "pages/model_scores.py"
@@ -103,6 +103,17 @@ def test_creating_the_queue_stores_the_sample_and_annotators_are_asked_it(monkey
     assert "Queue created with" in app.success[0].value
     queued = sample_queue(ProjectStore.open(demo_copy), "round 2")
     assert {m: sum(1 for _, s in queued if s == m) for m in needed} == needed
+
+
+def test_the_new_queue_says_how_many_of_the_plans_responses_wait_in_earlier_queues(monkeypatch, demo_copy):
+    store = ProjectStore.open(demo_copy)
+    labelled = set(project_state(store).responses)
+    unlabelled = [rid for rid, model in store.response_models() if model == MODELS[0] and rid not in labelled]
+    create_sample_queue(store, "earlier", [(rid, MODELS[0]) for rid in unlabelled[:2]])
+    app = scores_page(monkeypatch, demo_copy)
+    app.text_input(key="scores_queue_name").input("round 2")
+    app = next(b for b in app.button if b.label == "Create the annotation queue").click().run()
+    assert app.success[0].value.endswith(" The plan's other 2 wait in earlier queues.")
 
 
 def test_the_scope_toggle_sets_whether_only_queued_responses_are_asked(monkeypatch, demo_copy):

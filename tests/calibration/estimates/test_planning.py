@@ -19,6 +19,7 @@ from calibration.estimates.planning import (
     more_gold_needed,
     plan_more_gold,
     projected_half_widths,
+    queue_counts,
     queue_sample,
     reach_probabilities,
 )
@@ -107,6 +108,13 @@ def test_responses_already_waiting_in_a_queue_count_against_the_need():
     waiting = set(a.unlabelled_ids[:3])
     drawn = queue_sample([a], [PlanRow("a", 7, 50)], waiting, seed=3)
     assert len(drawn) == 4 and not waiting & {rid for rid, _ in drawn}
+
+
+def test_queue_counts_say_how_much_of_each_models_need_waits_in_queues_already():
+    a, b = sample_of("a", 5, 50, seed=1), sample_of("b", 5, 20, seed=2)
+    waiting = set(a.unlabelled_ids[:3]) | set(b.unlabelled_ids[:12])
+    plan = [PlanRow("a", 7, 50), PlanRow("b", 10, 20)]
+    assert queue_counts([a, b], plan, waiting) == {"a": (7, 3), "b": (10, 10)}  # b's 12: 10 count
 
 
 def test_the_planned_queue_is_stored_in_the_project_and_asked_of_annotators(tmp_path):

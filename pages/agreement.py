@@ -1,6 +1,7 @@
 """Agreement: how far the annotators agree, stage by stage (Krippendorff's α with bootstrap
 CIs), where they disagree (confusion matrices per annotator pair; for the atomic facts, the facts
-each pair shares), how each annotator compares with gold and how fast they decide, and how well
+each pair shares), how each annotator compares with gold, how fast they decide and how often their
+stage-3 answers on a fact contradict each other, and how well
 each annotator's MURGAT-S tracks the other annotators' (the target human parity holds judges to). The atomic facts are compared as fact clusters, as gold
 compares them: a rewording is the same fact. Every figure links to its disputes.
 """
@@ -139,8 +140,8 @@ def fact_set_pairs(units) -> None:
     st.dataframe(rows, hide_index=True, width="stretch")
 
 
-def _cant_tell(rate: tuple[int, int] | None) -> str:
-    """An annotator's "can't tell" answers among their stage-3 answers (PROTOCOL §2)."""
+def _share(rate: tuple[int, int] | None) -> str:
+    """'3 of 40 (8%)' of a (count, out of) pair; '–' when there is nothing to count."""
     if not rate or not rate[1]:
         return "–"
     return f"{rate[0]} of {rate[1]} ({rate[0] / rate[1]:.0%})"
@@ -162,7 +163,8 @@ def annotators_section(tables) -> None:
                 "agrees on adjudicated": f"{r['adjudicated_agree']} of {r['adjudicated']}",
                 "median time per decision": _number(r["median_s"], "{:.1f} s"),
                 "decisions under 2 s": _number(r["fast_share"], "{:.0%}"),
-                "can't tell": _cant_tell(cant_tell.get(r["annotator"])),
+                "can't tell": _share(cant_tell.get(r["annotator"])),
+                "facts answered in contradiction": _share(tables.impossible.get(r["annotator"], (0, 0))),
             }
             for r in rows
         ],
@@ -171,7 +173,10 @@ def annotators_section(tables) -> None:
     )
     st.caption(
         "Gold from a majority includes the annotator's own vote; the adjudicated column counts "
-        "only values an adjudicator ruled."
+        "only values an adjudicator ruled. A fact answered in contradiction: the cited segments "
+        "together do not support it, yet one of them alone does, or the others without one do (a set "
+        "of segments supports whatever a part of it does); counted among the facts the annotator "
+        "answered about all its segments."
     )
     disputes_button("Open all disputes", "to_disputes:annotators")
 

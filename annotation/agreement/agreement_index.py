@@ -18,8 +18,9 @@ from annotation.agreement.annotator_stats import (
     AnnotatorTally,
     annotator_rows_of,
     annotator_tallies,
-    cant_tell_rates_of,
     cant_tell_tallies,
+    counts_added,
+    impossible_tallies,
 )
 from annotation.agreement.reliability import STAGES, Units, records_by_response, response_units
 
@@ -34,6 +35,7 @@ class ResponseAgreement:
     names: frozenset[str]
     tallies: dict[str, AnnotatorTally]
     cant_tell: dict[str, tuple[int, int]]
+    impossible: dict[str, tuple[int, int]]
 
 
 @dataclass(frozen=True)
@@ -41,14 +43,16 @@ class AgreementInputs:
     """A revision's units per stage, single-coded ones included (as `reliability.labelled_units`
     gives them for the state's annotators and rulings), `name` a digest of their content (equal
     units, equal name: a label undone names the units measured before), the annotators' rows
-    against gold (`annotator_stats.annotator_rows`) and their "can't tell" rates
-    (`annotator_stats.cant_tell_rates`)."""
+    against gold (`annotator_stats.annotator_rows`), their "can't tell" rates
+    (`annotator_stats.cant_tell_rates`) and their facts answered in contradiction
+    (`annotator_stats.impossible_tallies`, added up)."""
 
     revision: object
     units: dict[str, Units]
     name: str
     annotators: list[dict]
     cant_tell: dict[str, tuple[int, int]]
+    impossible: dict[str, tuple[int, int]]
 
 
 def _canonical(value):
@@ -85,6 +89,7 @@ def response_agreement(response_id: str, share) -> ResponseAgreement:
         frozenset(name for v in share.gold.values for name in v.values),
         annotator_tallies(share.gold.values, share.labels),
         cant_tell_tallies(share.labels),
+        impossible_tallies(by_name),
     )
 
 
@@ -129,6 +134,7 @@ class AgreementIndex:
                 units,
                 digest.hexdigest(),
                 annotator_rows_of([part.tallies for _, part in parts.values()], names),
-                cant_tell_rates_of([part.cant_tell for _, part in parts.values()]),
+                counts_added([part.cant_tell for _, part in parts.values()]),
+                counts_added([part.impossible for _, part in parts.values()]),
             )
             return self._last

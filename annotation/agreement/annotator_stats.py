@@ -1,5 +1,5 @@
-"""Per annotator: how often their value equals the gold value, how fast they decide, and how often
-they cannot tell.
+"""Per annotator: how often their value equals the gold value, how fast they decide, how often
+they cannot tell, and how often their stage-3 answers on one fact cannot all be true.
 
 The agreement page's table and chart read `annotator_rows`. Values
 are compared on the questions a person is asked (a gold value with a task) whose gold is
@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from statistics import median
 
 from annotation.agreement.gold import FAST_MS, GoldValue
+from annotation.protocol.records import Fact, Sentence
 from annotation.work.labels import cant_tell_reason
 
 
@@ -105,8 +106,9 @@ def cant_tell_tallies(events) -> dict[str, tuple[int, int]]:
     return {name: (count, total) for name, (count, total) in rates.items()}
 
 
-def cant_tell_rates_of(tallies) -> dict[str, tuple[int, int]]:
-    """`cant_tell_rates` from the tallies of separate responses (`cant_tell_tallies` each) added up."""
+def counts_added(tallies) -> dict[str, tuple[int, int]]:
+    """{annotator: (count, out of)} of the tallies of separate responses ({annotator: (count, out
+    of)} each: `cant_tell_tallies`, `impossible_tallies`) added up, by name."""
     rates: dict[str, tuple[int, int]] = {}
     for part in tallies:
         for name, (count, total) in part.items():
@@ -118,4 +120,43 @@ def cant_tell_rates_of(tallies) -> dict[str, tuple[int, int]]:
 def cant_tell_rates(events) -> dict[str, tuple[int, int]]:
     """{annotator: (their "can't tell" answers, their stage-3 answers)} over `events` (the store's
     current labels); rulings and tasks that are not a known decision are left out."""
-    return cant_tell_rates_of([cant_tell_tallies(events)])
+    return counts_added([cant_tell_tallies(events)])
+
+
+def impossible_answers(fact: Fact, sentence: Sentence) -> bool:
+    """Do a person's stage-3 answers on `fact` contradict each other? The cited segments together
+    do not support it (`all` no) while one valid citation alone does (`alone[j]` yes) or the others
+    without one still do (`without[j]` yes): a set of segments supports whatever a part of it does.
+    An invalid citation's answers do not count (PROTOCOL §2 overrules them), nor does a fact whose
+    citation indices point nowhere."""
+    given = fact.entailment
+    if given is None or given.all is not False:
+        return False
+    try:
+        validity = [sentence.citations[i].valid for i in fact.citations if i >= 0]
+    except IndexError:
+        return False
+    if len(validity) != len(fact.citations):
+        return False
+    return any(
+        valid and value is True
+        for answers in (given.alone, given.without)
+        for valid, value in zip(validity, answers or (), strict=False)
+    )
+
+
+def impossible_tallies(by_name: dict) -> dict[str, tuple[int, int]]:
+    """{annotator: (facts whose answers contradict each other, facts they answered `all` on)} over
+    one response's annotator records ({annotator: record}); an annotator without such a fact is
+    left out."""
+    out = {}
+    for name, record in by_name.items():
+        impossible = answered = 0
+        for sentence in record.sentences:
+            for fact in sentence.facts:
+                if fact.entailment is not None and fact.entailment.all is not None:
+                    answered += 1
+                    impossible += impossible_answers(fact, sentence)
+        if answered:
+            out[name] = (impossible, answered)
+    return out

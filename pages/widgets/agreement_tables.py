@@ -39,6 +39,7 @@ class AgreementTables:
     units: dict  # {stage: {unit key: {annotator: value}}} labelled by two or more (`stage_units`)
     annotators: list[dict]  # `annotator_stats.annotator_rows`
     cant_tell: dict  # `annotator_stats.cant_tell_rates`
+    impossible: dict  # {annotator: (facts answered in contradiction, facts answered)}
     others: list[dict]  # `parity.annotator_rows` over every precision mode
     confusions: dict  # {stage: {(a, b): pair_confusion}} of the pairs sharing units (not the facts)
 
@@ -62,6 +63,7 @@ def agreement_tables(store, state) -> AgreementTables:
         units=units,
         annotators=inputs.annotators,
         cant_tell=inputs.cant_tell,
+        impossible=inputs.impossible,
         others=others,
         confusions=confusions,
     )

@@ -187,6 +187,20 @@ def test_annotator_table_gives_each_annotators_cant_tell_rate_among_their_stage_
     ]
 
 
+def test_annotator_table_counts_facts_answered_in_contradiction(monkeypatch, tiny):
+    store = ProjectStore.open(tiny)
+    waves = Unit.of_fact(1, "He waves.", [0, 1])  # sentence 2 cites the sound and the picture
+    for who, together, picture_alone in (("ann", False, True), ("bob", True, True)):
+        store.events.append(who, "r1", "s1", "facts", [{"text": "He waves.", "citations": [0, 1]}])
+        store.events.append(who, "r1", waves, "all", together)
+        store.events.append(who, "r1", waves, "alone.1", picture_alone)
+    rows = table(agreement_page(monkeypatch, tiny), "annotator").to_dict("records")
+    assert [(r["annotator"], r["facts answered in contradiction"]) for r in rows] == [
+        ("ann", "1 of 1 (100%)"),  # together not, the picture alone yes: cannot both be true
+        ("bob", "0 of 1 (0%)"),
+    ]
+
+
 def test_stage_button_opens_the_disputes_of_that_stage(monkeypatch, demo):
     app = agreement_page(monkeypatch, demo.directory)
     app.button(key="to_disputes:entailment_all").click().run()

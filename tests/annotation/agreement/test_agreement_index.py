@@ -3,8 +3,19 @@ copy of the demo: the same units, annotator rows and "can't tell" rates as readi
 state, so the same α and CIs; after one label only the labelled response is read again."""
 
 from annotation.agreement.agreement_index import AgreementIndex
-from annotation.agreement.annotator_stats import annotator_rows, cant_tell_rates
-from annotation.agreement.reliability import labelled_units, measure_agreement, measure_units
+from annotation.agreement.annotator_stats import (
+    annotator_rows,
+    cant_tell_rates,
+    counts_added,
+    impossible_answers,
+    impossible_tallies,
+)
+from annotation.agreement.reliability import (
+    labelled_units,
+    measure_agreement,
+    measure_units,
+    records_by_response,
+)
 from annotation.protocol.ids import Unit
 from annotation.state import project_state
 from annotation.store.project_store import ProjectStore
@@ -57,3 +68,35 @@ def test_equal_units_have_equal_names(demo_copy):
     state = project_state(ProjectStore.open(demo_copy))
     first, again = AgreementIndex().inputs(state), AgreementIndex().inputs(state)
     assert first.name == again.name and first is not again
+
+
+def whole_state_impossible(state):
+    return counts_added(
+        impossible_tallies(by_name) for by_name in records_by_response(state.annotators).values()
+    )
+
+
+def test_a_contradictory_answer_is_counted_once_labelled_as_reading_the_whole_state_counts_it(demo_copy):
+    store = ProjectStore.open(demo_copy)
+    index = AgreementIndex()
+    before = index.inputs(project_state(store))
+    assert before.impossible == whole_state_impossible(project_state(store))
+    assert set(before.impossible) == {"alice", "bob", "carol"}
+    # alice's first fact with a valid citation whose segments together she said support it
+    record, i, found = next(
+        (r, i, f)
+        for r in project_state(store).annotators
+        if r.source == "human:alice"
+        for i, s in enumerate(r.sentences)
+        for f in s.facts
+        if f.entailment is not None and f.entailment.all is True and s.citations[f.citations[0]].valid
+        and not impossible_answers(f, s)
+    )  # fmt: skip
+    unit = Unit.of_fact(i, found.text, found.citations)
+    store.events.append("alice", record.response_id, unit, "all", False, spent_ms=900)
+    store.events.append("alice", record.response_id, unit, "alone.0", True, spent_ms=900)
+    state = project_state(store)
+    after = index.inputs(state)
+    assert after.impossible == whole_state_impossible(state)
+    was, out_of = before.impossible["alice"]
+    assert after.impossible["alice"] == (was + 1, out_of)

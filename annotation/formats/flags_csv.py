@@ -16,9 +16,9 @@ CSV_FIELDS = (
 
 def flags_csv_rows(flags: list) -> list[dict]:
     """One row per flag, in the order given: `unit` as the event log writes it ('response',
-        's2', …) and `sentence` its index counted from 0 as in the gold CSV (empty for the whole
-        response); `at` as stored (ISO 8601, UTC); the answer in force, its three cells empty while the
-    flag is open."""
+    's2', …) and `sentence` its index counted from 0 as in the gold CSV (empty for the whole
+    response); `at` as stored (ISO 8601, UTC); the answer in force (`answered_at`, `answered_by`,
+    `answer`), its three cells empty while the flag is open."""
     return [
         {
             "event_id": flag.event_id,

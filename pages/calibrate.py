@@ -24,7 +24,7 @@ from annotation.protocol.ids import configuration_of, configuration_parts
 from annotation.store.rows import Person
 from calibration.config.calibrated import (
     build_calibrated_config,
-    exportable_configuration,
+    exportable_sources,
     write_calibrated_config,
 )
 from calibration.config.costs import cheapest_choice
@@ -32,7 +32,7 @@ from calibration.scoring.murgat_s import PRECISION_MODES
 from calibration.stats.numbers import interval, number, share
 from calibration.sweep.inputs import inputs_from_state
 from calibration.sweep.parity import DEFAULT_EPSILON
-from calibration.sweep.project_sweep import latest_project_sweep, start_background_sweep
+from calibration.sweep.project_sweep import latest_project_sweep, project_sweep, start_background_sweep
 from calibration.sweep.verdict import decision, export_refusal
 from pages.widgets import calibration_charts as charts
 from pages.widgets.calibration_tables import (
@@ -328,16 +328,18 @@ def parity_section(report, choice) -> None:
     )
 
 
-def export_section(store, report, choice, rule: str, gold, reason: str | None) -> None:
+def export_section(store, report, choice, rule: str, gold, reason: str | None, settings: dict) -> None:
     """The calibrated configuration of `choice` as a JSON download, or why there is none (first: a
-    configuration of simulated judges, or none the judges file describes). A choice the gold cannot
+    configuration of simulated judges, or none the judges file describes). The export chooses by the
+    page's rule among the configurations the judges file describes, as `calibration export` does: when
+    the sweep holds others, among a sweep of those alone (`export_pool`). A choice the gold cannot
     decide needs the acknowledgement checkbox; one by hand needs its reason."""
     if choice is None:
         return
     # what cannot be exported at all is said before anything is asked of the person
     path, judges, problem = load_project_judges(store)
-    configuration_id, why = exportable_configuration(choice.source, judges)
-    if configuration_id is None:
+    exportable, left_out = exportable_sources(inputs_from_state(current_state(store)).judge_sources(), judges)
+    if not exportable:
         stages = configuration_of(choice.source) or ()
         simulated = [name for name in stages if name.startswith("sim-") and name not in judges]
         if simulated:
@@ -351,15 +353,22 @@ def export_section(store, report, choice, rule: str, gold, reason: str | None) -
         elif problem is not None:
             show_problems(problem, "The judges file has problems, so nothing can be exported:")
         else:
-            st.info(f"Nothing to export: {literal(why)}.")
+            st.info(
+                f"Nothing to export: {literal(left_out.get(choice.source, 'no exportable configuration'))}."
+            )
         return
+    if left_out:
+        found = export_pool(store, report, choice, rule, judges, exportable, left_out, settings)
+        if found is None:
+            return
+        report, choice = found
     decided = decision(report, choice)
     acknowledged = False
     if decided.undecided:
         acknowledged = st.checkbox(
             "Export this choice although the gold cannot separate the configurations",
             key="export_undecided",
-            help="Recorded in the exported evidence, with the sentence at the top of this page.",
+            help="Recorded in the exported evidence, with the sentence that says why the gold cannot decide.",
         )
         if export_refusal(decided, acknowledged) is not None:
             st.info("Tick the box above to export a choice the gold cannot decide.", icon=":material/info:")
@@ -496,7 +505,52 @@ def calibrate_figures(store, cached: dict, settings: dict, gold, judges, first_s
             "The export waits for the sweep of the latest labels (updating above).", icon=":material/info:"
         )
         return
-    export_section(store, report, choice, rule, gold, reason)
+    export_section(store, report, choice, rule, gold, reason, settings)
+
+
+def export_pool(store, report, choice, rule: str, judges: dict, exportable, left_out: dict, settings: dict):
+    """(the sweep of the exportable sources alone, the choice by `rule` within it), or None with
+    what stands in the way shown: the sweep's confidence set, its test and the choice depend on
+    the configurations compared, and the exported evidence must describe the choice it records."""
+    listed = ", ".join(sorted(left_out))
+    st.caption(
+        literal(
+            f"The export chooses among the {len(exportable)} judge source(s) the judges file describes, "
+            f"as `python -m calibration export` does; left out: {listed}."
+        )
+    )
+    try:
+        with st.spinner("Sweeping the exportable configurations…"):
+            pool = project_sweep(store, settings, frozenset(exportable))
+    except (InputError, ValueError) as error:
+        st.warning(f"The exportable configurations cannot be swept: {literal(error)}")
+        return None
+    if rule == "hand":
+        chosen = next(
+            (
+                c
+                for c in pool.configs
+                if (c.source, c.precision_mode) == (choice.source, choice.precision_mode)
+            ),
+            None,
+        )
+        if chosen is None:
+            st.info(f"{literal(choice.name)} cannot be exported: {literal(left_out.get(choice.source, ''))}.")
+            return None
+    elif rule == "cheapest":
+        try:
+            chosen = cheapest_choice(pool, judges, store)
+        except ValueError as error:
+            st.info(f"No price for the cheapest rule among the exportable ones: {literal(error)}.")
+            return None
+    else:
+        chosen = pool.best
+    if chosen is None:
+        st.info("No exportable configuration has a defined correlation with gold: nothing to export.")
+        return None
+    decided = decision(pool, chosen)
+    st.caption(literal(f"Among them: {chosen.name} — {decided.sentence}"))
+    return pool, chosen
 
 
 run_page(calibrate, "admin", title="the calibration page")

@@ -116,18 +116,14 @@ def _argument_problems(args) -> list[Problem]:
     return problems
 
 
-def exportable_records(args, inputs, judges: dict, problems: list[Problem]):
-    """(the inputs' judge records whose source is exportable with `judges`, those sources); the
-    others are noted on stderr. None exportable → a problem naming the sources found."""
-    from calibration.config.calibrated import exportable_configuration
+def exportable_inputs(args, inputs, judges: dict, problems: list[Problem]):
+    """The inputs with the judge records of the sources exportable with `judges` only
+    (`SweepInputs.of_sources`); the others are noted on stderr. None exportable → a problem naming
+    the sources found."""
+    from calibration.config.calibrated import exportable_sources
 
-    left_out = {}
-    for source in [*(inputs.judged or {}), *(r.source for r in inputs.judges)]:
-        if source not in left_out:
-            left_out[source] = exportable_configuration(source, judges)[1]
-    sources = {source for source, why in left_out.items() if why is None}
-    exportable = [r for r in inputs.judges if r.source in sources]
-    if not sources:
+    found, left_out = exportable_sources(inputs.judge_sources(), judges)
+    if not found:
         problems.append(
             Problem(
                 args.project or ", ".join(args.judges_records),
@@ -139,9 +135,8 @@ def exportable_records(args, inputs, judges: dict, problems: list[Problem]):
         )
     else:
         for source, why in left_out.items():
-            if why is not None:
-                print(f"note: {source} left out: {why}", file=sys.stderr)
-    return exportable, sources
+            print(f"note: {source} left out: {why}", file=sys.stderr)
+    return inputs.of_sources(set(found))
 
 
 def _choice(args, report, judges: dict):
@@ -199,12 +194,12 @@ def cmd_export(args) -> int:
     if not problems:
         inputs = load_sweep_inputs(args, args.judges_records, problems)
     if not problems:
-        exportable, sources = exportable_records(args, inputs, judges, problems)
+        inputs = exportable_inputs(args, inputs, judges, problems)
     if problems:
         _print_problems(problems)
         return 2
     try:
-        report = sweep_with_args(args, inputs, exportable, sources)
+        report = sweep_with_args(args, inputs)
         choice = _choice(args, report, judges)
         decided = decision(report, choice)
         refusal = export_refusal(decided, args.allow_undecided)

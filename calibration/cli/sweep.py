@@ -244,22 +244,19 @@ def load_sweep_inputs(args, judge_files, problems: list[Problem]) -> SweepInputs
     return inputs_from_files(args.gold, judge_files, problems)
 
 
-def sweep_with_args(args, inputs: SweepInputs, judges, sources=None, rank_intervals_now=False) -> SweepReport:
-    """`run_sweep` of `judges` (the inputs' or those of `sources`, a subset of theirs) with the
-    shared options (`rank_intervals_now` as run_sweep's). InputError passes."""
-    judged = inputs.judged
-    if judged is not None and sources is not None:
-        judged = {source: found for source, found in judged.items() if source in sources}
+def sweep_with_args(args, inputs: SweepInputs, rank_intervals_now=False) -> SweepReport:
+    """`run_sweep` of the inputs with the shared options (`rank_intervals_now` as run_sweep's).
+    InputError passes."""
     return run_sweep(
         inputs.gold,
-        judges,
+        inputs.judges,
         modes=PRECISION_MODES if args.precision == "all" else (args.precision,),
         humans=inputs.humans,
         n_boot=args.bootstrap,
         folds=args.folds,
         seed=args.seed,
         epsilon=args.epsilon,
-        judged=judged,
+        judged=inputs.judged,
         rank_intervals_now=rank_intervals_now,
         judge_forms=inputs.judge_forms,
         awaiting_gold=inputs.awaiting_gold,
@@ -288,7 +285,7 @@ def _sweep_command(args) -> int:
         try:
             # --json --rank-intervals prints every configuration's: worked out with the sweep's resamples
             rank_intervals = args.json and args.rank_intervals
-            report = sweep_with_args(args, inputs, inputs.judges, rank_intervals_now=rank_intervals)
+            report = sweep_with_args(args, inputs, rank_intervals_now=rank_intervals)
         except InputError as exc:
             problems.extend(exc.problems)
     if problems:

@@ -225,6 +225,20 @@ def exportable_configuration(source: str, judges: dict[str, JudgeConfig]) -> tup
     return configuration.id, None
 
 
+def exportable_sources(sources, judges: dict[str, JudgeConfig]) -> tuple[list[str], dict[str, str]]:
+    """(the `sources` exportable with `judges`, in order, once each; {each other source: why not})
+    — the configurations an export chooses among (`calibration export`, the Calibrate page): new
+    responses can only be scored by a configuration the judges file describes."""
+    exportable, left_out = [], {}
+    for source in dict.fromkeys(sources):
+        why = exportable_configuration(source, judges)[1]
+        if why is None:
+            exportable.append(source)
+        else:
+            left_out[source] = why
+    return exportable, left_out
+
+
 def _located_choice(report: SweepReport, choice: ConfigResult | None) -> tuple[ConfigResult, int]:
     """The report's own ConfigResult for `choice` (default: the best) and its index. ValueError
     when there is none or it is not one of the report's configurations."""

@@ -33,6 +33,19 @@ class SweepInputs(NamedTuple):
     judge_forms: dict[tuple[str, str], list] | None = None
     awaiting_gold: list[str] | None = None  # a project's labelled responses without gold yet
 
+    def judge_sources(self) -> list[str]:
+        """Every judge source of these inputs, once each: those `judged` counts, then those of the
+        records."""
+        return list(dict.fromkeys([*(self.judged or {}), *(r.source for r in self.judges)]))
+
+    def of_sources(self, sources) -> SweepInputs:
+        """These inputs with the judge records (and `judged` counts) of `sources` only: what an
+        export chooses among (`calibration export`, the Calibrate page)."""
+        judged = self.judged
+        if judged is not None:
+            judged = {source: found for source, found in judged.items() if source in sources}
+        return self._replace(judges=[r for r in self.judges if r.source in sources], judged=judged)
+
 
 class _Locator:
     """Where the i-th record of a file sits (line or entry), read only when a problem needs it."""

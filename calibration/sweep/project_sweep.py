@@ -31,19 +31,23 @@ _failed: dict[tuple, BaseException] = {}  # key → why its background sweep fai
 START_AFTER_S = 1.0  # a background sweep waits this long (see `_sweep_after_a_pause`)
 
 
-def _key(store, state, settings: dict) -> tuple:
-    return (str(store.db_path.resolve()), state.revision, json.dumps(settings, sort_keys=True))
+def _key(store, state, settings: dict, sources: frozenset[str] | None = None) -> tuple:
+    """(project file, revision, settings as JSON): a sweep of only some `sources` adds them to the
+    settings' part, so it is never taken for the page's sweep of them all."""
+    chosen = settings if sources is None else {**settings, "sources": sorted(sources)}
+    return (str(store.db_path.resolve()), state.revision, json.dumps(chosen, sort_keys=True))
 
 
-def project_sweep(store, settings: dict) -> SweepReport:
+def project_sweep(store, settings: dict, sources: frozenset[str] | None = None) -> SweepReport:
     """`run_sweep` over the project state's inputs (`inputs_from_state`) with `settings` (modes, n_boot, folds, seed,
-    epsilon), cached by the project file, its revision and the settings. InputError and ValueError
-    pass through (nothing is cached then)."""
+    epsilon) — of the judge sources in `sources` only, when given (an export chooses among the
+    exportable ones, as `calibration export` does) — cached by the project file, its revision, the
+    settings and the sources. InputError and ValueError pass through (nothing is cached then)."""
     state = project_state(store)
-    return _sweep_of(state, _key(store, state, settings), settings)
+    return _sweep_of(state, _key(store, state, settings, sources), settings, sources)
 
 
-def _sweep_of(state, key: tuple, settings: dict) -> SweepReport:
+def _sweep_of(state, key: tuple, settings: dict, sources: frozenset[str] | None = None) -> SweepReport:
     with _cache_lock:
         lock = _locks.setdefault(key, threading.Lock())
     with lock:
@@ -52,6 +56,8 @@ def _sweep_of(state, key: tuple, settings: dict) -> SweepReport:
                 _reports.move_to_end(key)
                 return _reports[key]
         inputs = inputs_from_state(state)
+        if sources is not None:
+            inputs = inputs.of_sources(sources)
         report = run_sweep(
             inputs.gold,
             inputs.judges,
@@ -67,7 +73,8 @@ def _sweep_of(state, key: tuple, settings: dict) -> SweepReport:
         )
         with _cache_lock:
             _reports[key] = report
-            _last[(key[0], key[2])] = key
+            if sources is None:  # the page's latest report of these settings (`latest_project_sweep`)
+                _last[(key[0], key[2])] = key
             while len(_reports) > KEPT_SWEEPS:
                 dropped, _ = _reports.popitem(last=False)
                 _locks.pop(dropped, None)

@@ -7,6 +7,7 @@ simulated judge configurations built to rank strong > … > random (annotation/d
 """
 
 import json
+from pathlib import Path
 
 import pytest
 from app_support import shown_text, signed_in_app, tiny_project
@@ -306,6 +307,43 @@ def test_a_choice_by_hand_needs_a_reason_before_it_is_exported(monkeypatch, conf
     app = app.text_input(key="hand_reason").input("cheaper to run, r within the set").run()
     assert "j+j+j in necessity mode" in shown_text(app)
     assert "Chosen by hand" in shown_text(app)
+
+
+# three of the demo's four simulated judges described (not sim-random): an export chooses among the rest
+THREE_OF_FOUR_JUDGES = "".join(
+    f'[judges.{name}]\nadapter = "openai"\nmodel = "{name}"\nbase_url = "http://127.0.0.1:9/v1"\n'
+    for name in ("sim-strong", "sim-good", "sim-weak")
+)
+
+
+def test_the_page_exports_the_file_calibration_export_writes_when_the_judges_file_leaves_some_out(
+    monkeypatch, demo_copy, tmp_path, capsys
+):
+    from calibration.cli.main import main as calibration_main
+    from calibration.config import calibrated
+
+    (demo_copy / "judges.toml").write_text(THREE_OF_FOUR_JUDGES)
+    written = []  # what the page's download holds: the file it writes, read back
+    real = calibrated.write_calibrated_config
+    monkeypatch.setattr(
+        calibrated,
+        "write_calibrated_config",
+        lambda cfg, out: (real(cfg, out), written.append(json.loads(Path(out).read_text()))),
+    )
+    app = calibrate_page(monkeypatch, demo_copy, calibrate_settings=dict(FEWER_RESAMPLES))
+    assert "left out: judge:sim-random+sim-random+sim-random" in unescaped(shown_text(app))
+    app.checkbox(key="export_undecided").check().run()
+    out = tmp_path / "calibrated.json"
+    settings = ["--bootstrap", "200", "--folds", "5", "--seed", "0", "--epsilon", str(DEFAULT_EPSILON)]
+    argv = ["export", "--project", str(demo_copy), "--judges", str(demo_copy / "judges.toml")]
+    assert calibration_main([*argv, "--out", str(out), "--allow-undecided", *settings]) == 0, (
+        capsys.readouterr()
+    )
+    from_cli, from_page = json.loads(out.read_text()), written[-1]
+    for exported in (from_cli, from_page):
+        exported.pop("created_at")
+    assert from_page == from_cli
+    assert len(from_page["evidence"]["best_set"]) < 12  # chosen among the 9 exportable, not all 12
 
 
 def test_changed_records_make_a_new_sweep(monkeypatch, configured):

@@ -196,14 +196,25 @@ class _Target:
     media_root: Path
     responses: dict[str, tuple[str, str | None]]  # response id → (text, video)
     media: dict[str, MediaFile]
+    models: dict[str, str | None] = field(default_factory=dict)  # response id → model
 
     @classmethod
     def of(cls, store: ProjectStore | None, directory: Path, media_root: Path | None) -> _Target:
         if store is None:
             return cls(media_root or Path(directory) / "media", {}, {})
-        rows = store.database.connection.execute("SELECT response_id, text, video FROM responses")
+        rows = store.database.connection.execute("SELECT response_id, text, video, model FROM responses")
         media = {name: store.media(name) for name in store.media_names()}
-        return cls(media_root or store.media_root, {r[0]: (r[1], r[2]) for r in rows}, media)
+        responses, models = {}, {}
+        for rid, text, video, model in rows:
+            responses[rid], models[rid] = (text, video), model
+        return cls(media_root or store.media_root, responses, media, models)
+
+    def ids_by_content(self) -> dict[tuple[str, str | None], str]:
+        """{(text, video): the first response id holding it}: where a new response's twin is."""
+        found: dict[tuple[str, str | None], str] = {}
+        for rid, content in self.responses.items():
+            found.setdefault(content, rid)
+        return found
 
 
 @dataclass
@@ -218,6 +229,10 @@ class _Plan:
     seen: dict[str, tuple[str, str | None, str]] = field(default_factory=dict)  # id → text, video, where
     record_keys: dict[tuple[str, str], tuple[dict, str]] = field(default_factory=dict)
     used_media: set[str] = field(default_factory=set)  # media of the rows accepted
+    # (text, video) → the id holding it (the project's, then this call's; read on first use), and
+    # the new responses holding the same as an earlier one under another id: (new id, earlier id)
+    by_content: dict[tuple[str, str | None], str] | None = None
+    twins: list[tuple[str, str]] = field(default_factory=list)
 
     def refuse(self, problem: Problem, skip_invalid: bool) -> None:
         (self.report.skipped if skip_invalid else self.problems).append(problem)
@@ -247,11 +262,21 @@ def _response_clash(plan: _Plan, target: _Target, response: Response) -> str | N
             f"response '{response.response_id}' is already in the project with another {what}; "
             "labels refer to its sentences, so it is not replaced"
         )
+    if response.response_id in target.models and target.models[response.response_id] != response.model:
+        return (
+            f"response '{response.response_id}' is already in the project with "
+            f"{_model_named(target.models[response.response_id])}, and this row gives it "
+            f"{_model_named(response.model)}: an import does not change a response's model"
+        )
     earlier = plan.seen.get(response.response_id)
     if earlier is not None and earlier[:2] != mine:
         what = "text" if earlier[0] != response.text else "video"
         return f"response '{response.response_id}' is also at {earlier[2]} with another {what}"
     return None
+
+
+def _model_named(model: str | None) -> str:
+    return "no model" if model is None else f"model '{model}'"
 
 
 def _plan_response(plan: _Plan, target: _Target, response: Response, where: tuple, skip: bool) -> bool:
@@ -268,6 +293,11 @@ def _plan_response(plan: _Plan, target: _Target, response: Response, where: tupl
     if response.response_id in target.responses or response.response_id in plan.seen:
         return True  # already there (a re-import, or the same response in two files): nothing to add
     plan.seen[response.response_id] = (response.text, response.video, _where(path, line, is_entry))
+    if plan.by_content is None:
+        plan.by_content = target.ids_by_content()
+    twin = plan.by_content.setdefault((response.text, response.video), response.response_id)
+    if twin != response.response_id:  # said, not refused: two models may write the same words
+        plan.twins.append((response.response_id, twin))
     info = facts.info
     sentences = sentences_for_response(
         response.text,
@@ -401,6 +431,15 @@ def _plan(target: _Target, paths: list[Path], options: dict, model: str | None =
         _plan_file(plan, target, path, options, model)
     if plan.problems:
         raise InputError(plan.problems)
+    if plan.twins:
+        named = ", ".join(f"{new} = {old}" for new, old in plan.twins[:NAMED_IN_A_NOTE])
+        more = len(plan.twins) - NAMED_IN_A_NOTE
+        plan.report.notes.append(
+            f"{len(plan.twins)} new response(s) have the same text and video as a response already "
+            f"imported under another id ({named}{f' and {more} more' if more > 0 else ''}): imported as "
+            "given; if these are the same responses (a file imported again with --model, or under new "
+            "ids), they will be annotated and counted twice"
+        )
     plan.media = {  # only what changes: an unchanged media row is not written again
         name: facts
         for name, facts in plan.media.items()

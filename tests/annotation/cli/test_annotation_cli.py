@@ -166,6 +166,7 @@ def test_records_that_read_their_response_otherwise_are_imported_and_named_in_a_
     result = import_files(tmp_path / "p", gen, records, "--no-prepare", "--media-root", media_root)
     assert result.returncode == 0, result.stderr
     notes = [line for line in result.stderr.splitlines() if line.startswith("note: ")]
+    assert notes.pop(0).startswith("note: 1 new response(s) have the same text and video")  # r2 = r1
     assert notes == [
         f"note: 1 record(s) carry another sentence split than their response's: each is scored on its own "
         f"sentences and left out of gold and agreement: r1 (human:dave, {records})",

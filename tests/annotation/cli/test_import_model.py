@@ -74,3 +74,35 @@ def test_a_blank_model_option_is_refused(tmp_path, media_root):
         tmp_path / "p", media_root, generation_file(tmp_path / "g.jsonl", "X"), "--model", " "
     )
     assert result.returncode == 2 and "--model" in result.stderr
+
+
+def test_a_file_imported_again_with_a_model_is_imported_and_its_twins_are_named(tmp_path, media_root):
+    path = generation_file(tmp_path / "g.jsonl", "It sees")
+    assert import_file(tmp_path / "p", media_root, path).returncode == 0  # the model forgotten
+    again = import_file(tmp_path / "p", media_root, path, "--model", "qwen")
+    assert again.returncode == 0, again.stderr
+    assert (
+        "2 new response(s) have the same text and video as a response already imported under " in again.stderr
+    )
+    assert "(qwen/q1 = q1, qwen/q2 = q2)" in again.stderr and "annotated and counted twice" in again.stderr
+    assert len(ProjectStore.open(tmp_path / "p").response_ids()) == 4  # two models may write the same words
+
+
+def test_an_import_that_would_give_a_response_a_model_is_refused_and_says_so(tmp_path, media_root):
+    rows = [{"id": "a/q1", "video": "clip", "model_generation": "It sees q1 (visual, 0:02). Answer: A"}]
+    (tmp_path / "ids.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert import_file(tmp_path / "p", media_root, tmp_path / "ids.jsonl").returncode == 0
+    rows = [{"id": "q1", "video": "clip", "model_generation": "It sees q1 (visual, 0:02). Answer: A"}]
+    (tmp_path / "q.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = import_file(tmp_path / "p", media_root, tmp_path / "q.jsonl", "--model", "a")
+    assert result.returncode == 2 and "line 1" in result.stderr and "'id'" in result.stderr
+    assert "already in the project with no model, and this row gives it model 'a'" in result.stderr
+    assert ProjectStore.open(tmp_path / "p").response_models() == [("a/q1", None)]
+
+
+def test_the_same_file_imported_twice_changes_nothing_and_names_no_twins(tmp_path, media_root):
+    path = generation_file(tmp_path / "g.jsonl", "It sees", model="m")
+    assert import_file(tmp_path / "p", media_root, path).returncode == 0
+    again = import_file(tmp_path / "p", media_root, path)
+    assert again.returncode == 0 and "same text and video" not in again.stdout + again.stderr
+    assert len(ProjectStore.open(tmp_path / "p").response_ids()) == 2

@@ -40,18 +40,19 @@ def add_estimate_parser(subparsers) -> None:
     parser.add_argument(
         "--source",
         metavar="judge:NAME",
-        help="the judge whose scores are corrected (default: the judge source with the most responses)",
+        help="the judge whose scores are corrected (default: the judge source with the most responses; "
+        "not with --calibrated, which names it)",
     )
     parser.add_argument(
         "--precision",
         choices=PRECISION_MODES,
-        default="individual",
-        help="precision mode (default individual)",
+        help="precision mode (default individual; not with --calibrated, which names it)",
     )
     parser.add_argument(
         "--calibrated",
         metavar="FILE",
-        help="the calibrated configuration (from `export`): its judge and precision mode are estimated; "
+        help="the calibrated configuration (from `export`): its judge and precision mode are estimated "
+        "(so not with --source or --precision); "
         "when it was chosen on gold responses the estimate uses too, each model's PPI++ mean is "
         "cross-fitted (chosen on 4 of 5 folds of the gold, corrected on the fifth: gold used once) "
         "and the output says so",
@@ -91,6 +92,13 @@ def _argument_problems(args) -> list[Problem]:
         found.append(("--queue", "goes with --plan (the sample is drawn from the plan)"))
     if args.queue is not None and not args.queue.strip():
         found.append(("--queue", "must name the queue"))
+    if args.calibrated is not None:  # it names both: either given too would be silently overridden
+        for flag, value, what in (
+            ("--source", args.source, "judge"),
+            ("--precision", args.precision, "precision mode"),
+        ):
+            if value is not None:
+                found.append((flag, f"not with --calibrated: the calibrated configuration names the {what}"))
     return [Problem("<arguments>", None, flag, message) for flag, message in found]
 
 
@@ -134,6 +142,8 @@ def run_estimate(store, args, problems: list[Problem], notes: list[str]):
             problems.extend(exc.problems)
             return None
         args.source, args.precision = calibrated.source, calibrated.precision_mode
+    elif args.precision is None:
+        args.precision = "individual"
     source = _chosen_source(store, args.source, problems)
     if source is None:
         return None
@@ -189,20 +199,33 @@ def _gold_used_once(store, calibrated, rows, report, args, notes: list[str]):
         return report
     modes = calibrated.evidence.get("settings", {}).get("modes") or PRECISION_MODES
     candidates = {f"{s} [{m}]": scored_responses(store, s, m) for s, _ in judge_sources(store) for m in modes}
-    report, done = cross_fit_report(report, rows, candidates, used, args.metric, args.alpha)
-    for model, (usable, folds) in done.items():
-        notes.append(
-            f"note: {model or NO_MODEL}: the configuration was chosen on {len(used & labelled)} of these gold "
-            f"responses — PPI++ cross-fitted (chosen by highest r on {folds - 1} of {folds} folds among the "
-            f"{len(usable)} configurations that score all its responses, corrected on the held-out fold; "
-            "Zrnic & Candès 2024): gold used once; differences are not cross-fitted"
-        )
-    for m in report.models:
-        if m.model not in done and m.ppi is not None:
-            notes.append(
-                f"note: {m.model or NO_MODEL}: not cross-fitted (no candidate scores all its responses)"
-            )
+    report, outcomes = cross_fit_report(report, rows, candidates, used, args.metric, args.alpha)
+    notes.extend(_cross_fit_note(model, outcome, len(used)) for model, outcome in outcomes.items())
     return report
+
+
+def _cross_fit_note(model: str | None, outcome, n_used: int) -> str:
+    """The note on one model's PPI++ mean: how many of its own gold responses the configuration
+    (chosen on `n_used` in all) was chosen on, and whether, how or why not it was cross-fitted."""
+    from calibration.estimates.crossfit import MIN_GOLD
+
+    chosen = (
+        f"{outcome.chosen_on} of its {outcome.gold} gold responses are among the {n_used} the "
+        "configuration was chosen on"
+    )
+    if outcome.cross_fitted:
+        how = (
+            f"PPI++ cross-fitted (chosen by highest r on {outcome.folds - 1} of {outcome.folds} folds "
+            f"among the {len(outcome.candidates)} configurations that score all its responses, corrected "
+            "on the held-out fold; Zrnic & Candès 2024): gold used once; differences are not cross-fitted"
+        )
+    elif not outcome.chosen_on:
+        how = "PPI++ as usual: gold used once"
+    elif not outcome.candidates:
+        how = "not cross-fitted: no candidate configuration scores all its responses (gold used twice)"
+    else:
+        how = f"not cross-fitted: two folds need {MIN_GOLD} gold responses (gold used twice)"
+    return f"note: {model or NO_MODEL}: {chosen} — {how}"
 
 
 def cmd_estimate(args) -> int:

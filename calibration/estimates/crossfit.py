@@ -26,6 +26,8 @@ from calibration.estimates.ppi import MeanEstimate, ppi_mean
 from calibration.stats.correlation import MIN_PAIRS, pearson_rows
 from calibration.stats.selection import kfold_indices
 
+MIN_GOLD = 2 * MIN_PAIRS  # the fewest labelled responses `cross_fit_mean` splits into two folds
+
 METHOD = (
     "cross-fitted (cross-prediction-powered inference): chosen on K − 1 folds, corrected on the held-out one"
 )
@@ -75,12 +77,29 @@ def cross_fit_mean(
     return CrossFitEstimate(ppi_mean(y, f, imputed, alpha), folds, tuple(chosen))
 
 
+@dataclass(frozen=True)
+class ModelCrossFit:
+    """What `cross_fit_report` did with one model's PPI++ mean: the model's labelled responses
+    (`gold`), how many of them the configuration was chosen on (`chosen_on`), the candidate
+    configurations that score every one of its responses, and the folds of its cross-fitted mean
+    (0 when it was not cross-fitted: `chosen_on` is 0, no candidate, or fewer than MIN_GOLD gold)."""
+
+    gold: int
+    chosen_on: int
+    candidates: tuple[str, ...]
+    folds: int
+
+    @property
+    def cross_fitted(self) -> bool:
+        return self.folds > 0
+
+
 def cross_fit_report(report, rows, candidate_rows: dict, used_ids: set[str], metric: str, alpha: float):
     """`report` (models.EstimateReport of the calibrated configuration's scored `rows`) with each model's PPI++
     estimate cross-fitted when its labelled responses include gold the configuration was chosen on
     (`used_ids`): candidates are the configurations of `candidate_rows` ({name: scored rows}) that
-    score every one of the model's responses. Returns (report, {model: (candidates, folds)} of the
-    models cross-fitted). Differences are left as they are."""
+    score every one of the model's responses. Returns (report, {model: ModelCrossFit} of every model
+    with a PPI++ estimate, cross-fitted or not). Differences are left as they are."""
     from dataclasses import replace
 
     from calibration.estimates.inputs import metric_value
@@ -92,23 +111,24 @@ def cross_fit_report(report, rows, candidate_rows: dict, used_ids: set[str], met
         for name, rows in candidate_rows.items()
     }
     samples = model_samples(rows, metric)
-    done, models = {}, []
+    outcomes, models = {}, []
     for m in report.models:
         sample = samples.get(m.model)
-        if sample is None or m.ppi is None or not used_ids & set(sample.labelled_ids):
+        if sample is None or m.ppi is None:
             models.append(m)
             continue
+        chosen_on = len(used_ids & set(sample.labelled_ids))
         ids = sample.labelled_ids + sample.unlabelled_ids
-        usable = [name for name, v in values.items() if all(v.get(rid) is not None for rid in ids)]
-        if not usable:
+        usable = tuple(name for name, v in values.items() if all(v.get(rid) is not None for rid in ids))
+        fitted = None
+        if chosen_on and usable:
+            F = np.array([[values[name][rid] for rid in sample.labelled_ids] for name in usable])
+            U = np.array([[values[name][rid] for rid in sample.unlabelled_ids] for name in usable])
+            fitted = cross_fit_mean(sample.gold, F, U, alpha)
+        if fitted is None or fitted.estimate is None:
+            outcomes[m.model] = ModelCrossFit(len(sample.labelled_ids), chosen_on, usable, 0)
             models.append(m)
             continue
-        F = np.array([[values[name][rid] for rid in sample.labelled_ids] for name in usable])
-        U = np.array([[values[name][rid] for rid in sample.unlabelled_ids] for name in usable])
-        fitted = cross_fit_mean(sample.gold, F, U, alpha)
-        if fitted.estimate is None:
-            models.append(m)
-            continue
-        done[m.model] = (usable, fitted.folds)
+        outcomes[m.model] = ModelCrossFit(len(sample.labelled_ids), chosen_on, usable, fitted.folds)
         models.append(replace(m, ppi=fitted.estimate, ess_gain=ess_gain(m.human, fitted.estimate)))
-    return replace(report, models=models), done
+    return replace(report, models=models), outcomes

@@ -158,30 +158,87 @@ def test_a_project_without_judge_records_exits_2(tmp_path):
     assert result.returncode == 2 and "no judge records" in result.stderr
 
 
-def test_an_estimate_with_a_configuration_chosen_on_its_gold_is_cross_fitted_and_says_so(demo_dir, tmp_path):
-    judges = tmp_path / "judges.toml"
+@pytest.fixture(scope="module")
+def demo_calibrated(demo_dir, tmp_path_factory) -> Path:
+    """The demo's calibrated configuration as `export` writes it: chosen on all 24 gold responses."""
+    folder = tmp_path_factory.mktemp("calibrated")
+    judges = folder / "judges.toml"
     judges.write_text(
         "".join(
             f'[judges.{name}]\nadapter = "openai"\nmodel = "{name}"\nbase_url = "http://127.0.0.1:9/v1"\n\n'
             for name in ("sim-strong", "sim-good", "sim-weak", "sim-random")
         )
     )
-    calibrated = tmp_path / "calibrated.json"
+    calibrated = folder / "calibrated.json"
     argv = ["export", "--project", str(demo_dir), "--judges", str(judges), "--bootstrap", "200"]
     assert calibration_main([*argv, "--allow-undecided", "--out", str(calibrated)]) == 0
-    result = run_cli("--project", demo_dir, "--calibrated", calibrated, "--json")
+    return calibrated
+
+
+def test_an_estimate_with_a_configuration_chosen_on_its_gold_is_cross_fitted_and_says_so(
+    demo_dir, demo_calibrated
+):
+    result = run_cli("--project", demo_dir, "--calibrated", demo_calibrated, "--json")
     assert result.returncode == 0, result.stderr
     assert "judge:sim-strong+sim-strong+sim-strong [alce]" in result.stderr  # the calibrated judge and mode
-    assert (
-        result.stderr.count("the configuration was chosen on 24 of these gold responses — PPI++ cross-fitted")
-        == 3
-    )
     plain = run_cli(
         "--project", demo_dir, "--source", judge_source(JUDGE_CONFIGS[0]), "--precision", "alce", "--json"
     )
     cross_fitted = {m["model"]: m["ppi_mean"] for m in json.loads(result.stdout)["models"]}
     same_gold = {m["model"]: m["ppi_mean"] for m in json.loads(plain.stdout)["models"]}
     assert cross_fitted.keys() == same_gold.keys() and cross_fitted != same_gold
+
+
+def test_each_models_cross_fit_note_counts_its_own_gold_the_configuration_was_chosen_on(
+    demo_dir, demo_calibrated
+):
+    result = run_cli("--project", demo_dir, "--calibrated", demo_calibrated)
+    assert result.returncode == 0, result.stderr
+    # the demo's gold per model, every one of them among the 24 the export chose on
+    for model, gold in (("sim-omni-large", 10), ("sim-omni-small", 8), ("sim-omni-tiny", 6)):
+        assert (
+            f"note: {model}: {gold} of its {gold} gold responses are among the 24 the configuration was "
+            "chosen on — PPI++ cross-fitted" in result.stderr
+        )
+
+
+def test_a_configuration_chosen_on_part_of_the_gold_counts_each_models_part(
+    demo_dir, demo_calibrated, tmp_path
+):
+    store = ProjectStore.open(demo_dir)
+    rows = scored_responses(store, judge_source(JUDGE_CONFIGS[0]), "alce")
+    store.close()
+    labelled = {
+        model: [r.response_id for r in rows if r.model == model and r.gold is not None] for model in MODELS
+    }
+    config = json.loads(demo_calibrated.read_text())
+    # chosen on 3 of sim-omni-large's gold and 2 of sim-omni-small's: the rest was labelled after
+    config["evidence"]["gold"]["response_ids"] = (
+        labelled["sim-omni-large"][:3] + labelled["sim-omni-small"][:2]
+    )
+    part = tmp_path / "calibrated.json"
+    part.write_text(json.dumps(config))
+    result = run_cli("--project", demo_dir, "--calibrated", part)
+    assert result.returncode == 0, result.stderr
+    among = "gold responses are among the 5 the configuration was chosen on"
+    assert f"note: sim-omni-large: 3 of its 10 {among} — PPI++ cross-fitted" in result.stderr
+    assert f"note: sim-omni-small: 2 of its 8 {among} — PPI++ cross-fitted" in result.stderr
+    assert f"note: sim-omni-tiny: 0 of its 6 {among} — PPI++ as usual: gold used once" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("flags", "field"),
+    [
+        (["--source", "judge:sim-weak+sim-good+sim-good"], "--source"),
+        (["--precision", "necessity"], "--precision"),
+    ],
+)
+def test_an_option_the_calibrated_configuration_names_is_refused_with_it(
+    demo_dir, demo_calibrated, flags, field
+):
+    result = run_cli("--project", demo_dir, "--calibrated", demo_calibrated, *flags)
+    assert result.returncode == 2 and result.stdout == ""
+    assert f"field '{field}': not with --calibrated" in result.stderr
 
 
 def test_responses_whose_gold_awaits_a_ruling_count_as_not_labelled_and_are_named_in_a_note(demo_copy):

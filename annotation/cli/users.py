@@ -29,7 +29,7 @@ def read_password(name: str) -> str:
 
 
 def cmd_users(args) -> int:
-    from annotation.store.accounts import add_account, remove_account
+    from annotation.store.accounts import add_account, check_new_account_name, remove_account
     from annotation.store.project_store import ProjectStore
     from annotation.store.sessions import live_sessions, revoke_sessions
 
@@ -42,8 +42,10 @@ def cmd_users(args) -> int:
                 print(f"{user.name}\t{user.role}\t{email}\t{sessions.get(user.name, 0)} session(s)")
             return 0
         if args.action == "add":
-            add_account(store, args.name, args.role, read_password(args.name), args.email or "")
-            print(f"added {args.name.strip()} ({args.role})")
+            # The name first: a name that will be refused must not ask for a password.
+            name = check_new_account_name(store, args.name)
+            add_account(store, name, args.role, read_password(name), args.email or "")
+            print(f"added {name} ({args.role})")
         elif args.action == "end-sessions":
             if store.user(args.name) is None:
                 raise ValueError(f"there is no user '{args.name}'")

@@ -45,6 +45,7 @@ from annotation.protocol.ids import model_response_id
 from annotation.protocol.records import EvaluationRecord, Response, Sentence
 from annotation.protocol.sentences import sentences_for_response
 from annotation.state import project_state
+from annotation.store.accounts import check_new_account_name
 from annotation.store.project_store import DB_NAME, ProjectStore
 from annotation.work.sample_queues import create_sample_queue, set_annotation_scope
 
@@ -196,7 +197,8 @@ def build_demo(directory: Path, *, seed: int = 0) -> ProjectStore:
 
     plans = add_labelled_responses(store, videos, seed)
     for name, role in ACCOUNTS:
-        store.add_user(name, role, PASSWORD_HASHES[name])
+        # Hashes made beforehand instead of `add_account` (six full scrypts), the same name rules.
+        store.add_user(check_new_account_name(store, name), role, PASSWORD_HASHES[name])
 
     golds = {}
     for truth, plan in plans:

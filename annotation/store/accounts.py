@@ -12,6 +12,13 @@ compared without regard to case or surrounding space. The `sign_in_failures` tab
 migrated here) keeps only SHA-256 digests of names and clients, and forgets rows older than
 FORGET_AFTER_S whenever an attempt is counted.
 
+A new name (`check_new_account_name`, which every way of creating an account goes through) is
+what a person can type into the one-line Name field and tell apart from every other name: no
+whitespace, no control, format (zero-width, direction marks) or other invisible characters, already
+in NFKC form, and not equal to an existing name once case and compatibility forms are folded (as
+the sign-in throttle folds them; sign-in itself ignores case). Accounts made before these rules
+keep their names and keep working.
+
 Changing a person's password, email or role, or removing the account, ends their sessions
 (`annotation.store.sessions`): whoever held an old session must sign in again.
 """
@@ -28,6 +35,7 @@ import threading
 import time
 import unicodedata
 
+from annotation.protocol.citations import shown
 from annotation.store.database import declare_tables
 from annotation.store.project_store import ROLES, ProjectStore
 from annotation.store.rows import Account, Person
@@ -40,6 +48,16 @@ _MAX_MEMORY = 256 * 1024 * 1024
 # Deliberately loose (the identity provider is the authority on addresses): one '@', something on
 # each side, a dot in the domain, no spaces.
 _EMAIL = re.compile(r"[^@\s]+@[^@\s.]+(\.[^@\s.]+)+")
+# ':' ends a source's kind ('human:<name>'); '/' separates the parts of ids and paths.
+_NAME_SEPARATORS = ":/"
+# Unicode's "other" characters (category C*), none of which a person can see or type in a name.
+_UNSEEN_CATEGORIES = {
+    "Cc": "a control character",
+    "Cf": "a format character (it shows as nothing)",
+    "Cs": "a lone surrogate (no character at all)",
+    "Co": "a private-use character (each font draws it differently, or not at all)",
+    "Cn": "an unassigned code point (it shows as nothing or a box)",
+}
 
 OWNER = "sign_in"
 MIGRATIONS = [
@@ -205,18 +223,72 @@ def _check_email_free(store: ProjectStore, email: str, name: str) -> None:
         )
 
 
-def add_account(store: ProjectStore, name: str, role: str, password: str, email: str = "") -> None:
-    """Create an account; names are unique, roles are one of ROLES, an email (optional) is a valid
-    address no other account has. Bad input raises ValueError with the reason."""
+def _code_point(ch: str) -> str:
+    """'U+200B (ZERO WIDTH SPACE)'; just 'U+000A' for a character without a name."""
+    label = unicodedata.name(ch, "")
+    return f"U+{ord(ch):04X}" + (f" ({label})" if label else "")
+
+
+def _name_character_problem(name: str) -> str | None:
+    """Why the characters of `name` (already stripped) cannot make a new account's name, naming
+    the first offending character by code point and position; None when they can."""
+    if not name:
+        return "a user name must not be empty"
+    for position, ch in enumerate(name, start=1):
+        category = unicodedata.category(ch)
+        if ch in _NAME_SEPARATORS:
+            why = "a user name cannot contain ':' or '/'"
+        elif ch.isspace():
+            why = "whitespace; a user name cannot contain any"
+        elif category in _UNSEEN_CATEGORIES:
+            why = f"{_UNSEEN_CATEGORIES[category]}; a user name cannot contain one"
+        else:
+            continue
+        return f"the user name '{shown(name)}' has {_code_point(ch)} at character {position}: {why}"
+    plain = unicodedata.normalize("NFKC", name)
+    if plain != name:
+        start = len(os.path.commonprefix([name, plain]))
+        end = len(os.path.commonprefix([name[start:][::-1], plain[start:][::-1]]))
+        was, becomes = name[start : len(name) - end], plain[start : len(plain) - end]
+        return (
+            f"the user name '{shown(name)}' is not in its plain (NFKC) form: "
+            f"{' '.join(f'U+{ord(c):04X}' for c in was)} at character {start + 1} would be "
+            f"{' '.join(f'U+{ord(c):04X}' for c in becomes)}; type it as '{shown(plain)}'"
+        )
+    return None
+
+
+def check_new_account_name(store: ProjectStore, name: str) -> str:
+    """`name` without surrounding whitespace, when it may name a new account in `store`: what a
+    person can type and see (see the module's doc) and not equal to any existing name once case and
+    compatibility forms are folded (sign-in ignores case, so two such names would be one person).
+    ValueError naming the offending character (as U+XXXX) or the existing account otherwise."""
     name = name.strip()
-    if not name or any(ch in name for ch in ":/ "):
-        raise ValueError("a user name must be non-empty and contain no ':', '/' or spaces")
+    problem = _name_character_problem(name)
+    if problem:
+        raise ValueError(problem)
+    if store.user(name) is not None:
+        raise ValueError(f"user '{name}' already exists")
+    # Every account, not `user_ignoring_case`: that finds none when older accounts already clash.
+    key = _name_key(name)
+    existing = next((user.name for user in store.users() if _name_key(user.name) == key), None)
+    if existing is not None:
+        same = (
+            "ignore case at sign-in"
+            if existing.casefold() == name.casefold()
+            else "differ only in case or compatibility forms"
+        )
+        raise ValueError(f"user '{name}' already exists as '{shown(existing)}' (the two names {same})")
+    return name
+
+
+def add_account(store: ProjectStore, name: str, role: str, password: str, email: str = "") -> None:
+    """Create an account; its name passes `check_new_account_name` (surrounding whitespace is
+    dropped), its role is one of ROLES, an email (optional) is a valid address no other account
+    has. Bad input raises ValueError with the reason."""
+    name = check_new_account_name(store, name)
     if role not in ROLES:
         raise ValueError(f"role '{role}' is not one of {', '.join(ROLES)}")
-    existing = store.user_ignoring_case(name)
-    if existing is not None:
-        also = "" if existing.name == name else f" as '{existing.name}' (names ignore case)"
-        raise ValueError(f"user '{name}' already exists{also}")
     email = normalise_email(email) if email.strip() else None
     if email:
         _check_email_free(store, email, name)

@@ -692,7 +692,9 @@ class ProjectStore:
     # -- users ----------------------------------------------------------------------------
     def add_user(self, name: str, role: str, password_hash: str | None, email: str | None = None) -> None:
         """Insert an account; a role outside ROLES raises ValueError, an email another account
-        already has (case-blind) raises sqlite3.IntegrityError (annotation.store.accounts checks first)."""
+        already has (case-blind) raises sqlite3.IntegrityError (annotation.store.accounts checks first).
+        The name is stored as given: new accounts' names are checked by
+        `annotation.store.accounts.check_new_account_name` first (tests build older projects here)."""
         if role not in ROLES:
             raise ValueError(f"role '{role}' is not one of {', '.join(ROLES)}")
         self.database.write(

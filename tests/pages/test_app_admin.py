@@ -6,6 +6,7 @@ from app_support import open_page_as, press, shown_text, tiny_project
 from annotation.store.accounts import authenticate
 from annotation.store.project_store import ProjectStore
 from annotation.store.rows import Person
+from pages.widgets.context import literal
 
 
 @pytest.fixture
@@ -32,6 +33,14 @@ def test_existing_name_is_refused_with_a_message(admin):
     admin.text_input(key="new_password").input("secret")
     app = press(admin, "Add")
     assert "already exists" in app.error[0].value
+
+
+def test_a_name_with_a_zero_width_space_is_refused_naming_the_character(admin, project):
+    admin.text_input(key="new_name").input("eve\u200b")
+    admin.text_input(key="new_password").input("secret")
+    app = press(admin, "Add")
+    assert literal("U+200B (ZERO WIDTH SPACE) at character 4") in app.error[0].value  # as Markdown shows it
+    assert ProjectStore.open(project).user("eve\u200b") is None
 
 
 def test_admin_changes_a_role(admin, project):

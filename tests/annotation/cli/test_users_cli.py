@@ -66,3 +66,18 @@ def test_end_sessions_signs_a_person_out_everywhere(fresh_project, monkeypatch):
     token = start_session(ProjectStore.open(fresh_project), "ann")
     assert annotation_main(["users", "end-sessions", "ann", "--project", str(fresh_project)]) == 0
     assert session_user(ProjectStore.open(fresh_project), token) is None
+
+
+def test_a_name_with_a_zero_width_space_is_refused_before_a_password_is_asked(
+    fresh_project, monkeypatch, capsys
+):
+    monkeypatch.delenv("MURGAT_PASSWORD", raising=False)
+    typed = io.StringIO("s3cret-pw\n")
+    monkeypatch.setattr(sys, "stdin", typed)
+    argv = ["users", "add", "dana\u200b", "--role", "annotator", "--project", str(fresh_project)]
+    assert annotation_main(argv) == 2
+    assert capsys.readouterr().err == (
+        "error: the user name 'dana<U+200B>' has U+200B (ZERO WIDTH SPACE) at character 5: "
+        "a format character (it shows as nothing); a user name cannot contain one\n"
+    )
+    assert (typed.tell(), ProjectStore.open(fresh_project).users()) == (0, [])

@@ -75,7 +75,8 @@ SETTINGS = {
     "project_name": "MURGAT demo (synthetic data)",
     "synthetic": True,
     "campaign_mode": "end_to_end",
-    "overlap": 3,
+    # four people per response: alice, bob and carol labelled all 24, so dana, the fourth, has work
+    "overlap": 4,
     "pad_s": DEFAULT_PAD_S,
 }
 

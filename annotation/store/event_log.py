@@ -269,6 +269,17 @@ class EventLog:
         )
         return {row[0] for row in rows}
 
+    def people_by_response(self) -> dict[str, set[str]]:
+        """{response: the people with an event on it (label, undo, skip or flag), rulings aside}:
+        who has started each response."""
+        rows = self.database.connection.execute(
+            "SELECT response_id, who FROM events WHERE substr(task, 1, 5) != 'gold.' GROUP BY response_id, who"
+        )
+        found: dict[str, set[str]] = {}
+        for response_id, who in rows:
+            found.setdefault(response_id, set()).add(who)
+        return found
+
     def labelled_response_ids(self, who: str, unit: Unit, task: Task) -> set[str]:
         """Responses where `who` has a live label on (unit, task), e.g. the `done` mark."""
         rows = self.database.connection.execute(

@@ -1,13 +1,17 @@
 """Who labels which response: assignment with overlap, progress, resume.
 
-Assignment is computed, not stored: the pool (project setting `pool`, default every
+Assignment is computed, not stored (`assignment`): the pool (project setting `pool`, default every
 account with role annotator) sorted by name, and the responses to annotate in order
 (`sample_queues.annotation_response_ids`: queued samples first, then the rest in import order,
-or only the queued ones when the project says so); response at position p goes to the
-`overlap` pool members starting at (p × overlap) mod n, round robin, so loads differ by at
-most one. A response a person has already worked on stays
-theirs whatever the pool becomes (their work is never orphaned). Done = a live
-`response/done` label; set aside = a `skip` event not undone.
+or only the queued ones when the project says so). A response's people are those who have started
+it (any event on it but a ruling), whatever the pool has become — their work is never orphaned —
+and, while they are fewer than `overlap`, as many more pool members as it still needs: the least
+loaded so far, ties broken round robin from the response's turn ((p × overlap) mod n at position
+p). Before anyone starts, that is plain round robin (loads differ by at most one); when the pool
+changes mid-campaign, only the work nobody has started moves, no response gets more people than
+`overlap` (unless more started it), and a newcomer takes the remaining work before someone who
+has already finished theirs. Done = a live `response/done` label; set aside = a `skip` event not
+undone.
 
 The queries read the store's event log; they are read-only.
 """
@@ -73,6 +77,33 @@ def is_assigned(position: int, member_index: int, pool_size: int, per_response: 
     return (member_index - position * per_response) % pool_size < per_response
 
 
+def assignment(
+    response_ids: list[str], members: list[str], per_response: int, started: dict[str, set[str]]
+) -> dict[str, list[str]]:
+    """{pool member: their responses among `response_ids`, in order} (module doc): each response's
+    `started` people (who have an event on it) keep it; while they are fewer than `per_response`,
+    the least loaded of the other `members` join it, ties in round-robin order from the response's
+    turn. Without anyone started, `is_assigned`'s round robin."""
+    n = len(members)
+    index = {name: i for i, name in enumerate(members)}
+    load, out = [0] * n, {name: [] for name in members}
+    for position, rid in enumerate(response_ids):
+        people = started.get(rid, ())
+        for name in people:
+            if name in index:
+                load[index[name]] += 1
+                out[name].append(rid)
+        need = per_response - len(people)
+        if need <= 0 or not n:
+            continue
+        turn = position * min(per_response, n)
+        free = [(load[(turn + k) % n], k) for k in range(n) if members[(turn + k) % n] not in people]
+        for _, k in sorted(free)[:need]:
+            load[(turn + k) % n] += 1
+            out[members[(turn + k) % n]].append(rid)
+    return out
+
+
 def touched_response_ids(store, who: str) -> set[str]:
     """Responses on which `who` has any event (label, undo, skip or flag)."""
     return store.events.touched_response_ids(who)
@@ -96,21 +127,29 @@ def unskip(store, who: str, response_id: str) -> int:
 
 
 def assigned_response_ids(
-    store, who: str, *, response_ids: list[str] | None = None, members: list[str] | None = None
+    store,
+    who: str,
+    *,
+    response_ids: list[str] | None = None,
+    members: list[str] | None = None,
+    started: dict[str, set[str]] | None = None,
 ) -> list[str]:
-    """`who`'s responses in the order asked: their round-robin share plus any they touched.
-    `response_ids` (the responses to annotate, in order) and `members` may be passed to avoid
-    re-reading them for many people."""
+    """`who`'s responses in the order asked (`assignment`), then any they started that are no longer
+    among the responses to annotate. `response_ids` (the responses to annotate, in order),
+    `members` and `started` (`EventLog.people_by_response`) may be passed to avoid re-reading them
+    for many people."""
     ids = annotation_response_ids(store) if response_ids is None else response_ids
     members = pool(store) if members is None else members
-    touched = touched_response_ids(store, who)
-    outside = touched - set(ids)  # worked on before it left the responses to annotate: still theirs
-    if outside:
-        ids = ids + [rid for rid in store.response_ids() if rid in outside]
+    started = store.events.people_by_response() if started is None else started
+    mine = {rid for rid, people in started.items() if who in people}
+    listed = set(ids)
+    # worked on before it left the responses to annotate: still theirs
+    outside = (
+        [rid for rid in store.response_ids() if rid in mine and rid not in listed] if mine - listed else []
+    )
     if who not in members:
-        return [rid for rid in ids if rid in touched]
-    index, n, per = members.index(who), len(members), overlap(store)
-    return [rid for position, rid in enumerate(ids) if rid in touched or is_assigned(position, index, n, per)]
+        return [rid for rid in ids if rid in mine] + outside
+    return assignment(ids, members, overlap(store), started)[who] + outside
 
 
 def next_unfinished(
@@ -138,10 +177,15 @@ def team_progress(store) -> tuple[list[Progress], Progress]:
     the response list and the pool once."""
     ids = annotation_response_ids(store)
     members = pool(store)
+    started = store.events.people_by_response()
     roles = {u.name: u.role for u in store.users()}
     labellers = {who for who in store.events.event_authors() if roles.get(who, "annotator") == "annotator"}
     rows = [
-        progress(store, who, assigned=assigned_response_ids(store, who, response_ids=ids, members=members))
+        progress(
+            store,
+            who,
+            assigned=assigned_response_ids(store, who, response_ids=ids, members=members, started=started),
+        )
         for who in sorted(set(members) | labellers)
     ]
     total = Progress(

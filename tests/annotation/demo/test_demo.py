@@ -56,12 +56,12 @@ def test_fresh_annotator_dana_has_no_labels(demo):
     assert demo["store"].events.log(who="dana") == []
 
 
-def test_demo_settings_say_it_is_synthetic_end_to_end_with_overlap_three(demo):
+def test_demo_settings_say_it_is_synthetic_end_to_end_with_overlap_four(demo):
     store = demo["store"]
     assert store.get_setting("project_name") == "MURGAT demo (synthetic data)"
     assert store.get_setting("synthetic") is True
     assert store.get_setting("campaign_mode") == "end_to_end"
-    assert store.get_setting("overlap") == 3
+    assert store.get_setting("overlap") == 4  # alice, bob and carol labelled all: dana is the fourth
     assert store.get_setting("pad_s") == 1.0
 
 

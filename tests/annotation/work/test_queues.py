@@ -118,4 +118,64 @@ def test_team_progress_counts_annotators_only_not_an_adjudicators_rulings(store)
     store.events.append("boss", "r1", "s0", "verifiable", True)
     rows, total = team_progress(store)
     assert [r.who for r in rows] == ["ann", "bea", "cat"]
-    assert total.assigned == 8
+    # the ruling on r0 takes no one's place; boss's label on r1 is one of its two: one more of the pool
+    assert sum("r0" in assigned_response_ids(store, who) for who in ("ann", "bea", "cat")) == 2
+    assert total.assigned == 7
+
+
+# -- the pool changing mid-campaign (QA: adding a person reshuffled everyone's work) ----------------
+def labelled(store, who: str, *rids: str) -> None:
+    for rid in rids:
+        store.events.append(who, rid, "s0", "verifiable", True)
+
+
+@pytest.fixture
+def six(tmp_path):
+    """Six responses, overlap 2, pool ann, bea, cat: r0 ann,bea · r1 cat,ann · r2 bea,cat ·
+    r3 ann,bea · r4 cat,ann · r5 bea,cat (round robin from 2p mod 3)."""
+    store = ProjectStore.open(tmp_path / "p", create=True)
+    store.add_responses([(Response(f"r{i}", f"text {i}"), [Sentence(f"text {i}.")]) for i in range(6)])
+    for name in ("ann", "bea", "cat"):
+        store.add_user(name, "annotator", None)
+    store.set_setting("overlap", 2)
+    return store
+
+
+def people_of(store) -> dict[str, list[str]]:
+    names = pool(store)
+    return {
+        rid: [who for who in names if rid in assigned_response_ids(store, who)]
+        for rid in store.response_ids()
+    }
+
+
+def test_before_anyone_starts_assignment_is_plain_round_robin(six):
+    assert people_of(six) == {
+        "r0": ["ann", "bea"], "r1": ["ann", "cat"], "r2": ["bea", "cat"],
+        "r3": ["ann", "bea"], "r4": ["ann", "cat"], "r5": ["bea", "cat"],
+    }  # fmt: skip
+
+
+def test_a_newcomer_takes_the_work_nobody_started_and_no_response_gets_more_than_overlap(six):
+    labelled(six, "ann", "r0", "r1", "r3", "r4")  # ann has done her share
+    six.add_user("dan", "annotator", None)
+    people = people_of(six)
+    assert all(len(who) == 2 for who in people.values())  # overlap kept: 12 places, not more
+    assert [rid for rid, who in people.items() if "ann" in who] == ["r0", "r1", "r3", "r4"]  # no new work
+    assert sorted(len([r for r, who in people.items() if name in who]) for name in ("bea", "cat", "dan")) == [
+        2, 3, 3
+    ]  # the remaining eight places spread over the others  # fmt: skip
+
+
+def test_a_response_its_people_started_keeps_them_when_the_pool_grows(six):
+    labelled(six, "bea", "r2")
+    labelled(six, "cat", "r2")
+    six.add_user("dan", "annotator", None)
+    assert people_of(six)["r2"] == ["bea", "cat"]
+
+
+def test_someone_who_left_the_pool_still_counts_on_what_they_started(six):
+    labelled(six, "cat", "r1")
+    six.set_setting("pool", ["ann", "bea"])
+    assert people_of(six)["r1"] == ["ann"]  # and cat: two in all
+    assert assigned_response_ids(six, "cat") == ["r1"]

@@ -9,6 +9,7 @@ into the text as given, so a page can highlight `original[start:end]`.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 from annotation.protocol import records
@@ -86,6 +87,7 @@ def split_response(text: str) -> SplitResponse:
     for g in groups:
         in_group[g.start : g.end] = b"\x01" * (g.end - g.start)
     group_at = {g.start: g for g in groups}
+    by_offset = _GroupsByOffset(groups)
 
     bounds: list[tuple[int, int]] = []
     for start, end in visible:
@@ -93,10 +95,8 @@ def split_response(text: str) -> SplitResponse:
         for line_start, line_end in _lines(text, start, end, in_group):
             bounds.extend(_split_line(text, line_start, line_end, in_group, group_at))
     spans = [
-        SentenceSpan(
-            text[s:e], s, e, tuple(c for g in groups if s <= g.start and g.end <= e for c in g.citations)
-        )
-        for s, e in _tidy(text, bounds, groups)
+        SentenceSpan(text[s:e], s, e, tuple(c for g in by_offset.within(s, e) for c in g.citations))
+        for s, e in _tidy(text, bounds, by_offset)
     ]
     return SplitResponse(tuple(spans), answer, answer_start)
 
@@ -145,6 +145,21 @@ def answer_letter(text: str) -> str | None:
         r"\b(?:option|choice|answer)\s+(?:is\s+)?[(\[]?([A-Z])\b", answer, re.IGNORECASE
     )
     return found.group(1).upper() if found else None
+
+
+class _GroupsByOffset:
+    """The response's citation groups, found by offset in time logarithmic in their number."""
+
+    def __init__(self, groups: list[CitationGroup]):
+        # Groups come left to right and never overlap, so their ends are in order as well.
+        self.groups = groups
+        self._starts = [g.start for g in groups]
+        self._ends = [g.end for g in groups]
+
+    def within(self, start: int, end: int) -> list[CitationGroup]:
+        """The groups lying wholly inside [start, end), left to right."""
+        first = bisect_left(self._starts, start)
+        return self.groups[first : bisect_right(self._ends, end, lo=first)]
 
 
 # --- where the reasoning is ------------------------------------------------
@@ -231,19 +246,28 @@ def _lines(text: str, start: int, end: int, in_group: bytearray) -> list[tuple[i
     return [(s, e) for s, e in out if s < e]
 
 
-def _quote_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """Positions (open, close) of paired double quotes on one line; unpaired ones are ignored."""
-    spans = []
+def _quote_spans(text: str, start: int, end: int) -> list[list[tuple[int, int]]]:
+    """Positions (open, close) of paired double quotes on one line, unpaired ones ignored: the
+    straight pairs and the curly pairs, each a list left to right whose pairs never overlap."""
     straight = [i for i in range(start, end) if text[i] == '"']
-    spans += list(zip(straight[0::2], straight[1::2], strict=False))
-    pos = start
+    curly, pos = [], start
     while (opening := text.find("\u201c", pos, end)) >= 0:
         closing = text.find("\u201d", opening + 1, end)
         if closing < 0:
             break
-        spans.append((opening, closing))
+        curly.append((opening, closing))
         pos = closing + 1
-    return spans
+    return [list(zip(straight[0::2], straight[1::2], strict=False)), curly]
+
+
+def _inside_quote(quotes: list[list[tuple[int, int]]], run_start: int, run_end: int) -> bool:
+    """Is the punctuation run [run_start, run_end) inside quoted speech without closing it?"""
+    for pairs in quotes:
+        # Pairs of one kind do not overlap: only the last one opened before the run can hold it.
+        last = bisect_left(pairs, run_start, key=lambda pair: pair[0]) - 1
+        if last >= 0 and run_start < pairs[last][1] and run_end != pairs[last][1]:
+            return True
+    return False
 
 
 def _split_line(
@@ -273,7 +297,7 @@ def _sentence_end(
     end: int,
     in_group: bytearray,
     group_at: dict[int, CitationGroup],
-    quotes: list[tuple[int, int]],
+    quotes: list[list[tuple[int, int]]],
 ) -> int:
     """End of the sentence starting at `start`: after its final punctuation, closing
     quotes/brackets/bold and any citation groups that follow; `end` if none."""
@@ -303,15 +327,14 @@ def _boundary_after(
     end: int,
     in_group: bytearray,
     group_at: dict[int, CitationGroup],
-    quotes: list[tuple[int, int]],
+    quotes: list[list[tuple[int, int]]],
 ) -> int | None:
     """Where the sentence ends if the punctuation run [run_start, run_end) ends it, else None."""
     run = text[run_start:run_end]
     if "\u2026" in run or run.count(".") >= 2:  # an ellipsis goes on
         return None
-    for opening, closing in quotes:
-        if opening < run_start < closing and run_end != closing:
-            return None  # punctuation inside quoted speech
+    if _inside_quote(quotes, run_start, run_end):
+        return None  # punctuation inside quoted speech
     pos = run_end
     while pos < end and text[pos] in _CLOSERS and not in_group[pos]:
         pos += 1
@@ -342,9 +365,7 @@ def _skip_blanks(text: str, pos: int, end: int) -> int:
 
 def _is_abbreviation(text: str, start: int, period: int, following: str) -> bool:
     """Is the word before this period an abbreviation or an initial?"""
-    word_start = period
-    while word_start > start and not text[word_start - 1].isspace():
-        word_start -= 1
+    word_start = _word_start(text, start, period)
     word = text[word_start:period].lstrip("([{\"'\u201c\u2018*_")
     lowered = word.lower()
     if lowered in _ABBREVIATIONS or re.fullmatch(r"(?:[a-z]\.)+[a-z]", lowered):
@@ -353,25 +374,35 @@ def _is_abbreviation(text: str, start: int, period: int, following: str) -> bool
         return following.isdigit()
     if len(word) == 1 and word.isupper() and following.isupper():
         # An initial (`J. K. Rowling`, `George W. Bush`), not an option (`the answer is B. The…`).
-        before = text[start:word_start].split()
-        if not before:
+        # The word before it; walked back to, not split out of the sentence (a long run of
+        # initials would make that quadratic).
+        previous_end = word_start
+        while previous_end > start and text[previous_end - 1].isspace():
+            previous_end -= 1
+        if previous_end == start:
             return True
-        previous = before[-1].strip("\"'*_,")
+        previous = text[_word_start(text, start, previous_end) : previous_end].strip("\"'*_,")
         return bool(previous) and previous[0].isupper() and previous.lower() not in _NOT_NAMES
     return False
 
 
-def _tidy(text: str, bounds: list[tuple[int, int]], groups: list[CitationGroup]) -> list[tuple[int, int]]:
+def _word_start(text: str, start: int, pos: int) -> int:
+    """Where the word ending at `pos` begins: after the last white space before it, at most back to `start`."""
+    while pos > start and not text[pos - 1].isspace():
+        pos -= 1
+    return pos
+
+
+def _tidy(text: str, bounds: list[tuple[int, int]], groups: _GroupsByOffset) -> list[tuple[int, int]]:
     """Trim white space; drop pieces with neither words nor citations; a piece that is
     only citation groups (a group on the next line) joins the sentence before it."""
     out: list[tuple[int, int]] = []
     for start, end in bounds:
         while end > start and text[end - 1].isspace():
             end -= 1
-        inside = [g for g in groups if start <= g.start and g.end <= end]
-        words = text[start:end]
-        for g in reversed(inside):
-            words = words[: g.start - start] + words[g.end - start :]
+        inside = groups.within(start, end)
+        around = zip([start] + [g.end for g in inside], [g.start for g in inside] + [end], strict=True)
+        words = "".join(text[a:b] for a, b in around)
         if any(ch.isalnum() for ch in words):
             out.append((start, end))
         elif inside and out:

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from annotation.protocol import records
+from annotation.protocol import records, sentences
+from annotation.protocol.citations import find_citation_groups
 from annotation.protocol.sentences import answer_letter, sentences_for_response, split_response
 from annotation.work.proposals import rule_based_facts
 
@@ -36,6 +37,11 @@ def test_adjacent_groups_after_period_all_belong_to_its_sentence():
 
 def test_citation_group_alone_on_the_next_line_joins_the_sentence_before():
     assert texts("He waves.\n(visual, 0:03)\nHe sits.") == ["He waves.\n(visual, 0:03)", "He sits."]
+
+
+def test_group_alone_on_the_next_line_brings_its_citations_to_the_sentence_before():
+    split = split_response("He waves (visual, 0:01).\n(audio, 0:02)\nHe sits (visual, 0:03).")
+    assert [[c.start for c in s.citations] for s in split.sentences] == [[1.0, 2.0], [3.0]]
 
 
 def test_sentence_carries_the_citations_inside_it_in_order():
@@ -103,6 +109,10 @@ def test_initials_do_not_end_a_sentence():
     ]
 
 
+def test_run_of_initials_stays_in_one_sentence():
+    assert texts("A. B. C. D. E. waves. Then he sits.") == ["A. B. C. D. E. waves.", "Then he sits."]
+
+
 def test_option_letter_at_the_end_of_a_sentence_ends_it():
     assert texts("So the answer is B. The man waves.") == ["So the answer is B.", "The man waves."]
 
@@ -113,6 +123,20 @@ def test_period_before_a_lowercase_word_does_not_end_a_sentence():
 
 def test_quoted_speech_does_not_split_its_sentence():
     assert texts('He says "Stop. Now." and leaves.') == ['He says "Stop. Now." and leaves.']
+
+
+def test_punctuation_inside_a_later_quote_of_the_line_does_not_split_its_sentence():
+    assert texts('He says "Hi." and "Stop. Now." Then he runs.') == [
+        'He says "Hi." and "Stop. Now."',
+        "Then he runs.",
+    ]
+
+
+def test_curly_quote_closing_inside_straight_quotes_does_not_end_the_sentence():
+    assert texts('He reads "She said \u201cGo.\u201d to me." Then he runs.') == [
+        'He reads "She said \u201cGo.\u201d to me."',
+        "Then he runs.",
+    ]
 
 
 def test_quote_ending_with_a_period_ends_the_sentence_before_a_capital():
@@ -264,6 +288,46 @@ def test_sentences_for_response_gives_records_with_offsets_and_no_labels():
 def test_sentences_for_response_marks_citations_past_the_duration_invalid():
     [sentence] = sentences_for_response("He waves (visual, 0:03; audio, 0:12).", duration_s=9.6)
     assert [c.valid for c in sentence.citations] == [True, False]
+
+
+# --- long responses ------------------------------------------------------------------
+
+
+def test_every_sentence_of_a_long_response_gets_its_own_citation():
+    # 11 chars of 'Reasoning: ', then sentences of 29 chars: `A red square (visual, 0:0N).` and a space
+    sentence_texts = [f"A red square (visual, 0:0{i % 10})." for i in range(5000)]
+    split = split_response("Reasoning: " + " ".join(sentence_texts) + " Answer: A")
+    assert [s.text for s in split.sentences] == sentence_texts
+    assert [s.start for s in split.sentences] == [11 + 29 * i for i in range(5000)]
+    assert [[c.start for c in s.citations] for s in split.sentences] == [[i % 10] for i in range(5000)]
+    assert split.answer == "A"
+
+
+class _CountedWalks(list):
+    """The real citation groups of a text, counting how often something walks over all of them."""
+
+    def __init__(self, groups):
+        super().__init__(groups)
+        self.walks = 0
+
+    def __iter__(self):
+        self.walks += 1
+        return super().__iter__()
+
+
+def test_citation_groups_are_walked_as_often_for_a_long_response_as_for_a_short_one(monkeypatch):
+    # Walking all groups once per sentence made a 1 MB response take minutes to split.
+    walked = []
+
+    def counted_groups(text):
+        walked.append(_CountedWalks(find_citation_groups(text)))
+        return walked[-1]
+
+    monkeypatch.setattr(sentences, "find_citation_groups", counted_groups)
+    for count in (10, 1000):
+        assert len(split_response("A red square (visual, 0:01). " * count).sentences) == count
+    short_walks, long_walks = (groups.walks for groups in walked)
+    assert long_walks == short_walks
 
 
 # --- properties -------------------------------------------------------------------------

@@ -26,31 +26,22 @@ from annotation.protocol.ids import Source, configuration_parts, source_kind
 from annotation.protocol.records import EvaluationRecord
 from annotation.store.event_log import utc_now
 from calibration.config.schema import (
+    PROMPT_FILES,
+    PROMPT_STAGE,
     SCHEMA_VERSION,
     STAGE_KEYS,
     STAGES,
     validate_calibrated_dict,
 )
 from calibration.judges.judges_file import GOLD, JudgeConfig, parse_configuration
-from calibration.judges.prompts import PROMPT_DIR, load_prompt
+from calibration.judges.prompts import load_prompt
 from calibration.sweep.run import ConfigResult, SweepReport
-
-PROMPT_STAGE = {"verifier": "verifiability", "decomposer": "decompose", "entailer": "entailment"}
-_REPO_ROOT = PROMPT_DIR.parents[1]
 
 
 def judge_parameters(judge: JudgeConfig) -> dict:
     """What besides prompt and media changes a judge's answers: the answer parameters of the
     cache key plus the media limits (they change the parts the judge sees)."""
     return {**judge.answer_parameters(), **judge.media_limits()}
-
-
-def _prompt_file_name(stage: str) -> str:
-    path = PROMPT_DIR / f"{PROMPT_STAGE[stage]}.md"
-    try:
-        return path.relative_to(_REPO_ROOT).as_posix()
-    except ValueError:
-        return str(path)
 
 
 @dataclass(frozen=True)
@@ -79,7 +70,7 @@ class StageJudge:
             judge.adapter,
             judge.model,
             judge_parameters(judge),
-            _prompt_file_name(stage),
+            PROMPT_FILES[stage],
             load_prompt(PROMPT_STAGE[stage]).sha256,
         )
 

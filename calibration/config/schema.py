@@ -15,6 +15,10 @@ SCHEMA_VERSION = 2  # written; READABLE_VERSIONS are read (version 1's evidence 
 READABLE_VERSIONS = (1, 2)
 STAGES = ("verifier", "decomposer", "entailer")
 STAGE_KEYS = ("stage", "name", "adapter", "model", "parameters", "prompt_file", "prompt_hash")
+# Each stage's prompt template (calibration/judges/prompts.py's name) and its file, relative to the
+# repository: a stage always runs its own template, so a file naming another is not this tool's.
+PROMPT_STAGE = {"verifier": "verifiability", "decomposer": "decompose", "entailer": "entailment"}
+PROMPT_FILES = {stage: f"assets/prompts/{name}.md" for stage, name in PROMPT_STAGE.items()}
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _TOP_KEYS = (
@@ -80,6 +84,12 @@ def _check_stage(stage: str, value, add) -> str | None:
         add(f"{stage}.model", "must not be empty")
     if not isinstance(value["parameters"], dict):
         add(f"{stage}.parameters", f"must be an object, got {value['parameters']!r}")
+    if value["prompt_file"] != PROMPT_FILES[stage]:
+        add(
+            f"{stage}.prompt_file",
+            f"must be '{PROMPT_FILES[stage]}' (the {stage}'s prompt template, whose sha256 is "
+            f"prompt_hash), got '{value['prompt_file']}'",
+        )
     if not _is_hash(value["prompt_hash"]):
         add(f"{stage}.prompt_hash", "must be a sha256 (64 lowercase hex digits)")
     return value["name"]

@@ -240,6 +240,29 @@ def test_a_file_naming_gold_as_a_stage_judge_is_refused(written):
         read_calibrated_config(written)
 
 
+@pytest.mark.parametrize(
+    "named", ["../../etc/passwd", "assets/prompts/decompose.md", "/tmp/verifiability.md"]
+)
+def test_a_stage_naming_another_prompt_file_than_its_own_is_refused_where_it_says_so(written, named):
+    lines = rewrite(written, lambda data: data["verifier"].update(prompt_file=named))
+    with pytest.raises(InputError) as refused:
+        read_calibrated_config(written)
+    (problem,) = refused.value.problems
+    assert problem.field == "verifier.prompt_file" and lines[problem.line - 1].strip().startswith(
+        '"prompt_file"'
+    )
+    assert "must be 'assets/prompts/verifiability.md'" in problem.message and named in problem.message
+
+
+def test_each_stage_is_written_with_its_own_prompt_file(written):
+    data = json.loads(written.read_text())
+    assert [data[stage]["prompt_file"] for stage in ("verifier", "decomposer", "entailer")] == [
+        "assets/prompts/verifiability.md",
+        "assets/prompts/decompose.md",
+        "assets/prompts/entailment.md",
+    ]
+
+
 def test_a_configuration_that_disagrees_with_its_stages_is_refused(written):
     rewrite(written, lambda data: data.update(configuration="b+a+a"))
     with pytest.raises(

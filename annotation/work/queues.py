@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from annotation.protocol.ids import DONE_TASK, Task, Unit
 from annotation.work.sample_queues import annotation_response_ids
-from annotation.work.session import Question, ResponseWork, open_response
+from annotation.work.session import Question, ResponseWork, normalise_campaign_mode, open_response
 
 DEFAULT_OVERLAP = 3
 
@@ -244,8 +244,12 @@ def next_item(
     """The first open question of `current` (when it is still open), else of the first response of
     the queue that is neither done, set aside, complete nor waiting for gold. `known` is the
     person's work on a response as an answer left it (`session.answer`): used as it is, not read
-    again. Reads only; a response found complete without its `done` mark counts as finished here
-    (the mark is written by the answer that completes it)."""
+    again — unless it was planned in another campaign mode (an admin changed it since the page was
+    drawn): then it is read and planned again in `mode`. Reads only; a response found complete
+    without its `done` mark counts as finished here (the mark is written by the answer that
+    completes it)."""
+    if known is not None and known.mode != normalise_campaign_mode(mode):
+        known = None
     waiting: list[str] = []
     finished = queue.done | set(queue.skipped)
     candidates = ([current] if current is not None else []) + queue.assigned

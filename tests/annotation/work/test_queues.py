@@ -179,3 +179,24 @@ def test_someone_who_left_the_pool_still_counts_on_what_they_started(six):
     six.set_setting("pool", ["ann", "bea"])
     assert people_of(six)["r1"] == ["ann"]  # and cat: two in all
     assert assigned_response_ids(six, "cat") == ["r1"]
+
+
+def test_work_an_answer_left_is_planned_again_once_the_campaign_mode_has_changed(tmp_path):
+    from annotation.protocol.citations import Citation
+    from annotation.work.queues import next_item, read_queue
+    from annotation.work.session import answer, open_response
+
+    store = ProjectStore.open(tmp_path / "p", create=True)
+    cited = Sentence("The man points (visual, 0:12).", citations=[Citation("visual", 12.0, 12.0)])
+    store.add_responses([(Response("r0", cited.text), [cited])])
+    store.add_user("ann", "annotator", None)
+    work = open_response(store, "ann", "r0", "end_to_end")
+    left = answer(store, "ann", work, work.question, True)  # the page drew it end to end
+    store.set_setting("campaign_mode", "staged")  # the admin switches meanwhile
+    assert left.question.kind == "facts"  # end to end, the facts come next
+    item = next_item(store, read_queue(store, "ann"), "staged", "r0", left)
+    # staged, they wait for the sentence's gold: not asked before it, as the stale plan would
+    assert (item.response_id, item.waiting) == (None, ("r0",))
+    assert (
+        next_item(store, read_queue(store, "ann"), "end_to_end", "r0", left).work is left
+    )  # unchanged: kept

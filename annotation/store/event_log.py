@@ -262,13 +262,6 @@ class EventLog:
         )
         return {row[0] for row in rows}
 
-    def touched_response_ids(self, who: str) -> set[str]:
-        """Responses on which `who` has any event (label, undo, skip or flag)."""
-        rows = self.database.connection.execute(
-            "SELECT DISTINCT response_id FROM events WHERE who = ?", [who]
-        )
-        return {row[0] for row in rows}
-
     def people_by_response(self) -> dict[str, set[str]]:
         """{response: the people with an event on it (label, undo, skip or flag), rulings aside}:
         who has started each response."""

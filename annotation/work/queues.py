@@ -104,11 +104,6 @@ def assignment(
     return out
 
 
-def touched_response_ids(store, who: str) -> set[str]:
-    """Responses on which `who` has any event (label, undo, skip or flag)."""
-    return store.events.touched_response_ids(who)
-
-
 def done_response_ids(store, who: str) -> set[str]:
     return store.events.labelled_response_ids(who, Unit.response(), DONE_TASK)
 

@@ -299,14 +299,18 @@ class EventLog:
         """Everyone who has written at least one event."""
         return {row[0] for row in self.database.connection.execute("SELECT DISTINCT who FROM events")}
 
-    def undo_last(self, who: str, response_id: str | None = None, task: Task | None = None) -> Event | None:
-        """Undo `who`'s most recent live label (in `response_id`, of `task`, when given) by
-        appending an 'undo' event; the label before it comes back in force. None when nothing to
-        undo."""
+    def undo_last(
+        self, who: str, response_id: str | None = None, task: Task | None = None, *, rulings: bool = True
+    ) -> Event | None:
+        """Undo `who`'s most recent live label (in `response_id`, of `task`, when given; not a
+        ruling unless `rulings`) by appending an 'undo' event; the label before it comes back in
+        force. None when nothing to undo."""
 
         def undo(conn):
             sql = f"SELECT {COLUMNS} FROM live_labels WHERE who = ?"
             params: list = [who]
+            if not rulings:
+                sql += " AND substr(task, 1, 5) != 'gold.'"
             if response_id is not None:
                 sql += " AND response_id = ?"
                 params.append(response_id)

@@ -333,12 +333,13 @@ def mark_done(store, who: str, response_id: str) -> int:
 
 
 def undo_last_decision(store, who: str):
-    """Undo the person's most recent decision, wherever it was; when that was the automatic
-    'done' mark, the decision before it is undone too (so undo always takes back a choice the
-    person made). Returns the undone decision's Event, or None when there is nothing to undo."""
-    target = store.events.undo_last(who)
+    """Undo the person's most recent annotation decision, wherever it was; when that was the
+    automatic 'done' mark, the decision before it is undone too (so undo always takes back a choice
+    the person made). An adjudicator's rulings are never taken back here: they are the Disputes
+    page's. Returns the undone decision's Event, or None when there is nothing to undo."""
+    target = store.events.undo_last(who, rulings=False)
     if target is not None and target.unit.is_response and target.task == DONE_TASK:
-        target = store.events.undo_last(who, target.response_id)
+        target = store.events.undo_last(who, target.response_id, rulings=False)
     return target
 
 

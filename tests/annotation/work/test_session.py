@@ -349,6 +349,16 @@ def test_undo_after_done_takes_back_the_last_choice_too(store):
     ) == {}
 
 
+def test_undo_on_the_annotate_page_never_takes_back_a_ruling(store):
+    # QA: an adjudicator pressing Undo on the Annotate page withdrew her Disputes rulings, unseen
+    store.events.append("ada", "r1", "s0", "gold.verifiable", {"value": True, "reason": None})
+    assert undo_last_decision(store, "ada") is None  # nothing of hers to undo here
+    assert [e.task for e in store.events.current_labels("ada", "r1")] == [Task.parse("gold.verifiable")]
+    record_answer(store, "ada", "r1", next_question(two_sentences(), {}), False)  # she annotates too
+    undone = undo_last_decision(store, "ada")
+    assert undone.task == Task.parse("verifiable") and undo_last_decision(store, "ada") is None
+
+
 def test_skip_needs_a_reason(store):
     with pytest.raises(ValueError):
         skip_response(store, "ana", "r1", "  ")

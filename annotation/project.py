@@ -11,6 +11,7 @@ the same files again changes nothing.
 
 from __future__ import annotations
 
+import json
 import shutil
 from dataclasses import dataclass, field, replace
 from itertools import groupby
@@ -374,7 +375,7 @@ def _write(store: ProjectStore, plan: _Plan, media_root: Path | None) -> ImportR
             for path, items in groupby(plan.records, key=lambda item: item[1]):
                 report.records += store.add_records([record for record, _ in items], imported_from=path)
             # inside the transaction: a Ctrl-C while they are read still leaves nothing imported
-            report.notes += _reading_notes(store, plan.records)
+            report.notes += _reading_notes(store, plan.records) + _unused_gold_notes(store, plan.records)
     except ValueError as exc:  # another process added a clashing response since the check
         raise InputError(str(exc), path=store.db_path.name, field="id") from None
     report.media = sorted({response.video for response, _, _ in plan.responses})
@@ -413,6 +414,33 @@ def _reading_notes(store: ProjectStore, records: list[tuple[EvaluationRecord, st
             listed = ", ".join(found[:NAMED_IN_A_NOTE]) + (f" and {more} more" if more > 0 else "")
             notes.append(f"{len(found)} record(s) {what}: {listed}")
     return notes
+
+
+def _unused_gold_notes(store: ProjectStore, records: list[tuple[EvaluationRecord, str]]) -> list[str]:
+    """A note on the imported gold records that will not be used: gold is derived for every response
+    someone labelled here (label events or imported `human:*` records, this import's included), so
+    an imported gold record stands only for a response nobody labelled (annotation/state.py)."""
+    gold_ids = sorted({record.response_id for record, _ in records if record.source == "gold"})
+    if not gold_ids:
+        return []
+    rows = store.database.connection.execute(
+        "SELECT value FROM json_each(?) AS g WHERE "
+        "EXISTS (SELECT 1 FROM records r WHERE r.response_id = g.value "
+        "        AND r.source >= 'human:' AND r.source < 'human;') "
+        "OR EXISTS (SELECT 1 FROM events e WHERE e.response_id = g.value AND substr(e.task, 1, 5) != 'gold.')",
+        [json.dumps(gold_ids)],
+    )
+    unused = [row[0] for row in rows]
+    if not unused:
+        return []
+    more = len(unused) - NAMED_IN_A_NOTE
+    listed = ", ".join(unused[:NAMED_IN_A_NOTE]) + (f" and {more} more" if more > 0 else "")
+    return [
+        f"{len(unused)} gold record(s) are of responses annotators labelled here (human:* records or "
+        f"labels): their gold is derived from those labels and this project's rulings, which no export "
+        f"carries, so these gold records are not used: {listed}. To keep an adjudicated gold as it was, "
+        "import the gold records alone (export --source gold)"
+    ]
 
 
 def _reading(citation: dict) -> tuple:

@@ -216,3 +216,32 @@ def test_demo_export_score_yields_gold_three_humans_and_four_judges(tmp_path, de
     assert "gold" in sources
     assert humans == {"human:alice", "human:bob", "human:carol"}
     assert len(judges) >= 4
+
+
+def test_imported_gold_records_of_responses_annotators_labelled_are_named_as_not_used(tmp_path, media_root):
+    # QA: an `export --source all` imported elsewhere lost every ruling, with no word said
+    gen = write_jsonl(
+        tmp_path / "gen.jsonl", [row("r1", text="A cat moves (visual, 0:02). Answer: A"), row("r2")]
+    )
+    seen = [{"modality": "visual", "start": 2.0, "end": 2.0}]
+    cat, pattern = (
+        sentence("A cat moves (visual, 0:02).", seen),
+        sentence("A test pattern moves (visual, 0:02).", seen),
+    )
+    records = write_jsonl(
+        tmp_path / "all.jsonl",
+        [
+            {"response_id": "r1", "source": "human:dave", "sentences": [cat]},
+            {"response_id": "r1", "source": "gold", "sentences": [cat]},  # dave labelled r1: not used
+            {"response_id": "r2", "source": "gold", "sentences": [pattern]},  # nobody labelled r2: used
+        ],
+    )
+    result = import_files(tmp_path / "p", gen, records, "--no-prepare", "--media-root", media_root)
+    assert result.returncode == 0, result.stderr
+    notes = [line for line in result.stderr.splitlines() if "gold record(s)" in line]
+    assert notes == [
+        "note: 1 gold record(s) are of responses annotators labelled here (human:* records or labels): "
+        "their gold is derived from those labels and this project's rulings, which no export carries, so "
+        "these gold records are not used: r1. To keep an adjudicated gold as it was, import the gold "
+        "records alone (export --source gold)"
+    ]

@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from annotation.agreement.adjudication import rulings_from_events
-from annotation.agreement.gold import DEFAULT_RULE, GoldSet, derive_gold
+from annotation.agreement.gold import DEFAULT_RULE, GoldSet, derive_gold, imported_gold_values
 from annotation.project_settings import ProjectSettings
 from annotation.protocol.records import EvaluationRecord, Sentence
 from annotation.store import derived_results
@@ -106,8 +106,12 @@ class ProjectState:
             self.gold.values.extend(part.gold.values)
             self.gold.records.extend(part.gold.records)
             self.gold.awaiting.update(part.gold.awaiting)
-        # an imported gold record stands for a response nobody labelled here (not one awaiting gold)
-        self.gold.records.extend(r for rid, r in self.imported[1].items() if rid not in self.responses)
+        # an imported gold record stands for a response nobody labelled here (not one awaiting gold);
+        # its values are listed too (kind "imported"), so the gold CSV holds what the records hold
+        standing = [r for rid, r in self.imported[1].items() if rid not in self.responses]
+        self.gold.records.extend(standing)
+        for record in sorted(standing, key=lambda r: self.order.get(r.response_id, 0)):
+            self.gold.values.extend(imported_gold_values(record))
         self.gold.records.sort(key=lambda r: self.order.get(r.response_id, 0))
 
     def _parts(self) -> list[ResponseState]:

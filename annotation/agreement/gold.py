@@ -52,7 +52,8 @@ RULES = ("majority", "unanimity")
 DEFAULT_RULE = "majority"
 FAST_MS = 2000  # a decision quicker than this is flagged on the disputes list
 DERIVED = "derived (PROTOCOL §2)"
-PROVENANCE_KINDS = ("unanimous", "majority", "adjudicated", "derived", "unresolved")
+PROVENANCE_KINDS = ("unanimous", "majority", "adjudicated", "derived", "unresolved", "imported")
+IMPORTED = "imported"  # a value of an imported gold record that says nothing of where it came from
 
 
 class Provenance(NamedTuple):
@@ -533,6 +534,43 @@ class _Deriver:
                             provenance_kind="derived" if value is not None else "unresolved",
                         )
                     )
+
+
+def imported_gold_values(record: EvaluationRecord) -> list[GoldValue]:
+    """The values of an imported gold record (one that stands for a response nobody labelled here),
+    as gold values of kind "imported", in the order `derive_gold` gives a response's: each
+    sentence's `verifiable`, its fact list when it has facts, then each fact's stage-3 values. A
+    value's provenance text is the record's own (a gold record exported from a project carries
+    "adjudicated:ada" and the like), else "imported". They name no unit to rule on: nobody here
+    labelled the response, so nothing is disputed."""
+    out = []
+
+    def add(i: int, fact: str | None, question: str, value, said: dict | None) -> None:
+        text = said.get(question) if isinstance(said, dict) else None
+        out.append(
+            GoldValue(
+                record.response_id, i, fact, question, None, None, {}, {}, value,
+                text if isinstance(text, str) else IMPORTED, 1.0, provenance_kind="imported",
+            )
+        )  # fmt: skip
+
+    for i, sentence in enumerate(record.sentences):
+        add(i, None, "verifiable", sentence.verifiable, sentence.provenance)
+        if sentence.facts:
+            add(
+                i,
+                None,
+                "facts",
+                _fact_dicts((f.text, f.citations) for f in sentence.facts),
+                sentence.provenance,
+            )
+        for fact in sentence.facts:
+            given = fact.entailment or Entailment()
+            add(i, fact.text, "all", given.all, fact.provenance)
+            for kind in ("alone", "without"):
+                for j, value in enumerate(getattr(given, kind) or ()):
+                    add(i, fact.text, _value_name(kind, j), value, fact.provenance)
+    return out
 
 
 def derive_gold(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.agreement.adjudication import adjudicate, rulings_from_events
-from annotation.agreement.gold import derive_gold
+from annotation.agreement.gold import derive_gold, imported_gold_values
 from annotation.protocol.citations import Citation
 from annotation.protocol.ids import Unit
 from annotation.protocol.records import EvaluationRecord, Response, Sentence
@@ -42,6 +42,8 @@ def records_as_before(store):
     by_response: dict[str, list] = {}
     for value in gold.values:
         by_response.setdefault(value.response_id, []).append(value)
+    for record in imported:  # since the state: an imported gold record's values are listed too
+        by_response[record.response_id] = imported_gold_values(record)
     return by_response, records, humans, store.list_records("judge")
 
 
@@ -209,7 +211,7 @@ def test_an_undo_takes_the_label_out_of_the_state(staged):
 
 
 def test_one_imported_gold_record_and_no_labels_is_the_gold_of_every_reader(tmp_path):
-    from annotation.formats.gold_csv import write_gold_csv
+    from annotation.formats.gold_csv import read_gold_csv, write_gold_csv
     from annotation.project import export_records
     from annotation.state import project_state
     from calibration.sweep.inputs import inputs_from_project
@@ -221,7 +223,12 @@ def test_one_imported_gold_record_and_no_labels_is_the_gold_of_every_reader(tmp_
     assert project_state(store).gold.records == [imported]  # what `annotation gold` writes
     assert export_records(store, "gold") == [imported]
     assert inputs_from_project(store).gold == [imported]
-    assert write_gold_csv(project_state(store).gold.values, tmp_path / "gold.csv") == 0  # no derived values
+    # its values too (QA: the CSV of a gold imported alone was empty while its JSONL held the records)
+    assert write_gold_csv(project_state(store).gold.values, tmp_path / "gold.csv") == 1
+    [row] = read_gold_csv(tmp_path / "gold.csv")
+    assert (row["response_id"], row["question"], row["value"], row["provenance"]) == (
+        "r9", "verifiable", "false", "imported"
+    )  # fmt: skip
 
 
 def test_exporting_gold_from_a_project_without_gold_gives_no_record(tmp_path):

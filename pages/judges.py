@@ -20,7 +20,7 @@ from annotation.project_settings import ProjectSettings, SettingError, write_set
 from annotation.protocol.errors import InputError
 from annotation.protocol.ids import configuration_name
 from calibration.judges.judges_file import GOLD, parse_configuration
-from calibration.judges.pipeline import select_responses
+from calibration.judges.pipeline import select_responses, undetermined_reasons
 from calibration.judges.plan import plan_run
 from pages.widgets import judge_run
 from pages.widgets.context import literal, remembered, show_text
@@ -343,6 +343,15 @@ def show_outcome(snap) -> None:
             ],
             hide_index=True,
             width="stretch",
+        )
+    unread = undetermined_reasons(report.records)
+    if unread:  # the run went through, but these values are null
+        st.warning(
+            f"{sum(unread.values())} value(s) the judges' answers did not give are null in the records: a "
+            "null 'verifiable' scores as not verifiable, another null leaves its fact undetermined."
+        )
+        st.dataframe(
+            [{"values": n, "why": why} for why, n in unread.most_common()], hide_index=True, width="stretch"
         )
     if report.incomplete:
         with st.expander(f"{len(report.incomplete)} response(s) left without a record"):

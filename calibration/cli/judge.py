@@ -146,6 +146,8 @@ def _print_plan(plan) -> None:
 
 
 def _print_report(report) -> None:
+    from calibration.judges.pipeline import undetermined_reasons
+
     print(
         f"calls made {report.calls_made}, cache hits {report.cache_hits}, failed {report.failed}, "
         f"retries {report.retries}; tokens {report.tokens_in} in / {report.tokens_out} out; "
@@ -156,6 +158,16 @@ def _print_report(report) -> None:
         for error, count in sorted(report.call_errors.items(), key=lambda item: -item[1]):
             print(f"  {count} × {error}")
     print(f"records: {len(report.records)} complete, {report.records_written} new or changed stored")
+    unread = undetermined_reasons(report.records)
+    if unread:  # the run went through, but these values are null: say so, not only in the records
+        print(
+            f"values the judges' answers did not give ({sum(unread.values())}; null in the records: a null "
+            "'verifiable' scores as not verifiable, another null leaves its fact undetermined), by reason:"
+        )
+        for reason, count in unread.most_common(5):
+            print(f"  {count} × {reason}")
+        if len(unread) > 5:
+            print(f"  … and {len(unread) - 5} other reason(s)")
     if report.stopped:
         print(f"stopped early: {report.stopped}")
     if report.incomplete:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -204,6 +205,19 @@ def _undetermined(answer: Answer) -> dict:
     if answer.raw is not None:
         note["raw"] = answer.raw[:RAW_KEPT_CHARS]
     return note
+
+
+def undetermined_reasons(records) -> Counter:
+    """{why: how many values} of the values `records` leave null because the judge's answer could
+    not give them (the notes `_undetermined` writes in a sentence's or a fact's provenance)."""
+    found: Counter = Counter()
+    for record in records:
+        for sentence in record.sentences:
+            for holder in (sentence, *sentence.facts):
+                for note in (holder.provenance or {}).values():
+                    if isinstance(note, dict) and "undetermined" in note:
+                        found[str(note["undetermined"])] += 1
+    return found
 
 
 class ResponsePipeline:

@@ -268,3 +268,27 @@ def test_a_run_stopped_by_its_budget_still_says_why_its_calls_failed(monkeypatch
     assert row["calls"] == 3 and row["error"].startswith(
         f"connection failed: {closed_endpoint}/chat/completions"
     )
+
+
+def test_a_finished_run_says_how_many_values_the_judges_answers_did_not_give(monkeypatch, tmp_path, video):
+    from judge_server import scripted_answer
+
+    def hedging(stage, prompt, kinds, model):
+        if stage == "verifiability" and "waves his hand" in prompt.split("Sentence to judge:")[1]:
+            return "Hard to say, it might be."
+        return scripted_answer(stage, prompt, kinds, model)
+
+    with JudgeServer(hedging) as hedging_server:
+        directory = tmp_path / "p"
+        store = make_project(directory, video)
+        for name, role in PEOPLE:
+            store.add_user(name, role, password_hash(name))
+        (directory / "judges.toml").write_text(judges_toml(hedging_server.base_url))
+        monkeypatch.setenv(KEY_VARIABLE, SECRET)
+        app = signed_in_app(monkeypatch, directory, "boss").switch_page("pages/judges.py").run()
+        plan_all_responses(app).button(key="start_run").click().run()
+        app = finished_run(app, directory)
+    said = [w.value for w in app.warning if "the judges' answers did not give" in w.value]
+    assert said and said[0].startswith("1 value(s) the judges' answers did not give are null")
+    [row] = [t for t in app.dataframe if "why" in t.value.columns][0].value.to_dict("records")
+    assert row["values"] == 1 and "verifiable" in row["why"]

@@ -113,3 +113,30 @@ def test_failed_calls_say_why_even_when_the_budget_stops_the_run(
     count, error = out[reported + 1].split(" × ", 1)
     assert count == "  3" and error.startswith(f"connection failed: {closed_endpoint}/chat/completions: ")
     assert "Connection refused" in error
+
+
+def test_a_run_says_how_many_values_the_judges_answers_did_not_give_and_why(
+    judge_project, tmp_path, capsys, monkeypatch
+):
+    # QA (pass 3): every answer unreadable, and the run said "failed 0, 24 complete", nothing more
+    from judge_server import JudgeServer, scripted_answer
+
+    def hedging(stage, prompt, kinds, model):
+        if stage == "verifiability" and "waves his hand" in prompt.split("Sentence to judge:")[1]:
+            return "Hard to say, it might be."
+        return scripted_answer(stage, prompt, kinds, model)
+
+    monkeypatch.setenv("TEST_JUDGE_KEY", SECRET)
+    with JudgeServer(hedging) as server:
+        code = cli(
+            "judge", "run", "--project", str(judge_project.directory),
+            "--judges", judges_file(tmp_path, server.base_url),
+            "--config", "j+j+j", "--responses", "all", "--no-progress",
+        )  # fmt: skip
+    out = capsys.readouterr().out.splitlines()
+    said = next(i for i, line in enumerate(out) if line.startswith("values the judges' answers did not give"))
+    assert code == 0 and out[said].startswith(
+        "values the judges' answers did not give (1; null in the records"
+    )
+    count, reason = out[said + 1].split(" × ", 1)
+    assert count == "  1" and "verifiable" in reason

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from statistics import median
 
 from annotation.agreement.gold import FAST_MS, GoldValue
+from annotation.protocol.derivation import fact_citation_validity
 from annotation.protocol.records import Fact, Sentence
 from annotation.work.labels import cant_tell_reason
 
@@ -133,10 +134,8 @@ def impossible_answers(fact: Fact, sentence: Sentence) -> bool:
     if given is None or given.all is not False:
         return False
     try:
-        validity = [sentence.citations[i].valid for i in fact.citations if i >= 0]
-    except IndexError:
-        return False
-    if len(validity) != len(fact.citations):
+        validity = fact_citation_validity(fact, sentence)
+    except ValueError:  # an index its sentence lacks
         return False
     return any(
         valid and value is True

@@ -29,6 +29,7 @@ from annotation.project import register_media
 from annotation.protocol.records import Response
 from annotation.protocol.sentences import sentences_for_response
 from annotation.store.project_store import ProjectStore
+from annotation.work.flags import answer_flag
 from annotation.work.session import flag_for_guidelines, skip_response
 
 pytestmark = needs_chromium
@@ -99,6 +100,8 @@ def project(tmp_path_factory, payload_server):
         store.events.append(who, first, "s0", "facts", [fact], spent_ms=6000)
     skip_response(store, "cy", "r2", payload(host, "skip"))
     flag_for_guidelines(store, "cy", first, payload(host, "flag"))
+    answered = flag_for_guidelines(store, "cy", "r2", payload(host, "asked"))
+    answer_flag(store, "ada", answered, payload(host, "reply"))  # read by cy under "Your flags"
     return store
 
 
@@ -140,6 +143,9 @@ def test_an_annotator_sees_payloads_from_the_file_and_the_skip_reason_as_text(
         page.get_by_text(f"visual 0:02 http://{host}/citation", exact=False).first.wait_for()
         page.get_by_text("Set aside (1)").click()
         shown_as_text(page, host, "skip")
+        page.get_by_text("Your flags", exact=False).first.click()  # her question and ada's answer
+        for source in ("asked", "reply"):
+            shown_as_text(page, host, source)
         page.locator(IDLE).wait_for()
         page.screenshot(path=SHOTS / "21_rendering_annotate.png", full_page=True)
         no_live_payload(page, host)
@@ -175,13 +181,13 @@ def test_an_adjudicator_sees_the_annotators_facts_and_the_id_as_text(server, pay
                 held = page.eval_on_selector_all("input, textarea", "es => es.map(e => e.value)")
                 raise AssertionError(f"{name}'s list is not in the editor; the fields hold {held}") from None
         page.get_by_text("Gold now:", exact=False).wait_for()
-        page.get_by_text("Flags from annotators (1 flag, 1 open)").click()  # cy's flag, below the downloads
+        page.get_by_text("Flags from annotators (2 flags, 1 open)").click()  # cy's flag, below the downloads
         shown_as_text(page, host, "flag")
         # answered in the browser: the panel stays open under its new label, the answer shown as text
         page.get_by_label("Answer (optional", exact=False).fill(payload(host, "answer"))
         page.get_by_role("button", name="Mark answered").click()
-        page.get_by_text("Flags from annotators (1 flag, 0 open)").wait_for()
-        page.get_by_text("Answered by ada", exact=False).wait_for()
+        page.get_by_text("Flags from annotators (2 flags, 0 open)").wait_for()
+        page.get_by_text("Answered by ada", exact=False).nth(1).wait_for()  # both, shown: still open
         shown_as_text(page, host, "answer")
         page.locator(IDLE).wait_for()
         page.screenshot(path=SHOTS / "22_rendering_disputes.png", full_page=True)
